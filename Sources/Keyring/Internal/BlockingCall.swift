@@ -1,0 +1,122 @@
+import CLibSecret
+import Dispatch
+import Synchronization
+
+/// Runs blocking libsecret calls on threads of their own, bounded by a timeout.
+///
+/// libsecret's `_sync` calls block the calling thread on D-Bus round trips (and, when a prompt is shown,
+/// on the user). They must never occupy Swift's cooperative thread pool, so each runs on a dispatch queue
+/// whose threads are not the pool's. Each call gets a `GCancellable` that is cancelled when the timeout
+/// passes or the calling task is cancelled; libsecret then returns at once with `G_IO_ERROR_CANCELLED`.
+enum BlockingCall {
+    private static let queue = DispatchQueue(label: "TokenKeyring.Keyring.blocking", attributes: .concurrent)
+    private static let timers = DispatchQueue(label: "TokenKeyring.Keyring.timeouts")
+
+    static func run<T: Sendable>(
+        timeout: Duration,
+        _ body: @escaping @Sendable (UnsafeMutablePointer<GCancellable>) throws -> T
+    ) async throws -> T {
+        let cancellable = Cancellable()
+        let outcome = Outcome<T>()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+                outcome.install(continuation)
+                // The timer answers the caller even if the blocking call ignored the cancellation;
+                // a late result of that call is then dropped.
+                let timer = Timer {
+                    cancellable.cancel()
+                    outcome.finish(.failure(KeyringError.timedOut(after: timeout, nil)))
+                }
+                timers.asyncAfter(deadline: .now() + timeout.dispatchInterval, execute: timer.item)
+                queue.async {
+                    defer { timer.cancel() }
+                    do {
+                        outcome.finish(.success(try body(cancellable.pointer)))
+                    } catch let failure as GLibFailure {
+                        outcome.finish(.failure(map(failure, timeout: timeout)))
+                    } catch {
+                        outcome.finish(.failure(error))
+                    }
+                }
+            }
+        } onCancel: {
+            cancellable.cancel()
+            outcome.finish(.failure(CancellationError()))
+        }
+    }
+
+    private static func map(_ failure: GLibFailure, timeout: Duration) -> any Error {
+        let info = failure.info
+        switch info.kind {
+        case .locked: return KeyringError.locked(info.text)
+        case .notFound: return KeyringError.notFound(info.text)
+        case .noProvider: return KeyringError.serviceUnavailable(info.text)
+        case .dbusTimeout: return KeyringError.timedOut(after: timeout, info.text)
+        case .other:
+            // Cancellation reaches the caller through the timer or the task; this result is dropped.
+            if info.isCancellation { return CancellationError() }
+            return KeyringError.other("The Secret Service failed while \(failure.action).", info.text)
+        }
+    }
+
+    /// Resumes the caller exactly once: with the call's result, the timeout or the task's cancellation,
+    /// whichever comes first.
+    private final class Outcome<T: Sendable>: Sendable {
+        private let state = Mutex<(continuation: CheckedContinuation<T, any Error>?, early: Result<T, any Error>?, done: Bool)>(
+            (nil, nil, false))
+
+        func install(_ continuation: CheckedContinuation<T, any Error>) {
+            let early: Result<T, any Error>? = state.withLock { state in
+                if let early = state.early { return early }
+                state.continuation = continuation
+                return nil
+            }
+            if let early { continuation.resume(with: early) }
+        }
+
+        func finish(_ result: Result<T, any Error>) {
+            let continuation: CheckedContinuation<T, any Error>? = state.withLock { state in
+                guard !state.done else { return nil }
+                state.done = true
+                guard let continuation = state.continuation else {
+                    state.early = result
+                    return nil
+                }
+                state.continuation = nil
+                return continuation
+            }
+            continuation?.resume(with: result)
+        }
+    }
+
+    /// A timeout that the finished call cancels, so that timers do not pile up.
+    ///
+    /// `@unchecked Sendable` is safe: `DispatchWorkItem.cancel()` is thread-safe (libdispatch sets the
+    /// cancellation flag atomically), and `item` is never reassigned.
+    private struct Timer: @unchecked Sendable {
+        let item: DispatchWorkItem
+        init(_ block: @escaping @Sendable () -> Void) { item = DispatchWorkItem(block: block) }
+        func cancel() { item.cancel() }
+    }
+
+    /// Owns one reference to a `GCancellable` and releases it when the last closure using it is gone.
+    ///
+    /// `@unchecked Sendable` is safe: the pointer never changes, and `g_cancellable_cancel` is documented
+    /// as callable from any thread (GCancellable guards its state with a mutex). The reference is released
+    /// only in `deinit`, after the timer, the cancellation handler and the blocking body have all let go.
+    private final class Cancellable: @unchecked Sendable {
+        let pointer: UnsafeMutablePointer<GCancellable>
+
+        init() { pointer = g_cancellable_new() }
+        deinit { g_object_unref(pointer) }
+
+        func cancel() { g_cancellable_cancel(pointer) }
+    }
+}
+
+extension Duration {
+    var dispatchInterval: DispatchTimeInterval {
+        let (seconds, attoseconds) = components
+        return .nanoseconds(Int(clamping: seconds * 1_000_000_000 + attoseconds / 1_000_000_000))
+    }
+}

@@ -1,0 +1,113 @@
+import CLibSecret
+import Foundation
+
+extension Keyring {
+    /// Checks, step by step, whether the Secret Service can be used: the session bus, a Secret Service
+    /// provider on it, a session with it, and the default collection and its lock state.
+    ///
+    /// Never prompts and never throws: every outcome, a timeout included, is a check in the result.
+    public func diagnose() async -> KeyringDiagnosis {
+        let environment = ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"]
+        do {
+            return try await BlockingCall.run(timeout: configuration.timeout) { cancellable in
+                Diagnostician(cancellable: cancellable, busAddress: environment).run()
+            }
+        } catch let error as KeyringError {
+            let check = KeyringDiagnosis.Check(name: "Secret Service", status: .failed, detail: error.summary, fix: error.fix)
+            return KeyringDiagnosis(checks: [check], error: error)
+        } catch {
+            let failure = KeyringError.other("The diagnosis was interrupted.", "\(error)")
+            return KeyringDiagnosis(
+                checks: [.init(name: "Secret Service", status: .failed, detail: failure.summary, fix: nil)], error: failure)
+        }
+    }
+}
+
+/// The checks of ``Keyring/diagnose()``, run on one blocking thread.
+private struct Diagnostician {
+    let cancellable: UnsafeMutablePointer<GCancellable>
+    let busAddress: String?
+    static let serviceName = "org.freedesktop.secrets"
+
+    private typealias Check = KeyringDiagnosis.Check
+
+    func run() -> KeyringDiagnosis {
+        var checks: [Check] = []
+        func fail(_ name: String, _ error: KeyringError) -> KeyringDiagnosis {
+            checks.append(Check(name: name, status: .failed, detail: error.summary + (error.underlying.map { " (\($0))" } ?? ""), fix: error.fix))
+            return KeyringDiagnosis(checks: checks, error: error)
+        }
+
+        // 1. The session bus.
+        let connection: OpaquePointer
+        do {
+            connection = try withGError("connecting to the session bus") {
+                g_bus_get_sync(G_BUS_TYPE_SESSION, cancellable, $0)
+            }
+        } catch let failure as GLibFailure {
+            let where_ = busAddress.map { "DBUS_SESSION_BUS_ADDRESS=\($0)" } ?? "DBUS_SESSION_BUS_ADDRESS is not set"
+            return fail("session bus", KeyringError(
+                .serviceUnavailable, "No D-Bus session bus could be reached (\(where_)).",
+                fix: "Run inside a desktop session, or start a bus with `dbus-run-session -- COMMAND`.",
+                underlying: failure.info.text))
+        } catch {
+            return fail("session bus", .other("The session bus check failed.", "\(error)"))
+        }
+        defer { g_object_unref(UnsafeMutableRawPointer(connection)) }
+        checks.append(Check(name: "session bus", status: .ok, detail: busAddress ?? "reachable (autolaunched)", fix: nil))
+
+        // 2. A Secret Service provider on it, running or startable.
+        do {
+            let owned = try withGError("asking the bus") {
+                clibsecret_bus_name_has_owner(connection, Self.serviceName, cancellable, $0)
+            }
+            if owned == 1 {
+                checks.append(Check(name: "Secret Service", status: .ok, detail: "\(Self.serviceName) is running", fix: nil))
+            } else {
+                let activatable = try withGError("asking the bus") {
+                    clibsecret_bus_name_is_activatable(connection, Self.serviceName, cancellable, $0)
+                }
+                guard activatable == 1 else {
+                    return fail("Secret Service", .serviceUnavailable("nobody owns \(Self.serviceName) and D-Bus cannot start it"))
+                }
+                checks.append(Check(
+                    name: "Secret Service", status: .ok,
+                    detail: "\(Self.serviceName) is not running; D-Bus will start it on first use", fix: nil))
+            }
+        } catch let failure as GLibFailure {
+            return fail("Secret Service", .serviceUnavailable(failure.info.text))
+        } catch {
+            return fail("Secret Service", .other("The Secret Service check failed.", "\(error)"))
+        }
+
+        // 3. A session with it, and 4. the default collection.
+        do {
+            return try SecretServiceCalls.with(cancellable) { calls in
+                checks.append(Check(name: "session", status: .ok, detail: "opened a session with the Secret Service", fix: nil))
+                return try calls.withCollection(.default) { collection in
+                    guard let collection else {
+                        return fail("default collection", .noDefaultCollection("no collection behind the `default` alias"))
+                    }
+                    let path = String(cString: clibsecret_object_path(collection))
+                    let label = takeString(secret_collection_get_label(collection)) ?? ""
+                    if secret_collection_get_locked(collection) != 0 {
+                        checks.append(Check(
+                            name: "default collection", status: .warning, detail: "\"\(label)\" (\(path)) is locked",
+                            fix: "Unlock it (Seahorse, or the prompt an app shows); reads and writes fail with `locked` until then."))
+                    } else {
+                        checks.append(Check(
+                            name: "default collection", status: .ok, detail: "\"\(label)\" (\(path)) is unlocked", fix: nil))
+                    }
+                    return KeyringDiagnosis(checks: checks, error: nil)
+                }
+            }
+        } catch let error as KeyringError {
+            return fail(checks.count == 2 ? "session" : "default collection", error)
+        } catch let failure as GLibFailure {
+            return fail(checks.count == 2 ? "session" : "default collection",
+                        .other("The Secret Service failed while \(failure.action).", failure.info.text))
+        } catch {
+            return fail("session", .other("The session check failed.", "\(error)"))
+        }
+    }
+}

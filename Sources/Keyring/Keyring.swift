@@ -1,0 +1,222 @@
+import CLibSecret
+import Foundation
+
+/// Items in the freedesktop Secret Service (gnome-keyring, KeePassXC, KWallet), found by their attributes.
+///
+/// Every call runs off Swift's cooperative thread pool and is bounded by ``Configuration/timeout``.
+/// A locked item is never reported as absent: reads and writes that meet a locked item or collection
+/// unlock it (when ``Configuration/prompting`` allows a prompt) or throw ``KeyringError/Code/locked``.
+///
+/// Lookups and writes match attributes *exactly* (ignoring libsecret's `xdg:schema`), so items that carry
+/// further attributes belong to other tools and are never read, replaced or deleted by them.
+///
+/// ```swift
+/// let keyring = Keyring()
+/// let attributes = ["service": "example.org", "account": "ada"]
+/// try await keyring.store("s3cret", label: "Example", attributes: attributes)
+/// let found = try await keyring.lookup(attributes)   // KeyringSecret?
+/// ```
+public struct Keyring: Sendable {
+    /// The largest secret, in UTF-8 bytes, that `store` accepts: `secret-tool lookup` reads no more.
+    public static let maximumSecretSize = 8192
+
+    /// What a call may do when it meets a locked item or collection.
+    public enum PromptPolicy: Sendable, Hashable {
+        /// Ask the Secret Service to unlock, which shows its password prompt on a desktop.
+        case allowed
+        /// Never prompt: fail at once with ``KeyringError/Code/locked``.
+        case never
+    }
+
+    /// Timeouts and the prompt policy.
+    public struct Configuration: Sendable, Hashable {
+        /// The longest any call may wait for the Secret Service, prompts aside.
+        public var timeout: Duration
+        /// Whether a locked item or collection may be unlocked through the service's prompt.
+        public var prompting: PromptPolicy
+        /// The longest an unlock prompt may wait for the user.
+        public var promptTimeout: Duration
+
+        /// Creates a configuration; the defaults suit a desktop app.
+        public init(timeout: Duration = .seconds(5), prompting: PromptPolicy = .allowed, promptTimeout: Duration = .seconds(120)) {
+            self.timeout = timeout
+            self.prompting = prompting
+            self.promptTimeout = promptTimeout
+        }
+    }
+
+    /// This keyring's configuration.
+    public let configuration: Configuration
+
+    /// Writes to the same attributes are serialised within the process, so that concurrent saves
+    /// leave one item, not several.
+    private static let writes = KeyedAsyncLock()
+
+    /// Creates a keyring client. It connects lazily, on the first call.
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+    }
+
+    // MARK: Reading
+
+    /// Every item that has all of `attributes` (and possibly more), locked ones included, with metadata only.
+    public func items(matching attributes: [String: String]) async throws -> [KeyringItem] {
+        try await call { calls in
+            try calls.search(attributes) { found in found.map(\.item) }
+        }
+    }
+
+    /// The secret of the item whose attributes are exactly `attributes`, or `nil` when there is none.
+    ///
+    /// When several items match exactly (in different collections, say), the most recently modified wins.
+    /// - Throws: ``KeyringError`` — `locked` when that item is locked and cannot be unlocked.
+    public func lookup(_ attributes: [String: String]) async throws -> KeyringSecret? {
+        try await withUnlocking {
+            try await call { calls in
+                try calls.search(attributes) { found in
+                    guard let newest = Self.newest(found.filter { $0.item.hasExactly(attributes) }) else { return nil }
+                    // libsecret gives no secret for an item that is locked.
+                    guard !newest.item.isLocked, let secret = try calls.readSecret(newest.proxy, path: newest.item.path) else {
+                        throw NeedsUnlock(attributes: attributes)
+                    }
+                    return KeyringSecret(item: newest.item, secret: secret)
+                }
+            }
+        }
+    }
+
+    // MARK: Writing
+
+    /// Stores `secret` as text in the one item whose attributes are exactly `attributes`.
+    ///
+    /// An existing exact item in `collection` gets the new secret in place, so a concurrent reader sees the
+    /// old secret or the new one, never none; otherwise a new item is created. Exact duplicates elsewhere
+    /// are then deleted. Items with further attributes are left alone.
+    /// - Returns: the item now holding the secret.
+    /// - Throws: ``KeyringError`` — `secretTooLarge` over ``maximumSecretSize``; `locked`, `serviceUnavailable`,
+    ///   `noDefaultCollection` or `timedOut` otherwise. Nothing is deleted when the write fails.
+    @discardableResult
+    public func store(
+        _ secret: String,
+        label: String,
+        attributes: [String: String],
+        in collection: KeyringCollection = .default
+    ) async throws -> KeyringItem {
+        let size = secret.utf8.count
+        guard size <= Self.maximumSecretSize else {
+            throw KeyringError.secretTooLarge(size: size, limit: Self.maximumSecretSize)
+        }
+        return try await Self.writes.withLock(Self.lockKey(attributes)) {
+            try await withUnlocking {
+                try await call { calls in
+                    try Self.store(secret, label: label, attributes: attributes, in: collection, calls: calls)
+                }
+            }
+        }
+    }
+
+    private static func store(
+        _ secret: String,
+        label: String,
+        attributes: [String: String],
+        in collection: KeyringCollection,
+        calls: SecretServiceCalls
+    ) throws -> KeyringItem {
+        try calls.withCollection(collection) { target in
+            guard let target else { throw KeyringError.noDefaultCollection("no collection \(collection)") }
+            let targetPath = String(cString: clibsecret_object_path(target))
+            if secret_collection_get_locked(target) != 0 { throw NeedsUnlock(attributes: attributes, collection: collection) }
+            return try calls.search(attributes) { found in
+                let exact = found.filter { $0.item.hasExactly(attributes) }
+                if exact.contains(where: \.item.isLocked) { throw NeedsUnlock(attributes: attributes) }
+
+                let written: KeyringItem
+                if let existing = newest(exact.filter { $0.item.collectionPath == targetPath }) {
+                    try calls.setSecret(existing.proxy, to: secret, path: existing.item.path)
+                    if existing.item.label != label { try calls.setLabel(existing.proxy, to: label, path: existing.item.path) }
+                    written = existing.item
+                } else {
+                    written = try calls.create(in: target, attributes: attributes, label: label, secret: secret)
+                }
+                for duplicate in exact where duplicate.item.path != written.path {
+                    try calls.delete(duplicate.proxy, path: duplicate.item.path)
+                }
+                return written
+            }
+        }
+    }
+
+    /// Deletes every item whose attributes are exactly `attributes`.
+    /// - Returns: how many items were deleted (0 when there were none).
+    @discardableResult
+    public func delete(_ attributes: [String: String]) async throws -> Int {
+        try await Self.writes.withLock(Self.lockKey(attributes)) {
+            try await withUnlocking {
+                try await call { calls in
+                    try calls.search(attributes) { found in
+                        let exact = found.filter { $0.item.hasExactly(attributes) }
+                        if exact.contains(where: \.item.isLocked) { throw NeedsUnlock(attributes: attributes) }
+                        for item in exact { try calls.delete(item.proxy, path: item.item.path) }
+                        return exact.count
+                    }
+                }
+            }
+        }
+    }
+
+    // MARK: Locking
+
+    /// Locks a collection. The Secret Service never prompts to lock.
+    public func lock(_ collection: KeyringCollection) async throws {
+        try await call { calls in
+            try calls.withCollection(collection) { target in
+                guard let target else { throw KeyringError.noDefaultCollection("no collection \(collection)") }
+                try calls.lock(target)
+            }
+        }
+    }
+
+    // MARK: Plumbing
+
+    /// Runs `body` on a blocking thread with a connection to the service, bounded by `timeout`.
+    func call<T: Sendable>(
+        timeout: Duration? = nil,
+        _ body: @escaping @Sendable (SecretServiceCalls) throws -> T
+    ) async throws -> T {
+        try await BlockingCall.run(timeout: timeout ?? configuration.timeout) { cancellable in
+            try SecretServiceCalls.with(cancellable, body)
+        }
+    }
+
+    /// Runs `operation`; if it meets locked objects, unlocks them (prompting, if allowed) and runs it once more.
+    private func withUnlocking<T: Sendable>(_ operation: () async throws -> T) async throws -> T {
+        do {
+            return try await operation()
+        } catch let needs as NeedsUnlock {
+            try await unlock(needs)
+            do {
+                return try await operation()
+            } catch is NeedsUnlock {
+                throw KeyringError.locked("still locked after unlocking")
+            }
+        }
+    }
+
+    private func unlock(_ request: NeedsUnlock) async throws {
+        guard configuration.prompting == .allowed else {
+            throw KeyringError.locked("prompting is disabled")
+        }
+        let unlocked = try await call(timeout: configuration.promptTimeout) { calls in try calls.unlock(request) }
+        guard unlocked else { throw KeyringError.locked("the unlock prompt failed or was dismissed") }
+    }
+
+    private static func newest(_ found: [SecretServiceCalls.Found]) -> SecretServiceCalls.Found? {
+        found.max { lhs, rhs in
+            (lhs.item.modified, lhs.item.path) < (rhs.item.modified, rhs.item.path)
+        }
+    }
+
+    private static func lockKey(_ attributes: [String: String]) -> String {
+        attributes.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "\u{0}")
+    }
+}

@@ -1,0 +1,41 @@
+/// The result of ``Keyring/diagnose()``: each step between this process and a usable keyring, checked in order.
+public struct KeyringDiagnosis: Sendable, CustomStringConvertible {
+    /// How one check came out.
+    public enum Status: String, Sendable, Hashable {
+        /// Works.
+        case ok
+        /// Works, but needs attention (for example a locked keyring, which will prompt).
+        case warning
+        /// Does not work; later checks were skipped.
+        case failed
+    }
+
+    /// One check.
+    public struct Check: Sendable, Hashable {
+        /// What was checked, e.g. "session bus".
+        public let name: String
+        /// How it came out.
+        public let status: Status
+        /// What was found.
+        public let detail: String
+        /// What to do about a warning or failure.
+        public let fix: String?
+    }
+
+    /// The checks that ran, in order. They stop at the first failure.
+    public let checks: [Check]
+    /// The error a keyring call would throw now, derived from the first failed check.
+    public let error: KeyringError?
+
+    /// Whether every check passed, possibly with warnings.
+    public var isUsable: Bool { error == nil }
+
+    /// One line per check, with its fix.
+    public var description: String {
+        checks.map { check in
+            var line = "[\(check.status.rawValue)] \(check.name): \(check.detail)"
+            if let fix = check.fix { line += " — \(fix)" }
+            return line
+        }.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,118 @@
+/// An error from the Secret Service, with what happened and how to fix it.
+///
+/// Compare ``code`` to tell the cases apart: "locked", "no Secret Service", "not found" and "timed out"
+/// are different errors, and none of them is ever reported as another. Descriptions never contain a secret.
+public struct KeyringError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The kind of failure. New kinds may be added; switch over it with a `default`.
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        private enum Base: String, Sendable, Hashable {
+            case serviceUnavailable, locked, timedOut, notFound, noDefaultCollection
+            case secretTooLarge, notText, other
+        }
+
+        private let base: Base
+        private init(_ base: Base) { self.base = base }
+
+        /// No session bus, or no Secret Service provider on it.
+        public static let serviceUnavailable = Code(.serviceUnavailable)
+        /// The item or collection is locked and could not be unlocked (no prompt allowed, or the prompt failed).
+        public static let locked = Code(.locked)
+        /// The Secret Service did not answer within the configured timeout.
+        public static let timedOut = Code(.timedOut)
+        /// The item does not exist (any more).
+        public static let notFound = Code(.notFound)
+        /// The Secret Service has no default collection to store new items in.
+        public static let noDefaultCollection = Code(.noDefaultCollection)
+        /// The secret is larger than the limit this library keeps to.
+        public static let secretTooLarge = Code(.secretTooLarge)
+        /// The stored secret is not UTF-8 text.
+        public static let notText = Code(.notText)
+        /// Any other error reported by libsecret, GLib or D-Bus.
+        public static let other = Code(.other)
+
+        /// The code's name.
+        public var description: String { base.rawValue }
+    }
+
+    /// The kind of failure.
+    public let code: Code
+    /// What happened, in one sentence without a fix. Never contains a secret.
+    public let summary: String
+    /// What the user can do about it.
+    public let fix: String
+    /// The underlying GLib error as `domain/code: message`, when there is one.
+    public let underlying: String?
+
+    init(_ code: Code, _ summary: String, fix: String, underlying: String? = nil) {
+        self.code = code
+        self.summary = summary
+        self.fix = fix
+        self.underlying = underlying
+    }
+
+    /// The summary, the fix and the underlying error, for a person to read.
+    public var description: String {
+        var text = "\(summary) \(fix)"
+        if let underlying { text += " (\(underlying))" }
+        return text
+    }
+}
+
+extension KeyringError {
+    static func serviceUnavailable(_ detail: String?) -> KeyringError {
+        KeyringError(
+            .serviceUnavailable,
+            "No Secret Service is reachable on the D-Bus session bus.",
+            fix: "Run inside a desktop session with a keyring (gnome-keyring, KeePassXC, KWallet), "
+                + "or start one: `dbus-run-session -- sh -c 'printf PASSWORD | gnome-keyring-daemon --unlock --components=secrets; …'`; "
+                + "check that DBUS_SESSION_BUS_ADDRESS points at a live bus.",
+            underlying: detail)
+    }
+
+    static func locked(_ detail: String?) -> KeyringError {
+        KeyringError(
+            .locked,
+            "The keyring is locked and could not be unlocked.",
+            fix: "Unlock the keyring (for example the login keyring in Seahorse, or `secret-tool search --unlock …`) and try again; "
+                + "the stored items are intact.",
+            underlying: detail)
+    }
+
+    static func timedOut(after timeout: Duration, _ detail: String?) -> KeyringError {
+        KeyringError(
+            .timedOut,
+            "The Secret Service did not answer within \(timeout).",
+            fix: "Check that the keyring daemon is responsive (`tokenctl doctor`), then try again or raise the timeout.",
+            underlying: detail)
+    }
+
+    static func notFound(_ detail: String?) -> KeyringError {
+        KeyringError(.notFound, "The keyring item no longer exists.", fix: "Look it up again.", underlying: detail)
+    }
+
+    static func noDefaultCollection(_ detail: String?) -> KeyringError {
+        KeyringError(
+            .noDefaultCollection,
+            "The Secret Service has no default keyring to store new items in.",
+            fix: "Create a default keyring (for example with Seahorse) or pass an explicit collection.",
+            underlying: detail)
+    }
+
+    static func secretTooLarge(size: Int, limit: Int) -> KeyringError {
+        KeyringError(
+            .secretTooLarge,
+            "The secret is \(size) bytes; the limit is \(limit) bytes.",
+            fix: "Store less data in one item (secret-tool cannot read larger secrets).")
+    }
+
+    static func notText(_ path: String) -> KeyringError {
+        KeyringError(
+            .notText,
+            "The keyring item \(path) does not hold UTF-8 text.",
+            fix: "Replace the item with a text secret, or delete it.")
+    }
+
+    static func other(_ summary: String, _ detail: String?) -> KeyringError {
+        KeyringError(.other, summary, fix: "See the underlying error; `tokenctl doctor` checks the keyring set-up.", underlying: detail)
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+
+/// The outcome of a finished child process.
+public struct CommandResult: Sendable {
+    public let status: Int32
+    public let stdout: String
+    public let stderr: String
+}
+
+/// Runs a program to completion with optional standard input and extra or removed environment variables.
+///
+/// Output is read concurrently so a chatty child cannot block on a full pipe. A child still running after
+/// `timeout` is killed; a child killed by a signal is reported with status -1, so a hung child fails a test instead of hanging it.
+public func runCommand(
+    _ executable: String,
+    _ arguments: [String],
+    stdin: String? = nil,
+    environment: [String: String?] = [:],
+    timeout: Duration = .seconds(60)
+) async throws -> CommandResult {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    var env = ProcessInfo.processInfo.environment
+    for (key, value) in environment { env[key] = value }
+    process.environment = env
+    let out = Pipe(), err = Pipe(), input = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    process.standardInput = input
+    let exited = AsyncStream<Int32>.makeStream()
+    process.terminationHandler = { exited.continuation.yield($0.terminationStatus); exited.continuation.finish() }
+    try process.run()
+    if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+    try input.fileHandleForWriting.close()
+    async let stdoutData = Task.detached { out.fileHandleForReading.readDataToEndOfFile() }.value
+    async let stderrData = Task.detached { err.fileHandleForReading.readDataToEndOfFile() }.value
+    let watchdog = Task {
+        try await Task.sleep(for: timeout)
+        process.terminate()
+    }
+    var status: Int32 = -1
+    for await code in exited.stream { status = code }
+    watchdog.cancel()
+    return CommandResult(
+        status: process.terminationReason == .uncaughtSignal ? -1 : status,
+        stdout: String(decoding: await stdoutData, as: UTF8.self),
+        stderr: String(decoding: await stderrData, as: UTF8.self))
+}

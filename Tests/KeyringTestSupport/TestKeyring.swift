@@ -1,0 +1,63 @@
+import Foundation
+import Keyring
+
+/// Helpers for tests that use the real Secret Service.
+public enum TestKeyring {
+    /// A keyring client that never prompts (a prompt cannot be shown headless) with a test-sized timeout.
+    public static let keyring = Keyring(configuration: .init(timeout: .seconds(10), prompting: .never))
+
+    /// A service name no other test uses, so that tests running in parallel never see each other's items.
+    public static func uniqueService(_ function: String = #function) -> String {
+        "tokenkeyring-test.\(function.prefix(while: { $0 != "(" })).\(UUID().uuidString.prefix(8))"
+    }
+
+    /// The repository's `scripts` directory.
+    public static var scriptsDirectory: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("scripts")
+    }
+
+    /// `secret-tool` with arguments and optional standard input.
+    public static func secretTool(_ arguments: [String], stdin: String? = nil) async throws -> CommandResult {
+        try await runCommand("/usr/bin/secret-tool", arguments, stdin: stdin)
+    }
+
+    /// A collection of a test's own.
+    public struct TestCollection: Sendable {
+        public let path: String
+        public var keyringCollection: KeyringCollection { .path(path) }
+    }
+
+    /// Creates a new password-protected collection in the running gnome-keyring (no prompt needed). Lock it with ``Keyring/lock(_:)`` or ``lockWithGDBus(_:)``, unlock
+    /// it with ``unlockCollection(_:password:)``.
+    public static func createCollection(label: String, password: String = "collection-password") async throws -> TestCollection {
+        let result = try await runCommand(
+            "/usr/bin/python3", [scriptsDirectory.appendingPathComponent("lib/gnome-keyring-admin.py").path, "create", label],
+            stdin: password)
+        guard result.status == 0 else { throw AdminError(message: "create collection failed: \(result.stderr)") }
+        let path = result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        return TestCollection(path: path)
+    }
+
+    /// Unlocks a gnome-keyring collection with its password, without a prompt.
+    public static func unlockCollection(_ path: String, password: String = "collection-password") async throws {
+        let result = try await runCommand(
+            "/usr/bin/python3", [scriptsDirectory.appendingPathComponent("lib/gnome-keyring-admin.py").path, "unlock", path],
+            stdin: password)
+        guard result.status == 0 else { throw AdminError(message: "unlock failed: \(result.stderr)") }
+    }
+
+    /// Locks a collection through the Secret Service's `Lock` method, called with `gdbus` as a person would.
+    public static func lockWithGDBus(_ path: String) async throws {
+        let result = try await runCommand(
+            "/usr/bin/gdbus",
+            ["call", "--session", "--dest", "org.freedesktop.secrets", "--object-path", "/org/freedesktop/secrets",
+             "--method", "org.freedesktop.Secret.Service.Lock", "['\(path)']"])
+        guard result.status == 0 else { throw AdminError(message: "Lock failed: \(result.stderr)") }
+    }
+
+    public struct AdminError: Error, CustomStringConvertible {
+        public let message: String
+        public var description: String { message }
+    }
+}

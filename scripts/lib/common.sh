@@ -1,0 +1,63 @@
+# Shared by scripts/test and scripts/demo. Source it; do not run it.
+
+# The Debian packages the project needs: libsecret to build, gnome-keyring and D-Bus to run a private
+# keyring, secret-tool to show items the way a person would, python3-dbus for headless keyring admin.
+TOKENKEYRING_APT_PACKAGES=(libsecret-1-dev libglib2.0-dev libglib2.0-bin gnome-keyring libsecret-tools dbus python3-dbus)
+
+say() { printf '%s\n' "$*" >&2; }
+
+# Installs whatever of TOKENKEYRING_APT_PACKAGES is missing. Needs root or sudo for that.
+ensure_system_packages() {
+    local missing=()
+    for package in "${TOKENKEYRING_APT_PACKAGES[@]}"; do
+        dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' || missing+=("$package")
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    local sudo=()
+    if [ "$(id -u)" -ne 0 ]; then
+        if command -v sudo >/dev/null 2>&1; then
+            sudo=(sudo)
+        else
+            say "Missing Debian packages: ${missing[*]}. Installing them needs root or sudo:"
+            say "  apt-get update && apt-get install -y ${missing[*]}"
+            return 1
+        fi
+    fi
+    say "Installing ${missing[*]} (apt-get; needs root or sudo)…"
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >&2
+}
+
+# Inside a private session bus: points HOME and XDG_* at a new temporary directory, starts
+# gnome-keyring-daemon with an unlocked login collection, and waits until it answers on the bus.
+# Sets TOKENKEYRING_SESSION_DIR; stop_private_keyring undoes everything.
+start_private_keyring() {
+    TOKENKEYRING_SESSION_DIR=$(mktemp -d "${TMPDIR:-/tmp}/tokenkeyring.XXXXXX")
+    export HOME="$TOKENKEYRING_SESSION_DIR/home"
+    export XDG_DATA_HOME="$HOME/.local/share" XDG_CONFIG_HOME="$HOME/.config" XDG_CACHE_HOME="$HOME/.cache"
+    export XDG_RUNTIME_DIR="$TOKENKEYRING_SESSION_DIR/runtime"
+    mkdir -p "$XDG_DATA_HOME" "$XDG_CONFIG_HOME" "$XDG_CACHE_HOME" "$XDG_RUNTIME_DIR"
+    chmod 700 "$XDG_RUNTIME_DIR"
+    # The password only protects this throwaway keyring; it goes through stdin, never argv.
+    printf 'tokenkeyring-test' | gnome-keyring-daemon --unlock --components=secrets >/dev/null
+    local _
+    for _ in $(seq 1 50); do
+        if gdbus call --session --dest org.freedesktop.DBus --object-path /org/freedesktop/DBus \
+            --method org.freedesktop.DBus.NameHasOwner org.freedesktop.secrets 2>/dev/null | grep -q true; then
+            return 0
+        fi
+        sleep 0.1
+    done
+    say "gnome-keyring-daemon did not appear on the session bus."
+    return 1
+}
+
+stop_private_keyring() {
+    local pid
+    pid=$(gdbus call --session --dest org.freedesktop.DBus --object-path /org/freedesktop/DBus \
+        --method org.freedesktop.DBus.GetConnectionUnixProcessID org.freedesktop.secrets 2>/dev/null \
+        | sed -n 's/^(uint32 \([0-9]*\),)$/\1/p') || true
+    [ -n "${pid:-}" ] && kill "$pid" 2>/dev/null || true
+    [ -n "${TOKENKEYRING_SESSION_DIR:-}" ] && rm -rf "$TOKENKEYRING_SESSION_DIR"
+    return 0
+}
