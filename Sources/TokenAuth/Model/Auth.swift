@@ -1,0 +1,63 @@
+import Foundation
+
+/// An OAuth 2.0 token bundle: what an app needs to authorize requests and to renew that authorization.
+///
+/// `Auth` is a plain value. It knows nothing about how it is stored: stores translate it to and from
+/// their own private formats. Its `description` never contains a token, so an `Auth` can be logged.
+public struct Auth: Sendable, Equatable {
+    /// The access token sent with each request.
+    public var accessToken: String
+    /// The token type from the token response, `Bearer` unless the server said otherwise.
+    public var tokenType: String
+    /// The refresh token, if the server issued one.
+    public var refreshToken: String?
+    /// When the access token stops being valid, or `nil` when the server did not say.
+    public var expiresAt: Date?
+    /// The scope the token was granted for, as the space-separated list of RFC 6749 §3.3.
+    public var scope: String?
+
+    /// Creates a token bundle.
+    public init(
+        accessToken: String,
+        tokenType: String = "Bearer",
+        refreshToken: String? = nil,
+        expiresAt: Date? = nil,
+        scope: String? = nil
+    ) {
+        self.accessToken = accessToken
+        self.tokenType = tokenType
+        self.refreshToken = refreshToken
+        self.expiresAt = expiresAt
+        self.scope = scope
+    }
+
+    /// Whether the access token is still usable at `now` for at least `leeway` more.
+    ///
+    /// A token without a known expiry is treated as valid: only the server can reject it.
+    public func isValid(at now: Date, leeway: Duration = .zero) -> Bool {
+        guard let expiresAt else { return true }
+        return expiresAt.timeIntervalSince(now) > leeway.timeInterval
+    }
+}
+
+extension Auth: CustomStringConvertible, CustomDebugStringConvertible {
+    /// A description with every token redacted.
+    public var description: String {
+        var parts = ["tokenType: \(tokenType)", "accessToken: <redacted>"]
+        parts.append("refreshToken: \(refreshToken == nil ? "none" : "<redacted>")")
+        if let expiresAt { parts.append("expiresAt: \(expiresAt.formatted(.iso8601))") }
+        if let scope { parts.append("scope: \(scope)") }
+        return "Auth(\(parts.joined(separator: ", ")))"
+    }
+
+    /// The same redacted text as ``description``.
+    public var debugDescription: String { description }
+}
+
+extension Duration {
+    /// The duration in (fractional) seconds.
+    var timeInterval: TimeInterval {
+        let (seconds, attoseconds) = components
+        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
+    }
+}

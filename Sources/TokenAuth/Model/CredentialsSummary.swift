@@ -1,0 +1,65 @@
+import Foundation
+
+/// What can be shown about stored credentials without showing a token or secret.
+public struct CredentialsSummary: Sendable, Equatable, Encodable {
+    /// The service the tokens are for.
+    public let service: String
+    /// The account they belong to.
+    public let account: String
+    /// The token type, e.g. `Bearer`.
+    public let tokenType: String
+    /// When the access token expires, if known.
+    public let expiresAt: Date?
+    /// Whether the access token had expired at the time of the summary.
+    public let isExpired: Bool
+    /// Seconds until expiry at the time of the summary (negative once expired); `nil` without a known expiry.
+    public let expiresInSeconds: Int?
+    /// The granted scope.
+    public let scope: String?
+    /// Whether a refresh token is stored.
+    public let hasRefreshToken: Bool
+    /// The token endpoint recorded with the tokens.
+    public let tokenEndpoint: URL?
+    /// The client id recorded with the tokens.
+    public let clientID: String?
+    /// Whether a client secret is stored.
+    public let hasClientSecret: Bool
+
+    /// Summarises `credentials` as of `now`.
+    public init(service: String, account: String, credentials: StoredCredentials, now: Date) {
+        let auth = credentials.auth
+        self.service = service
+        self.account = account
+        tokenType = auth.tokenType
+        expiresAt = auth.expiresAt
+        expiresInSeconds = auth.expiresAt.map { Int($0.timeIntervalSince(now).rounded(.down)) }
+        isExpired = !auth.isValid(at: now)
+        scope = auth.scope
+        hasRefreshToken = auth.refreshToken != nil
+        tokenEndpoint = credentials.client?.tokenEndpoint
+        clientID = credentials.client?.clientID
+        hasClientSecret = credentials.client?.clientSecret != nil
+    }
+
+    /// "expires in 4 min", "expired 3 h 2 min ago", or "no expiry recorded".
+    public var relativeExpiry: String {
+        guard let seconds = expiresInSeconds else { return "no expiry recorded" }
+        return seconds > 0 ? "expires in \(Self.span(seconds))" : "expired \(Self.span(-seconds)) ago"
+    }
+
+    static func span(_ seconds: Int) -> String {
+        if seconds < 60 { return "\(seconds) s" }
+        let minutes = seconds / 60
+        if minutes < 60 { return "\(minutes) min" }
+        let hours = minutes / 60
+        if hours < 48 { return minutes % 60 == 0 ? "\(hours) h" : "\(hours) h \(minutes % 60) min" }
+        return "\(hours / 24) days"
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case service, account, scope
+        case tokenType = "token_type", expiresAt = "expires_at", isExpired = "expired"
+        case expiresInSeconds = "expires_in_seconds", hasRefreshToken = "has_refresh_token"
+        case tokenEndpoint = "token_endpoint", clientID = "client_id", hasClientSecret = "has_client_secret"
+    }
+}

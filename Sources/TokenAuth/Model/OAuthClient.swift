@@ -1,0 +1,51 @@
+import Foundation
+
+/// How an app identifies itself to an authorization server's token endpoint, and where that endpoint is.
+///
+/// Stored next to the tokens, so that one keyring item is everything needed to refresh them.
+/// Its `description` never shows the client secret.
+public struct OAuthClient: Sendable, Equatable {
+    /// How the client authenticates at the token endpoint (RFC 6749 §2.3, OpenID Connect Core §9).
+    public enum Authentication: String, Sendable, Equatable, CaseIterable {
+        /// A public client: `client_id` in the request body and no secret.
+        case none
+        /// `client_id` and `client_secret` in the request body.
+        case clientSecretPost = "client_secret_post"
+        /// HTTP Basic authentication with the URL-encoded client id and secret.
+        case clientSecretBasic = "client_secret_basic"
+    }
+
+    /// The token endpoint (RFC 6749 §3.2).
+    public var tokenEndpoint: URL
+    /// The client identifier (RFC 6749 §2.2).
+    public var clientID: String
+    /// The client secret of a confidential client.
+    public var clientSecret: String?
+    /// How the client authenticates. Defaults to `clientSecretBasic` with a secret and `none` without.
+    public var authentication: Authentication
+    /// The token revocation endpoint (RFC 7009), used on logout when present.
+    public var revocationEndpoint: URL?
+
+    /// Creates a client description.
+    public init(
+        tokenEndpoint: URL,
+        clientID: String,
+        clientSecret: String? = nil,
+        authentication: Authentication? = nil,
+        revocationEndpoint: URL? = nil
+    ) {
+        self.tokenEndpoint = tokenEndpoint
+        self.clientID = clientID
+        self.clientSecret = clientSecret
+        self.authentication = authentication ?? (clientSecret == nil ? .none : .clientSecretBasic)
+        self.revocationEndpoint = revocationEndpoint
+    }
+}
+
+extension OAuthClient: CustomStringConvertible {
+    /// A description with the client secret redacted.
+    public var description: String {
+        "OAuthClient(tokenEndpoint: \(tokenEndpoint.absoluteString), clientID: \(clientID), "
+            + "clientSecret: \(clientSecret == nil ? "none" : "<redacted>"), authentication: \(authentication.rawValue))"
+    }
+}

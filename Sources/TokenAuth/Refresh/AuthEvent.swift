@@ -1,0 +1,29 @@
+/// Something ``AuthManager`` did, for logging and UI. Events never carry a token.
+public enum AuthEvent: Sendable, Equatable {
+    /// How a refresh failed.
+    public enum FailureKind: Sendable, Equatable {
+        /// Network, timeout, 5xx, 429 or a malformed answer: the tokens were kept.
+        case transient
+        /// The server rejected the grant with this RFC 6749 error code: sign-in required.
+        case permanent(oauthErrorCode: String?)
+        /// Too many refreshes in the configured window.
+        case excessiveRefresh
+    }
+
+    /// A request to the token endpoint is about to be sent.
+    case refreshStarted
+    /// New tokens arrived.
+    case refreshSucceeded
+    /// The refresh failed.
+    case refreshFailed(FailureKind)
+    /// The server issued a new refresh token, replacing the old one.
+    case refreshTokenRotated
+    /// Newer tokens, stored by another process, were taken from the store instead of refreshing.
+    case adoptedFromStore
+    /// Tokens were written to the store.
+    case saved
+    /// Writing tokens to the store failed; they are kept in memory and written again on the next call.
+    case saveFailed(reason: String)
+    /// The session was cleared.
+    case loggedOut
+}

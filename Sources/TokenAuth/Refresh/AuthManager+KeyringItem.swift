@@ -1,0 +1,49 @@
+import Foundation
+import Keyring
+
+extension AuthManager {
+    /// A manager for the keyring item of `account` on `service`, refreshing through the token endpoint and client
+    /// recorded in the item, under a ``FileRefreshLock`` shared with every other process using the item.
+    ///
+    /// This is what `tokenctl token` uses: one keyring item is all it needs.
+    /// - Throws: ``AuthError`` `loginRequired` when nothing is stored; the store's errors when it cannot be read.
+    public static func forKeyringItem(
+        service: String,
+        account: String,
+        keyring: Keyring = Keyring(),
+        transport: any HTTPTransport = URLSessionTransport(maximumResponseBodySize: TokenResponse.maximumSize),
+        configuration: Configuration = Configuration(),
+        now: @escaping WallClock = systemWallClock
+    ) async throws -> AuthManager {
+        let reader = KeyringAuthStore(service: service, account: account, keyring: keyring)
+        guard let credentials = try await reader.loadCredentials() else {
+            throw AuthError.loginRequired("no credentials are stored for account \"\(account)\" on service \"\(service)\"")
+        }
+        let store = KeyringAuthStore(service: service, account: account, client: credentials.client, keyring: keyring)
+        let refresher: any TokenRefresher = credentials.client.map {
+            TokenEndpointClient(client: $0, transport: transport, clock: now)
+        } ?? UnconfiguredRefresher(service: service, account: account)
+        let manager = AuthManager(
+            store: store, refresher: refresher, configuration: configuration,
+            lock: FileRefreshLock(service: service, account: account), now: now)
+        await manager.prime(with: credentials.auth)
+        return manager
+    }
+
+    /// Starts from tokens the caller has just loaded, saving the manager a second read.
+    func prime(with auth: Auth) {
+        guard !loadedFromStore else { return }
+        adoptLoaded(auth)
+    }
+}
+
+/// Stands in for the token endpoint of an item that records none: any refresh is a permanent failure.
+struct UnconfiguredRefresher: TokenRefresher {
+    let service: String
+    let account: String
+
+    func refresh(refreshToken: String, scope: String?) async throws -> TokenResponse { throw missing }
+    func clientCredentials(scope: String?) async throws -> TokenResponse { throw missing }
+
+    private var missing: TokenEndpointError { .invalidClientConfiguration }
+}

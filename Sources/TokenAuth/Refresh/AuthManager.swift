@@ -1,0 +1,359 @@
+import Foundation
+import Logging
+
+/// Hands out valid access tokens, refreshing them when they expire — once, however many callers need it.
+///
+/// ```swift
+/// let store = KeyringAuthStore(service: "api.example.com", account: "ada", client: client)
+/// let manager = AuthManager(store: store, refresher: TokenEndpointClient(client: client))
+/// let token = try await manager.validToken()
+/// ```
+///
+/// The rules it keeps:
+/// - **Single flight.** Concurrent callers that need a refresh share one request to the token endpoint.
+/// - **Stale-token check.** ``refresh(rejecting:)`` refreshes only if the rejected token is still the current one.
+/// - **Persist before release.** New tokens are written to the store before any caller gets them. If the write
+///   fails, callers still get the (valid) tokens, the failure is reported as an event, and the write is retried
+///   on the next call — a rotated refresh token is never lost.
+/// - **Failure classes.** A permanent rejection (`invalid_grant`, …) is ``AuthError/Code/loginRequired``; a
+///   transient one (network, 5xx, 429, malformed answer) keeps the tokens, honours `Retry-After` and backs off.
+/// - **Logout wins.** ``clear()`` during a refresh discards the refresh's result: nothing is written back.
+/// - **Across processes.** With a ``RefreshLock``, each refresh runs under the lock and first re-reads the store:
+///   newer tokens stored by another process are adopted without a request.
+///
+/// Expiry is decided by the injected wall clock, so a laptop that slept sees real time.
+public actor AuthManager {
+    private let store: any AuthStore
+    private let refresher: any TokenRefresher
+    /// The manager's settings.
+    public nonisolated let configuration: Configuration
+    private let now: WallClock
+    private let lock: (any RefreshLock)?
+    private let logger: Logger
+    private let random: @Sendable (ClosedRange<Double>) -> Double
+
+    /// Redacted events of what the manager does. One consumer; the newest 100 are buffered.
+    public nonisolated let events: AsyncStream<AuthEvent>
+    private let eventSink: AsyncStream<AuthEvent>.Continuation
+
+    // Session state.
+    private var current: Auth?
+    private var loaded = false
+    /// Tokens the store has not accepted yet; written again on the next call.
+    private var unsaved: Auth?
+    /// A refresh token the server rejected for good; not sent again.
+    private var rejectedRefreshToken: String?
+    private var rejection: AuthError?
+    /// Bumped by `clear()`: a refresh started in an older generation must not write back.
+    private var generation = 0
+
+    // Refresh coordination.
+    private var flight: RefreshFlight?
+    private var nextFlightID = 0
+    private var recentRefreshes: [Date] = []
+    private var consecutiveFailures = 0
+    private var notBefore: Date?
+    private var lastTransient: AuthError?
+
+    /// Creates a manager.
+    /// - Parameters:
+    ///   - store: where tokens are loaded from and saved to.
+    ///   - refresher: the token endpoint, usually a ``TokenEndpointClient``.
+    ///   - lock: coordinates refreshes with other processes sharing the store (e.g. ``FileRefreshLock``).
+    ///   - now: the wall clock that decides expiry.
+    ///   - random: the source of backoff jitter.
+    public init(
+        store: any AuthStore,
+        refresher: any TokenRefresher,
+        configuration: Configuration = Configuration(),
+        lock: (any RefreshLock)? = nil,
+        now: @escaping WallClock = systemWallClock,
+        logger: Logger = Logger(label: "TokenAuth.AuthManager"),
+        random: @escaping @Sendable (ClosedRange<Double>) -> Double = { Double.random(in: $0) }
+    ) {
+        self.store = store
+        self.refresher = refresher
+        self.configuration = configuration
+        self.lock = lock
+        self.now = now
+        self.logger = logger
+        self.random = random
+        (events, eventSink) = AsyncStream.makeStream(of: AuthEvent.self, bufferingPolicy: .bufferingNewest(100))
+    }
+
+    deinit { eventSink.finish() }
+
+    // MARK: Handing out tokens
+
+    /// A token bundle whose access token is valid for at least the configured leeway, refreshing first if needed.
+    /// - Throws: ``AuthError`` (`loginRequired`, `transient`, `excessiveRefresh`) or the store's own error.
+    public func validAuth() async throws -> Auth {
+        try await prepare()
+        guard let auth = current else {
+            if configuration.usesClientCredentials { return try await sharedRefresh() }
+            throw rejection ?? AuthError.loginRequired("no credentials are stored")
+        }
+        if auth.isValid(at: now(), leeway: configuration.leeway) { return auth }
+        do {
+            return try await sharedRefresh()
+        } catch let error as AuthError where error.code == .transient && auth.isValid(at: now()) {
+            // Not expired yet, only inside the leeway: the old token still works.
+            logger.notice("refresh failed transiently; serving the token that is still valid")
+            return auth
+        }
+    }
+
+    /// The access token of ``validAuth()``.
+    public func validToken() async throws -> String {
+        try await validAuth().accessToken
+    }
+
+    /// Refreshes now (joining a refresh already under way), even if the token is still valid.
+    @discardableResult
+    public func refresh() async throws -> Auth {
+        try await prepare()
+        return try await sharedRefresh()
+    }
+
+    /// Called when a server rejected `accessToken`: refreshes only if it is still the current token.
+    ///
+    /// A request that left with a token which has since been replaced is simply re-sent with the current one,
+    /// so that a burst of rejected requests causes one refresh, not one each.
+    public func refresh(rejecting accessToken: String) async throws -> Auth {
+        try await prepare()
+        if let flight { return try await flight.wait() }
+        if let auth = current, auth.accessToken != accessToken, auth.isValid(at: now()) {
+            return auth
+        }
+        return try await sharedRefresh()
+    }
+
+    /// Replaces the session with new tokens, e.g. after a login, and stores them.
+    public func signIn(_ auth: Auth) async throws {
+        generation += 1
+        current = auth
+        loaded = true
+        resetFailures()
+        rejectedRefreshToken = nil
+        rejection = nil
+        unsaved = auth
+        try await saveUnsaved()
+    }
+
+    /// Logs out: discards the session and erases the stored tokens. A refresh under way is waited for and its
+    /// result discarded; its waiters get ``AuthError/Code/loginRequired``.
+    public func clear() async throws {
+        generation += 1
+        current = nil
+        unsaved = nil
+        loaded = true
+        rejection = AuthError.loginRequired("the session was logged out")
+        if let flight { _ = try? await flight.wait() }
+        try await store.erase()
+        emit(.loggedOut)
+        logger.info("logged out")
+    }
+
+    // MARK: Loading and saving
+
+    var loadedFromStore: Bool { loaded }
+
+    func adoptLoaded(_ auth: Auth) {
+        current = auth
+        loaded = true
+    }
+
+    private func prepare() async throws {
+        if !loaded {
+            current = try await store.load()
+            loaded = true
+        }
+        if unsaved != nil { try? await saveUnsaved() }
+    }
+
+    /// Writes ``unsaved``; on failure keeps it for the next call and reports it.
+    private func saveUnsaved() async throws {
+        guard let auth = unsaved else { return }
+        do {
+            try await store.save(auth)
+            if unsaved == auth { unsaved = nil }
+            emit(.saved)
+        } catch {
+            emit(.saveFailed(reason: "\(error)"))
+            logger.error("could not store the tokens; keeping them in memory and retrying on the next call", metadata: ["error": "\(error)"])
+            throw error
+        }
+    }
+
+    // MARK: Refreshing
+
+    private func sharedRefresh() async throws -> Auth {
+        if let flight { return try await flight.wait() }
+        nextFlightID += 1
+        let flight = RefreshFlight(id: nextFlightID)
+        self.flight = flight
+        let generation = self.generation
+        Task {
+            let result: Result<Auth, any Error>
+            do {
+                result = .success(try await self.runRefresh(generation: generation))
+            } catch {
+                result = .failure(error)
+            }
+            self.land(flight)
+            flight.finish(result)
+        }
+        return try await flight.wait()
+    }
+
+    /// Clears the in-flight slot only if it still holds `flight`.
+    private func land(_ flight: RefreshFlight) {
+        if self.flight === flight { self.flight = nil }
+    }
+
+    private func runRefresh(generation: Int) async throws -> Auth {
+        if let lock {
+            return try await lock.withLock { try await self.refreshHoldingLock(generation: generation, reread: true) }
+        }
+        return try await refreshHoldingLock(generation: generation, reread: false)
+    }
+
+    private func refreshHoldingLock(generation: Int, reread: Bool) async throws -> Auth {
+        if reread, let adopted = try await adoptNewerStored() { return adopted }
+        let used = current?.refreshToken
+        do {
+            return try await requestTokens(generation: generation)
+        } catch let error as AuthError where error.code == .loginRequired && error.oauthErrorCode == "invalid_grant" && reread {
+            // Another process may have rotated the token we just spent: what it stored wins.
+            if let stored = try await store.load(), stored.refreshToken != used {
+                adopt(stored)
+                if stored.isValid(at: now(), leeway: configuration.leeway) { return stored }
+                return try await requestTokens(generation: generation)
+            }
+            throw error
+        }
+    }
+
+    /// Takes tokens another process stored, if they differ from ours and are valid.
+    private func adoptNewerStored() async throws -> Auth? {
+        guard let stored = try await store.load(), stored != current,
+              stored.isValid(at: now(), leeway: configuration.leeway) else { return nil }
+        adopt(stored)
+        return stored
+    }
+
+    private func adopt(_ stored: Auth) {
+        current = stored
+        rejectedRefreshToken = nil
+        rejection = nil
+        resetFailures()
+        emit(.adoptedFromStore)
+        logger.info("adopted newer tokens from the store")
+    }
+
+    private func requestTokens(generation: Int) async throws -> Auth {
+        let startedAt = now()
+        if let notBefore, startedAt < notBefore, let lastTransient {
+            throw AuthError.transient(
+                "the token endpoint failed recently (\(lastTransient.reason)); not asking again yet",
+                retryAfter: .seconds(notBefore.timeIntervalSince(startedAt)), underlying: lastTransient.underlying)
+        }
+        let refreshToken = current?.refreshToken
+        if let refreshToken, refreshToken == rejectedRefreshToken, let rejection { throw rejection }
+        guard refreshToken != nil || configuration.usesClientCredentials else {
+            throw AuthError.loginRequired(current == nil ? "no credentials are stored" : "there is no refresh token")
+        }
+        try checkRefreshRate(at: startedAt)
+
+        emit(.refreshStarted)
+        logger.debug("refreshing", metadata: ["grant": "\(refreshToken == nil ? "client_credentials" : "refresh_token")"])
+        let response: TokenResponse
+        do {
+            if let refreshToken {
+                response = try await refresher.refresh(refreshToken: refreshToken, scope: configuration.scope)
+            } else {
+                response = try await refresher.clientCredentials(scope: configuration.scope)
+            }
+        } catch {
+            throw try await failed(error, refreshToken: refreshToken, generation: generation)
+        }
+
+        guard generation == self.generation else {
+            logger.info("discarding a refresh that finished after logout")
+            throw rejection ?? AuthError.loginRequired("the session was logged out")
+        }
+        let previous = current
+        let auth = response.auth(updating: previous)
+        resetFailures()
+        emit(.refreshSucceeded)
+        if let previous = previous?.refreshToken, let new = response.refreshToken, new != previous {
+            emit(.refreshTokenRotated)
+        }
+        // Persist before release: store first, then make the tokens current and hand them out. On failure
+        // they are still handed out, and `unsaved` is written again on the next call.
+        unsaved = auth
+        try? await saveUnsaved()
+        guard generation == self.generation else {
+            // Logged out while saving: `clear()` waits for this refresh and then erases the store.
+            throw rejection ?? AuthError.loginRequired("the session was logged out")
+        }
+        current = auth
+        return auth
+    }
+
+    private func checkRefreshRate(at date: Date) throws {
+        let windowStart = date.addingTimeInterval(-configuration.refreshWindow.timeInterval)
+        recentRefreshes.removeAll { $0 <= windowStart }
+        guard recentRefreshes.count < configuration.refreshLimit else {
+            emit(.refreshFailed(.excessiveRefresh))
+            logger.warning("refresh limit reached", metadata: ["limit": "\(configuration.refreshLimit)"])
+            throw AuthError(
+                .excessiveRefresh,
+                "more than \(configuration.refreshLimit) refreshes within \(configuration.refreshWindow)")
+        }
+        recentRefreshes.append(date)
+    }
+
+    /// Classifies a token-endpoint failure, updating backoff or rejection state.
+    private func failed(_ error: any Error, refreshToken: String?, generation: Int) async throws -> AuthError {
+        if error is CancellationError { return AuthError.transient("the refresh was cancelled", retryAfter: nil, underlying: nil) }
+        let endpointError = error as? TokenEndpointError
+        if let endpointError, endpointError.isPermanent {
+            emit(.refreshFailed(.permanent(oauthErrorCode: endpointError.oauthErrorCode)))
+            logger.warning("the authorization server rejected the refresh", metadata: ["error": "\(endpointError.oauthErrorCode ?? "-")"])
+            let reason = endpointError.oauthErrorCode == nil
+                ? "\(endpointError)" : "the authorization server rejected the credentials"
+            let rejection = AuthError.loginRequired(reason, rejection: endpointError)
+            if generation == self.generation {
+                self.rejection = rejection
+                rejectedRefreshToken = refreshToken
+                if configuration.rejectionPolicy == .eraseStoredCredentials {
+                    current = nil
+                    unsaved = nil
+                    try await store.erase()
+                }
+            }
+            return rejection
+        }
+        consecutiveFailures += 1
+        let delay = configuration.backoff.delay(
+            afterFailures: consecutiveFailures, retryAfter: endpointError?.retryAfter, random: random)
+        notBefore = now().addingTimeInterval(delay.timeInterval)
+        emit(.refreshFailed(.transient))
+        logger.notice("refresh failed; backing off", metadata: ["failures": "\(consecutiveFailures)", "delay": "\(delay)"])
+        let transient = AuthError.transient(
+            endpointError.map { "\($0)" } ?? "\(error)", retryAfter: delay, underlying: endpointError)
+        lastTransient = transient
+        return transient
+    }
+
+    private func resetFailures() {
+        consecutiveFailures = 0
+        notBefore = nil
+        lastTransient = nil
+    }
+
+    private func emit(_ event: AuthEvent) {
+        eventSink.yield(event)
+    }
+}

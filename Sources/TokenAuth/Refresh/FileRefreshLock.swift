@@ -1,0 +1,91 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A ``RefreshLock`` on an advisory `flock` of a file named after the service and account.
+///
+/// The file lives in `$XDG_RUNTIME_DIR/tokenkeyring/` (per user, in memory, cleared at logout), or in the
+/// user's cache directory when that is unset. It holds no secret — its name is a hash of the service and
+/// account. The kernel releases the lock when its holder exits, crashed or not.
+public struct FileRefreshLock: RefreshLock {
+    /// Why the lock could not be taken.
+    public struct Failure: Error, Sendable, CustomStringConvertible {
+        /// What went wrong.
+        public let reason: String
+        /// The sentence for a person.
+        public var description: String { "Could not take the refresh lock: \(reason)." }
+    }
+
+    /// The lock file.
+    public let path: String
+    /// The longest to wait for another process's refresh.
+    public let maximumWait: Duration
+    private let clock: any Clock<Duration>
+
+    /// A lock for the credentials of `account` on `service`.
+    /// - Parameters:
+    ///   - directory: where lock files go; by default `$XDG_RUNTIME_DIR/tokenkeyring`, else the cache directory.
+    ///   - maximumWait: how long to wait for another holder before failing.
+    ///   - clock: the clock for the waits between attempts.
+    public init(
+        service: String,
+        account: String,
+        directory: URL? = nil,
+        maximumWait: Duration = .seconds(30),
+        clock: any Clock<Duration> = ContinuousClock()
+    ) {
+        let folder = directory ?? Self.defaultDirectory()
+        path = folder.appendingPathComponent("refresh-\(Self.digest(service, account)).lock").path
+        self.maximumWait = maximumWait
+        self.clock = clock
+    }
+
+    public func withLock<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
+        let descriptor = try open()
+        defer { close(descriptor) }  // closing the descriptor releases the lock
+        var waited = Duration.zero
+        let pause = Duration.milliseconds(20)
+        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+            guard errno == EWOULDBLOCK || errno == EINTR else {
+                throw Failure(reason: "flock failed on \(path): \(String(cString: strerror(errno)))")
+            }
+            guard waited < maximumWait else {
+                throw Failure(reason: "another process held \(path) for more than \(maximumWait)")
+            }
+            try await clock.sleep(for: pause)
+            waited += pause
+        }
+        return try await body()
+    }
+
+    private func open() throws -> Int32 {
+        let directory = (path as NSString).deletingLastPathComponent
+        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let descriptor = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw Failure(reason: "cannot open \(path): \(String(cString: strerror(errno)))")
+        }
+        return descriptor
+    }
+
+    static func defaultDirectory() -> URL {
+        if let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"], !runtime.isEmpty {
+            return URL(fileURLWithPath: runtime).appendingPathComponent("tokenkeyring")
+        }
+        let caches = FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask).first
+            ?? URL(fileURLWithPath: NSTemporaryDirectory())
+        return caches.appendingPathComponent("tokenkeyring/locks")
+    }
+
+    /// FNV-1a (64-bit) of service and account: stable across processes and runs, unlike `Hasher`.
+    static func digest(_ service: String, _ account: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in Array(service.utf8) + [0] + Array(account.utf8) {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        return String(hash, radix: 16)
+    }
+}

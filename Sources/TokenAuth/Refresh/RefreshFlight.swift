@@ -1,0 +1,50 @@
+import Synchronization
+
+/// One refresh that any number of callers wait for.
+///
+/// The refresh runs in a task of its own, so a waiter that is cancelled stops waiting at once (it gets
+/// `CancellationError`) while the refresh goes on for the others, and still persists its result.
+final class RefreshFlight: Sendable {
+    private struct State {
+        var result: Result<Auth, any Error>?
+        var waiters: [Int: CheckedContinuation<Auth, any Error>] = [:]
+        var nextWaiter = 0
+    }
+
+    let id: Int
+    private let state = Mutex(State())
+
+    init(id: Int) { self.id = id }
+
+    /// Waits for the result; returns early with `CancellationError` if the calling task is cancelled.
+    func wait() async throws -> Auth {
+        let waiter = state.withLock { state -> Int in
+            defer { state.nextWaiter += 1 }
+            return state.nextWaiter
+        }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let ready = state.withLock { state -> Result<Auth, any Error>? in
+                    if let result = state.result { return result }
+                    if Task.isCancelled { return .failure(CancellationError()) }
+                    state.waiters[waiter] = continuation
+                    return nil
+                }
+                if let ready { continuation.resume(with: ready) }
+            }
+        } onCancel: {
+            let continuation = state.withLock { $0.waiters.removeValue(forKey: waiter) }
+            continuation?.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Hands `result` to every waiter, present and future.
+    func finish(_ result: Result<Auth, any Error>) {
+        let waiters = state.withLock { state -> [CheckedContinuation<Auth, any Error>] in
+            state.result = result
+            defer { state.waiters = [:] }
+            return Array(state.waiters.values)
+        }
+        for waiter in waiters { waiter.resume(with: result) }
+    }
+}

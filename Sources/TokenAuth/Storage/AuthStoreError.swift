@@ -1,0 +1,44 @@
+/// An error about what a token store holds, as opposed to reaching the store (see `KeyringError`).
+public struct AuthStoreError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The kind of failure.
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        private enum Base: String, Sendable, Hashable { case corrupt, unsupportedVersion }
+        private let base: Base
+        private init(_ base: Base) { self.base = base }
+
+        /// The entry is not a token bundle this library understands; it was left untouched.
+        public static let corrupt = Code(.corrupt)
+        /// The entry was written by a newer version of the format; it was left untouched.
+        public static let unsupportedVersion = Code(.unsupportedVersion)
+
+        /// The code's name.
+        public var description: String { base.rawValue }
+    }
+
+    /// The kind of failure.
+    public let code: Code
+    /// Which entry, e.g. `service "S", account "A"`.
+    public let entry: String
+    /// What is wrong with it. Never contains a secret.
+    public let reason: String
+
+    /// What happened and how to fix it.
+    public var description: String {
+        switch code {
+        case .unsupportedVersion:
+            return "The stored tokens for \(entry) use a newer format (\(reason)); they were left untouched. "
+                + "Upgrade TokenKeyring, or replace them with `tokenctl import`."
+        default:
+            return "The stored tokens for \(entry) could not be read: \(reason). They were left untouched; "
+                + "replace them with `tokenctl import` or remove them with `tokenctl delete`."
+        }
+    }
+
+    static func corrupt(_ entry: String, _ reason: String) -> AuthStoreError {
+        AuthStoreError(code: .corrupt, entry: entry, reason: reason)
+    }
+
+    static func unsupportedVersion(_ entry: String, _ version: Int) -> AuthStoreError {
+        AuthStoreError(code: .unsupportedVersion, entry: entry, reason: "version \(version)")
+    }
+}

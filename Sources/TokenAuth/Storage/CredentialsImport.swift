@@ -1,0 +1,46 @@
+import Foundation
+
+/// Reads credentials that a person or script hands over as text, e.g. on `tokenctl import`'s standard input.
+public enum CredentialsImport {
+    /// Why the text could not be imported. Never contains a token.
+    public struct Failure: Error, Sendable, CustomStringConvertible {
+        /// What is wrong with the input.
+        public let reason: String
+
+        /// What is wrong and what is accepted.
+        public var description: String {
+            "The input is not usable credentials: \(reason). Give either the stored JSON format "
+                + "({\"version\":1,\"access_token\":…}) or an OAuth 2.0 token response ({\"access_token\":…,\"expires_in\":…})."
+        }
+    }
+
+    /// Parses one of the accepted forms:
+    /// - the stored JSON format, recognised by its `version` member (see the README);
+    /// - an RFC 6749 §5.1 token response, whose relative `expires_in` counts from `receivedAt`;
+    /// - a single line of text, taken as a bare access token.
+    public static func parse(_ text: String, receivedAt: Date) throws(Failure) -> StoredCredentials {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        if trimmed.hasPrefix("{"), !hasVersion(trimmed) {
+            do {
+                let response = try TokenResponse.parse(data: Data(trimmed.utf8), sentAt: receivedAt)
+                return StoredCredentials(auth: response.auth(updating: nil))
+            } catch {
+                let reason = error.oauthErrorCode.map { "it is an OAuth error response (\($0))" }
+                    ?? "it is JSON but not a token response (no usable \"access_token\")"
+                throw Failure(reason: reason)
+            }
+        }
+        do {
+            return try StoredBundleFormat.decode(trimmed, entry: "the input")
+        } catch let error as AuthStoreError {
+            throw Failure(reason: error.reason)
+        } catch {
+            throw Failure(reason: "it could not be read")
+        }
+    }
+
+    private static func hasVersion(_ json: String) -> Bool {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any] else { return false }
+        return object["version"] != nil
+    }
+}

@@ -1,0 +1,27 @@
+import Synchronization
+
+/// A token store in memory: for apps that do not persist tokens, and for tests.
+public final class InMemoryAuthStore: AuthStore {
+    private let state: Mutex<(auth: Auth?, saves: Int)>
+
+    /// Creates a store holding `auth`.
+    public init(_ auth: Auth? = nil) {
+        state = Mutex((auth, 0))
+    }
+
+    /// The stored bundle.
+    public var current: Auth? { state.withLock { $0.auth } }
+
+    /// How many times ``save(_:)`` was called.
+    public var saveCount: Int { state.withLock { $0.saves } }
+
+    public func load() async throws -> Auth? { current }
+
+    public func save(_ auth: Auth) async throws {
+        state.withLock { $0 = (auth, $0.saves + 1) }
+    }
+
+    public func erase() async throws {
+        state.withLock { $0.auth = nil }
+    }
+}

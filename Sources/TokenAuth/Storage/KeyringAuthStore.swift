@@ -1,0 +1,105 @@
+import Foundation
+import Keyring
+
+/// Token bundles in the Secret Service: one item per (service, account).
+///
+/// The item's attributes are exactly `service` and `account`, its label is "OAuth tokens for ACCOUNT on
+/// SERVICE", and its secret is the versioned JSON text described in the README — so people and scripts can
+/// use the same item with `secret-tool` and `tokenctl`:
+///
+/// ```sh
+/// secret-tool lookup service example.org account ada
+/// ```
+///
+/// Reads find items whatever wrote them (no schema filter): an item that `secret-tool store` made with a
+/// single-line token loads as a bare access token. A locked keyring throws `KeyringError` with code
+/// `locked`; it is never taken for "nothing stored".
+public struct KeyringAuthStore: AuthStore {
+    /// The service the tokens are for, e.g. the API's host name.
+    public let service: String
+    /// The account the tokens belong to.
+    public let account: String
+    /// The client stored with the tokens by ``save(_:)``; `nil` keeps whatever client the item records.
+    public let client: OAuthClient?
+    /// Where new items are created.
+    public let collection: KeyringCollection
+    private let keyring: Keyring
+
+    /// Creates a store for one (service, account) item.
+    /// - Parameters:
+    ///   - client: the token endpoint and client identity to record next to the tokens, so that
+    ///     `tokenctl` can refresh them with nothing but the item.
+    ///   - keyring: the Secret Service client (timeouts and prompt policy).
+    ///   - collection: where a new item is created; an existing item is updated where it is.
+    public init(
+        service: String,
+        account: String,
+        client: OAuthClient? = nil,
+        keyring: Keyring = Keyring(),
+        collection: KeyringCollection = .default
+    ) {
+        self.service = service
+        self.account = account
+        self.client = client
+        self.keyring = keyring
+        self.collection = collection
+    }
+
+    /// The item's attributes: exactly these two.
+    public var attributes: [String: String] { ["service": service, "account": account] }
+
+    /// The item's label.
+    public var label: String { "OAuth tokens for \(account) on \(service)" }
+
+    private var entry: String { "service \"\(service)\", account \"\(account)\"" }
+
+    /// The stored tokens, or `nil` when no item exists.
+    /// - Throws: `KeyringError` (locked, unavailable, timed out) or ``AuthStoreError`` (unreadable item, left as it is).
+    public func load() async throws -> Auth? {
+        try await loadCredentials()?.auth
+    }
+
+    /// The stored tokens and client, or `nil` when no item exists.
+    public func loadCredentials() async throws -> StoredCredentials? {
+        guard let found = try await keyring.lookup(attributes) else { return nil }
+        return try StoredBundleFormat.decode(found.secret, entry: entry)
+    }
+
+    /// Stores `auth` with this store's ``client``; without one, keeps the client the item already records.
+    public func save(_ auth: Auth) async throws {
+        var client = self.client
+        if client == nil {
+            // An unreadable item is replaced: saving is an explicit write of new tokens.
+            client = (try? await loadCredentials())?.client
+        }
+        try await save(StoredCredentials(auth: auth, client: client))
+    }
+
+    /// Stores tokens and client, replacing the item in place.
+    public func save(_ credentials: StoredCredentials) async throws {
+        let text = try StoredBundleFormat.encode(credentials)
+        try await keyring.store(text, label: label, attributes: attributes, in: collection)
+    }
+
+    /// Deletes the item. Succeeds when there is none.
+    public func erase() async throws {
+        try await delete()
+    }
+
+    /// Deletes the item.
+    /// - Returns: whether there was one.
+    @discardableResult
+    public func delete() async throws -> Bool {
+        try await keyring.delete(attributes) > 0
+    }
+
+    /// Every stored account of `service`, with its metadata (not its tokens).
+    public static func accounts(of service: String, keyring: Keyring = Keyring()) async throws -> [KeyringItem] {
+        try await keyring.items(matching: ["service": service])
+            .filter { item in
+                guard let account = item.attributes["account"] else { return false }
+                return item.hasExactly(["service": service, "account": account])
+            }
+            .sorted { ($0.attributes["account"] ?? "") < ($1.attributes["account"] ?? "") }
+    }
+}

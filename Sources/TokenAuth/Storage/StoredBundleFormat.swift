@@ -1,0 +1,137 @@
+import Foundation
+
+/// The keyring item's text: a stable, versioned JSON interchange format (documented in the README).
+///
+/// ```json
+/// {"version":1,"access_token":"…","token_type":"Bearer","refresh_token":"…",
+///  "expires_at":"2026-11-22T19:30:00Z","scope":"read write",
+///  "token_endpoint":"https://auth.example/token","client_id":"app","client_secret":"…",
+///  "client_auth":"client_secret_basic","revocation_endpoint":"https://auth.example/revoke"}
+/// ```
+/// Only `version` and `access_token` are required. A secret that is not JSON but one line of text is
+/// read as a bare access token (what `secret-tool store` users put there).
+enum StoredBundleFormat {
+    static let currentVersion = 1
+
+    /// The private mirror of ``StoredCredentials``: the domain types never learn this layout.
+    private struct BundleV1: Codable {
+        var version: Int
+        var accessToken: String
+        var tokenType: String?
+        var refreshToken: String?
+        var expiresAt: String?
+        var scope: String?
+        var tokenEndpoint: String?
+        var clientID: String?
+        var clientSecret: String?
+        var clientAuth: String?
+        var revocationEndpoint: String?
+
+        enum CodingKeys: String, CodingKey {
+            case version, scope
+            case accessToken = "access_token", tokenType = "token_type", refreshToken = "refresh_token"
+            case expiresAt = "expires_at", tokenEndpoint = "token_endpoint", clientID = "client_id"
+            case clientSecret = "client_secret", clientAuth = "client_auth", revocationEndpoint = "revocation_endpoint"
+        }
+    }
+
+    private struct VersionProbe: Decodable { var version: Int? }
+
+    static func encode(_ credentials: StoredCredentials) throws -> String {
+        let auth = credentials.auth
+        let client = credentials.client
+        let bundle = BundleV1(
+            version: currentVersion,
+            accessToken: auth.accessToken,
+            tokenType: auth.tokenType,
+            refreshToken: auth.refreshToken,
+            expiresAt: auth.expiresAt.map(RFC3339.format),
+            scope: auth.scope,
+            tokenEndpoint: client?.tokenEndpoint.absoluteString,
+            clientID: client?.clientID,
+            clientSecret: client?.clientSecret,
+            clientAuth: client?.authentication.rawValue,
+            revocationEndpoint: client?.revocationEndpoint?.absoluteString)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(bundle), as: UTF8.self)
+    }
+
+    /// Decodes a stored secret. `entry` names the item in errors.
+    static func decode(_ text: String, entry: String) throws -> StoredCredentials {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        // A JSON array is JSON, so not a bare token (no token starts with "[": RFC 6750's b64token).
+        if trimmed.hasPrefix("[") { throw AuthStoreError.corrupt(entry, "it is JSON but not an object") }
+        guard trimmed.hasPrefix("{") else {
+            guard !trimmed.isEmpty, !trimmed.contains(where: \.isNewline) else {
+                throw AuthStoreError.corrupt(entry, "it is neither JSON nor a single-line token")
+            }
+            return StoredCredentials(auth: Auth(accessToken: trimmed))
+        }
+        let data = Data(trimmed.utf8)
+        guard let probe = try? JSONDecoder().decode(VersionProbe.self, from: data) else {
+            throw AuthStoreError.corrupt(entry, "it is not valid JSON")
+        }
+        guard let version = probe.version else { throw AuthStoreError.corrupt(entry, "it has no \"version\"") }
+        guard version == currentVersion else {
+            if version > currentVersion { throw AuthStoreError.unsupportedVersion(entry, version) }
+            throw AuthStoreError.corrupt(entry, "\"version\" \(version) is not a known format")
+        }
+        let bundle: BundleV1
+        do {
+            bundle = try JSONDecoder().decode(BundleV1.self, from: data)
+        } catch DecodingError.keyNotFound(let key, _) {
+            throw AuthStoreError.corrupt(entry, "\"\(key.stringValue)\" is missing")
+        } catch DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context) {
+            let field = context.codingPath.map(\.stringValue).joined(separator: ".")
+            throw AuthStoreError.corrupt(entry, "\"\(field)\" has the wrong type")
+        } catch {
+            throw AuthStoreError.corrupt(entry, "it is not a token bundle")
+        }
+        guard !bundle.accessToken.isEmpty else { throw AuthStoreError.corrupt(entry, "\"access_token\" is empty") }
+
+        var expiresAt: Date?
+        if let text = bundle.expiresAt {
+            guard let date = RFC3339.parse(text) else {
+                throw AuthStoreError.corrupt(entry, "\"expires_at\" is not an RFC 3339 date")
+            }
+            expiresAt = date
+        }
+        let auth = Auth(
+            accessToken: bundle.accessToken,
+            tokenType: bundle.tokenType.map(TokenType.normalize) ?? "Bearer",
+            refreshToken: bundle.refreshToken,
+            expiresAt: expiresAt,
+            scope: bundle.scope)
+        return StoredCredentials(auth: auth, client: try client(of: bundle, entry: entry))
+    }
+
+    private static func client(of bundle: BundleV1, entry: String) throws -> OAuthClient? {
+        guard let endpoint = bundle.tokenEndpoint, let clientID = bundle.clientID else {
+            if bundle.tokenEndpoint != nil || bundle.clientID != nil {
+                throw AuthStoreError.corrupt(entry, "\"token_endpoint\" and \"client_id\" must be stored together")
+            }
+            return nil
+        }
+        guard let url = URL(string: endpoint), url.scheme != nil, url.host != nil else {
+            throw AuthStoreError.corrupt(entry, "\"token_endpoint\" is not an absolute URL")
+        }
+        var authentication: OAuthClient.Authentication?
+        if let raw = bundle.clientAuth {
+            guard let method = OAuthClient.Authentication(rawValue: raw) else {
+                throw AuthStoreError.corrupt(entry, "\"client_auth\" \"\(raw)\" is not one of none, client_secret_post, client_secret_basic")
+            }
+            authentication = method
+        }
+        var revocation: URL?
+        if let raw = bundle.revocationEndpoint {
+            guard let url = URL(string: raw), url.scheme != nil else {
+                throw AuthStoreError.corrupt(entry, "\"revocation_endpoint\" is not an absolute URL")
+            }
+            revocation = url
+        }
+        return OAuthClient(
+            tokenEndpoint: url, clientID: clientID, clientSecret: bundle.clientSecret,
+            authentication: authentication, revocationEndpoint: revocation)
+    }
+}

@@ -1,0 +1,18 @@
+import ArgumentParser
+import Keyring
+
+extension TokenCtl {
+    struct Doctor: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Check the session bus, the Secret Service and the default keyring, with a fix for each problem.",
+            discussion: "Exit code 0 when the keyring is usable, 4 when it is not.")
+
+        @OptionGroup var keyringOptions: KeyringOptions
+
+        func run() async throws {
+            let diagnosis = await keyringOptions.keyring.diagnose()
+            print(diagnosis.description)
+            guard diagnosis.isUsable else { throw Exit.keyring }
+        }
+    }
+}

@@ -1,0 +1,54 @@
+import ArgumentParser
+import Foundation
+import TokenAuth
+
+extension TokenCtl {
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show what is stored for an account: expiry, token type, scope, whether a refresh token exists.",
+            discussion: "Never prints a token. Exit code 3 when nothing is stored.",
+            aliases: ["status"])
+
+        @OptionGroup var item: ItemOptions
+        @OptionGroup var keyringOptions: KeyringOptions
+
+        @Flag(help: "Print JSON for scripts.")
+        var json = false
+
+        func run() async throws {
+            try await reportingFailures {
+                let store = KeyringAuthStore(service: item.service, account: item.account, keyring: keyringOptions.keyring)
+                guard let credentials = try await store.loadCredentials() else { throw Failure.noCredentials(item) }
+                let summary = CredentialsSummary(
+                    service: item.service, account: item.account, credentials: credentials, now: systemWallClock())
+                if json {
+                    try Terminal.printJSON(summary)
+                } else {
+                    print(Self.text(summary))
+                }
+            }
+        }
+
+        static func text(_ summary: CredentialsSummary) -> String {
+            var rows: [(String, String)] = [
+                ("service", summary.service),
+                ("account", summary.account),
+                ("token type", summary.tokenType),
+            ]
+            if let expiresAt = summary.expiresAt {
+                let local = expiresAt.formatted(date: .abbreviated, time: .standard)
+                rows.append(("expires", "\(local) (\(summary.relativeExpiry))"))
+            } else {
+                rows.append(("expires", summary.relativeExpiry))
+            }
+            rows.append(("scope", summary.scope ?? "(none recorded)"))
+            rows.append(("refresh token", summary.hasRefreshToken ? "yes" : "no"))
+            rows.append(("token endpoint", summary.tokenEndpoint?.absoluteString ?? "(none recorded)"))
+            if let clientID = summary.clientID {
+                rows.append(("client id", clientID + (summary.hasClientSecret ? " (with client secret)" : "")))
+            }
+            return rows.map { "\($0.0 + ":")".padding(toLength: 16, withPad: " ", startingAt: 0) + $0.1 }
+                .joined(separator: "\n")
+        }
+    }
+}

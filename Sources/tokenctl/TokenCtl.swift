@@ -1,0 +1,23 @@
+import ArgumentParser
+
+@main
+struct TokenCtl: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tokenctl",
+        abstract: "Manage OAuth tokens stored in the freedesktop Secret Service (gnome-keyring, KeePassXC, KWallet).",
+        discussion: """
+            Each (service, account) pair is one keyring item with the attributes `service` and `account`; \
+            `secret-tool lookup service S account A` prints the same item. Tokens are never printed, except by \
+            `tokenctl token`, and enter only through standard input.
+
+            Exit codes:
+              0   success
+              3   no credentials stored, or a login is required
+              4   keyring unavailable, locked or timed out
+              5   transient network or server failure (the tokens were kept)
+              64  usage error
+              65  bad input: malformed standard input, or a stored item that cannot be read
+            """,
+        subcommands: [Import.self, Show.self, List.self, Delete.self, Token.self, Refresh.self, Doctor.self]
+    )
+}

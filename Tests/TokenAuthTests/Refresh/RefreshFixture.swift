@@ -1,0 +1,62 @@
+import Foundation
+import OAuthTestServer
+import TokenAuth
+
+/// A real OAuth server on loopback, a wall clock the test controls, and helpers to seed sessions.
+struct RefreshFixture {
+    let server: OAuthTestServer
+    let clock: ManualWallClock
+    let client: OAuthClient
+
+    static func start(_ configuration: OAuthTestServer.Configuration = .init()) async throws -> RefreshFixture {
+        let server = try await OAuthTestServer.start(configuration)
+        return RefreshFixture(
+            server: server, clock: ManualWallClock(),
+            client: OAuthClient(tokenEndpoint: server.tokenEndpoint, clientID: "test-client"))
+    }
+
+    var refresher: TokenEndpointClient {
+        TokenEndpointClient(client: client, clock: clock.wallClock)
+    }
+
+    /// A session the server really issued, whose access token the client sees as expiring in `expiresIn` seconds
+    /// (negative: already expired).
+    func seed(expiresIn: TimeInterval = -10, withRefreshToken: Bool = true) -> Auth {
+        let issued = server.issueTokens(clientID: client.clientID, subject: "alice", withRefreshToken: withRefreshToken)
+        return Auth(
+            accessToken: issued.accessToken, refreshToken: issued.refreshToken,
+            expiresAt: clock.now.addingTimeInterval(expiresIn))
+    }
+
+    func manager(
+        store: any AuthStore,
+        configuration: AuthManager.Configuration = .init(backoff: Backoff(jitter: false)),
+        lock: (any RefreshLock)? = nil
+    ) -> AuthManager {
+        AuthManager(store: store, refresher: refresher, configuration: configuration, lock: lock, now: clock.wallClock)
+    }
+
+    func shutdown() async { await server.shutdown() }
+}
+
+/// Collects a manager's events as they arrive.
+actor EventLog {
+    private(set) var events: [AuthEvent] = []
+
+    init(_ manager: AuthManager) {
+        let stream = manager.events
+        Task { await self.follow(stream) }
+    }
+
+    private func follow(_ stream: AsyncStream<AuthEvent>) async {
+        for await event in stream { events.append(event) }
+    }
+
+    /// Waits (bounded) until `predicate` holds for the events seen so far.
+    func waitFor(_ predicate: @Sendable ([AuthEvent]) -> Bool, attempts: Int = 200) async -> [AuthEvent] {
+        for _ in 0..<attempts where !predicate(events) {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return events
+    }
+}
