@@ -1,0 +1,95 @@
+import Foundation
+
+extension OAuthTestServer {
+    /// A client the server knows (RFC 6749 §2).
+    public struct RegisteredClient: Sendable, Equatable {
+        /// The client identifier.
+        public var id: String
+        /// The secret of a confidential client, or `nil` for a public client that sends only `client_id`.
+        public var secret: String?
+        /// The grant types this client may use, or `nil` for all three. Others answer `unauthorized_client`.
+        public var allowedGrantTypes: Set<String>?
+
+        /// Registers a client.
+        public init(id: String, secret: String? = nil, allowedGrantTypes: Set<String>? = nil) {
+            self.id = id
+            self.secret = secret
+            self.allowedGrantTypes = allowedGrantTypes
+        }
+    }
+
+    /// How the token response carries `expires_in`, so clients can be tested against each form seen in the wild.
+    public enum ExpiresInStyle: String, Sendable, Equatable, CaseIterable {
+        /// A JSON number, as RFC 6749 §5.1 says.
+        case number
+        /// A numeric string such as `"3600"`, as some servers send.
+        case string
+        /// No `expires_in` at all: the client learns no expiry.
+        case omitted
+    }
+
+    /// Everything fixed for the lifetime of one server.
+    public struct Configuration: Sendable {
+        /// The address to listen on. Keep it on loopback.
+        public var host: String
+        /// The port to listen on; `0` asks the system for a free one, reported by ``OAuthTestServer/port``.
+        public var port: Int
+        /// The clients the token endpoint accepts.
+        public var clients: [RegisteredClient]
+        /// Resource owners for the `password` grant: username to password.
+        public var users: [String: String]
+        /// How long issued access tokens live, by the server's ``clock``.
+        public var accessTokenLifetime: Duration
+        /// How `expires_in` appears in token responses.
+        public var expiresInStyle: ExpiresInStyle
+        /// The `token_type` the server sends; vary its case to test clients that must compare it case-insensitively.
+        public var tokenType: String
+        /// Whether a refresh grant issues a new refresh token (rotation, RFC 9700 §4.14.2).
+        ///
+        /// When `false` the response carries no `refresh_token` and the presented one stays valid, so clients must
+        /// keep it (RFC 6749 §6).
+        public var rotateRefreshTokens: Bool
+        /// Whether the `client_credentials` grant also issues a refresh token (RFC 6749 §4.4.3 says it should not).
+        public var refreshTokensForClientCredentials: Bool
+        /// The scopes the server grants, or `nil` to grant whatever is asked. Others answer `invalid_scope`.
+        public var grantableScopes: Set<String>?
+        /// The server's notion of now, for access-token expiry.
+        public var clock: @Sendable () -> Date
+        /// The most of recent requests kept for ``OAuthTestServer/recordedRequests``.
+        public var recordedRequestLimit: Int
+
+        /// Creates a configuration. The defaults register the public client `test-client` and the user `alice`
+        /// with password `wonderland`.
+        public init(
+            host: String = "127.0.0.1",
+            port: Int = 0,
+            clients: [RegisteredClient] = [RegisteredClient(id: "test-client")],
+            users: [String: String] = ["alice": "wonderland"],
+            accessTokenLifetime: Duration = .seconds(3600),
+            expiresInStyle: ExpiresInStyle = .number,
+            tokenType: String = "Bearer",
+            rotateRefreshTokens: Bool = true,
+            refreshTokensForClientCredentials: Bool = false,
+            grantableScopes: Set<String>? = nil,
+            clock: @escaping @Sendable () -> Date = { Date() },
+            recordedRequestLimit: Int = 100
+        ) {
+            self.host = host
+            self.port = port
+            self.clients = clients
+            self.users = users
+            self.accessTokenLifetime = accessTokenLifetime
+            self.expiresInStyle = expiresInStyle
+            self.tokenType = tokenType
+            self.rotateRefreshTokens = rotateRefreshTokens
+            self.refreshTokensForClientCredentials = refreshTokensForClientCredentials
+            self.grantableScopes = grantableScopes
+            self.clock = clock
+            self.recordedRequestLimit = recordedRequestLimit
+        }
+
+        func client(withID id: String) -> RegisteredClient? {
+            clients.first { $0.id == id }
+        }
+    }
+}

@@ -1,0 +1,85 @@
+extension OAuthTestServer {
+    /// Failures the token endpoint injects, so clients can be tested against a misbehaving server.
+    ///
+    /// Counts are consumed one per token request, in this order: server errors, then unavailability, then
+    /// malformed bodies. `invalidGrantRefreshes` is consumed only by refresh grants that got past those and past
+    /// client authentication. Set over HTTP with `POST /_admin/faults` and a JSON body of these properties;
+    /// missing properties are zero or absent, so `{}` clears every fault.
+    public struct Faults: Sendable, Equatable, Codable {
+        /// Delay added before each token response, in milliseconds.
+        public var tokenLatencyMilliseconds: Int
+        /// The next this many token requests answer `500 Internal Server Error`.
+        public var serverErrors: Int
+        /// The next this many token requests answer `503 Service Unavailable`.
+        public var unavailable: Int
+        /// The `Retry-After` value sent with those 503s, in seconds or as an HTTP-date; `nil` sends none.
+        public var retryAfter: String?
+        /// The next this many token requests answer `200 OK` with a body that is not JSON.
+        public var malformed: Int
+        /// The next this many refresh grants answer `invalid_grant` without spending the refresh token.
+        public var invalidGrantRefreshes: Int
+
+        /// Creates a set of faults; the defaults inject nothing.
+        public init(
+            tokenLatencyMilliseconds: Int = 0,
+            serverErrors: Int = 0,
+            unavailable: Int = 0,
+            retryAfter: String? = nil,
+            malformed: Int = 0,
+            invalidGrantRefreshes: Int = 0
+        ) {
+            self.tokenLatencyMilliseconds = tokenLatencyMilliseconds
+            self.serverErrors = serverErrors
+            self.unavailable = unavailable
+            self.retryAfter = retryAfter
+            self.malformed = malformed
+            self.invalidGrantRefreshes = invalidGrantRefreshes
+        }
+
+        /// Decodes faults from JSON, treating each missing property as its default.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                tokenLatencyMilliseconds: try container.decodeIfPresent(Int.self, forKey: .tokenLatencyMilliseconds) ?? 0,
+                serverErrors: try container.decodeIfPresent(Int.self, forKey: .serverErrors) ?? 0,
+                unavailable: try container.decodeIfPresent(Int.self, forKey: .unavailable) ?? 0,
+                retryAfter: try container.decodeIfPresent(String.self, forKey: .retryAfter),
+                malformed: try container.decodeIfPresent(Int.self, forKey: .malformed) ?? 0,
+                invalidGrantRefreshes: try container.decodeIfPresent(Int.self, forKey: .invalidGrantRefreshes) ?? 0
+            )
+        }
+    }
+
+    /// What the fault plan decides for one token request, before the grant is looked at.
+    enum TokenFault: Equatable {
+        case serverError
+        case unavailable(retryAfter: String?)
+        case malformed
+    }
+}
+
+extension OAuthTestServer.Faults {
+    /// Takes the next response-level fault, if any is pending, and counts it down.
+    mutating func takeTokenFault() -> OAuthTestServer.TokenFault? {
+        if serverErrors > 0 {
+            serverErrors -= 1
+            return .serverError
+        }
+        if unavailable > 0 {
+            unavailable -= 1
+            return .unavailable(retryAfter: retryAfter)
+        }
+        if malformed > 0 {
+            malformed -= 1
+            return .malformed
+        }
+        return nil
+    }
+
+    /// Takes one pending `invalid_grant` for a refresh grant, if any.
+    mutating func takeInvalidGrant() -> Bool {
+        guard invalidGrantRefreshes > 0 else { return false }
+        invalidGrantRefreshes -= 1
+        return true
+    }
+}

@@ -1,0 +1,203 @@
+import Foundation
+import Hummingbird
+import Logging
+import ServiceLifecycle
+
+/// A real OAuth 2.0 authorization server and protected resource on loopback, for tests and demos.
+///
+/// ```swift
+/// let server = try await OAuthTestServer.start()
+/// defer { Task { await server.shutdown() } }
+/// // POST server.tokenEndpoint, GET server.resourceURL, read server.stats …
+/// ```
+///
+/// Endpoints: `POST /token` (see ``Configuration`` for clients, users and token lifetimes), `/resource` and below
+/// (bearer-protected; `/resource/admin` needs the `admin` scope), `/public`, `/redirect?to=URL`, and `/_admin/…`
+/// to read ``Stats`` and set ``Faults`` from another process. Each server has its own tokens and counters, so
+/// tests that each start one can run in parallel.
+public final class OAuthTestServer: Sendable {
+    /// The configuration the server was started with.
+    public let configuration: Configuration
+    /// The port the server listens on: the one the system chose when the configuration asked for port 0.
+    public let port: Int
+
+    private let state: ServerState
+    private let serviceGroup: ServiceGroup
+    private let runTask: Task<Void, Never>
+
+    private init(
+        configuration: Configuration,
+        port: Int,
+        state: ServerState,
+        serviceGroup: ServiceGroup,
+        runTask: Task<Void, Never>
+    ) {
+        self.configuration = configuration
+        self.port = port
+        self.state = state
+        self.serviceGroup = serviceGroup
+        self.runTask = runTask
+    }
+
+    /// How long ``shutdown()`` lets requests in flight finish before cutting them off.
+    public static let shutdownGracePeriod = Duration.milliseconds(500)
+
+    /// Starts a server and returns once it accepts connections.
+    ///
+    /// - Parameters:
+    ///   - configuration: Clients, users, token lifetimes, the clock and where to listen.
+    ///   - logLevel: The least severe server log message written (to the process's log handler).
+    /// - Throws: The error that kept the server from listening, for example a port already in use.
+    public static func start(
+        _ configuration: Configuration = Configuration(),
+        logLevel: LogLevel = .warning
+    ) async throws -> OAuthTestServer {
+        let state = ServerState(configuration: configuration)
+        var logger = Logger(label: "oauth-test-server")
+        logger.logLevel = logLevel.loggerLevel
+        let (ports, portContinuation) = AsyncThrowingStream<Int, any Error>.makeStream()
+        let application = Application(
+            responder: Dispatcher(state: state),
+            configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port)),
+            onServerRunning: { channel in
+                portContinuation.yield(channel.localAddress?.port ?? configuration.port)
+            },
+            logger: logger
+        )
+        var groupConfiguration = ServiceGroupConfiguration(services: [application], logger: logger)
+        groupConfiguration.maximumGracefulShutdownDuration = shutdownGracePeriod
+        let serviceGroup = ServiceGroup(configuration: groupConfiguration)
+        let runTask = Task {
+            do {
+                try await serviceGroup.run()
+                portContinuation.finish()
+            } catch {
+                portContinuation.finish(throwing: error)
+            }
+        }
+        do {
+            var iterator = ports.makeAsyncIterator()
+            guard let port = try await iterator.next() else { throw StartupError() }
+            return OAuthTestServer(
+                configuration: configuration,
+                port: port,
+                state: state,
+                serviceGroup: serviceGroup,
+                runTask: runTask
+            )
+        } catch {
+            runTask.cancel()
+            await runTask.value
+            throw error
+        }
+    }
+
+    /// Stops listening, lets requests in flight finish for up to ``shutdownGracePeriod``, then closes every
+    /// connection. Calling it again does nothing.
+    public func shutdown() async {
+        await serviceGroup.triggerGracefulShutdown()
+        await runTask.value
+    }
+
+    // MARK: - Addresses
+
+    /// `http://HOST:PORT` with no trailing slash.
+    public var baseURL: URL {
+        let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
+        return URL(string: "http://\(host):\(port)")!
+    }
+
+    /// The token endpoint, `/token`.
+    public var tokenEndpoint: URL { url("/token") }
+
+    /// The protected resource, `/resource`.
+    public var resourceURL: URL { url("/resource") }
+
+    /// The resource that needs the `admin` scope, `/resource/admin`.
+    public var adminResourceURL: URL { url("/resource/admin") }
+
+    /// The unauthenticated resource, `/public`.
+    public var publicURL: URL { url("/public") }
+
+    /// A URL on this server that redirects (307) to `target`.
+    public func redirectURL(to target: URL) -> URL {
+        var components = URLComponents(url: url("/redirect"), resolvingAgainstBaseURL: false)!
+        components.queryItems = [URLQueryItem(name: "to", value: target.absoluteString)]
+        return components.url!
+    }
+
+    /// The URL of `path` (which starts with `/`) on this server.
+    public func url(_ path: String) -> URL {
+        URL(string: baseURL.absoluteString + path)!
+    }
+
+    // MARK: - Inspection and control
+
+    /// The counters so far.
+    public var stats: Stats {
+        state.withLock { $0.stats }
+    }
+
+    /// Sets every counter back to zero.
+    public func resetStats() {
+        state.withLock { $0.stats = Stats() }
+    }
+
+    /// The faults still pending. Setting it replaces them all.
+    public var faults: Faults {
+        get { state.withLock { $0.faults } }
+        set { state.withLock { $0.faults = newValue } }
+    }
+
+    /// Changes the pending faults in place, for example `server.updateFaults { $0.serverErrors = 2 }`.
+    public func updateFaults(_ update: (inout Faults) -> Void) {
+        state.withLock { update(&$0.faults) }
+    }
+
+    /// Revokes every access token issued so far, so the next request with any of them gets `401 invalid_token`.
+    /// Refresh tokens stay valid.
+    ///
+    /// - Returns: How many tokens were live before.
+    @discardableResult
+    public func revokeAllAccessTokens() -> Int {
+        state.withLock { $0.ledger.revokeAllAccessTokens() }
+    }
+
+    /// The most recent requests outside `/_admin`, oldest first, at most ``Configuration/recordedRequestLimit``.
+    public var recordedRequests: [RecordedRequest] {
+        state.withLock { $0.recordedRequests }
+    }
+
+    /// Issues tokens without a token request, as if a grant had happened: for seeding a store in tests.
+    ///
+    /// Counts nothing in ``stats``. The tokens behave exactly like those from `POST /token`: the refresh token
+    /// rotates and is subject to reuse detection.
+    public func issueTokens(
+        clientID: String,
+        subject: String,
+        scope: String? = nil,
+        withRefreshToken: Bool = true
+    ) -> IssuedTokens {
+        let issued = state.withLock {
+            $0.ledger.issue(
+                subject: subject,
+                clientID: clientID,
+                scope: scope,
+                withRefreshToken: withRefreshToken,
+                now: configuration.clock(),
+                lifetime: configuration.accessTokenLifetime
+            )
+        }
+        return IssuedTokens(
+            accessToken: issued.accessToken,
+            refreshToken: issued.refreshToken,
+            scope: issued.scope,
+            expiresAt: issued.expiresAt
+        )
+    }
+
+    /// The server stopped before it reported a listening socket.
+    struct StartupError: Error, CustomStringConvertible {
+        var description: String { "The OAuth test server stopped before it started listening." }
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// Builders for the responses the server sends.
+enum Reply {
+    /// A JSON object response. Keys are sorted so bodies are stable.
+    static func json(_ object: [String: Any], status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
+        return bytes(data, contentType: "application/json", status: status, headers: headers)
+    }
+
+    /// A response whose body is an `Encodable` value as JSON.
+    static func encoded(_ value: some Encodable, status: HTTPResponse.Status = .ok) -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
+        return bytes(data, contentType: "application/json", status: status, headers: [:])
+    }
+
+    /// A response with the given body bytes.
+    static func bytes(
+        _ data: Data,
+        contentType: String,
+        status: HTTPResponse.Status,
+        headers: HTTPFields
+    ) -> Response {
+        var fields = headers
+        fields[.contentType] = contentType
+        return Response(status: status, headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    /// An RFC 6749 §5.2 error response from the token endpoint.
+    ///
+    /// `invalid_client` answers 401 with a `Basic` challenge (§5.2 allows 400 when the client did not use the
+    /// Authorization header; always answering 401 keeps the server simple and is what many servers do).
+    static func oauthError(_ code: String, _ description: String) -> Response {
+        var headers: HTTPFields = [.cacheControl: "no-store", .pragma: "no-cache"]
+        var status = HTTPResponse.Status.badRequest
+        if code == "invalid_client" {
+            status = .unauthorized
+            headers[.wwwAuthenticate] = #"Basic realm="oauth-test-server""#
+        }
+        return json(["error": code, "error_description": description], status: status, headers: headers)
+    }
+
+    /// An RFC 6750 §3 challenge from the protected resource.
+    ///
+    /// With `error` `nil` (a request without credentials, §3.1) the challenge names only the realm.
+    static func bearerChallenge(status: HTTPResponse.Status, error: String?, description: String?, scope: String? = nil) -> Response {
+        var parameters = [#"realm="oauth-test-server""#]
+        if let error { parameters.append(#"error="\#(error)""#) }
+        if let description { parameters.append(#"error_description="\#(description)""#) }
+        if let scope { parameters.append(#"scope="\#(scope)""#) }
+        var body: [String: Any] = [:]
+        if let error { body["error"] = error }
+        if let description { body["error_description"] = description }
+        let headers: HTTPFields = [.wwwAuthenticate: "Bearer " + parameters.joined(separator: ", ")]
+        return json(body, status: status, headers: headers)
+    }
+}
+
+extension HTTPField.Name {
+    /// `Pragma`, for `no-cache` on token responses (RFC 6749 §5.1).
+    static var pragma: Self { Self("Pragma")! }
+}

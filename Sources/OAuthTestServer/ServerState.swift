@@ -1,0 +1,42 @@
+import Synchronization
+
+/// The server's mutable state behind one lock: tokens, counters, pending faults and recent requests.
+///
+/// One lock keeps each request's bookkeeping atomic: a refresh rotates its token, counts itself and consumes
+/// its fault in one step, so concurrent requests cannot interleave halfway.
+final class ServerState: Sendable {
+    struct Contents {
+        var ledger = TokenLedger()
+        var stats = OAuthTestServer.Stats()
+        var faults = OAuthTestServer.Faults()
+        var recordedRequests: [OAuthTestServer.RecordedRequest] = []
+    }
+
+    let configuration: OAuthTestServer.Configuration
+    private let contents = Mutex(Contents())
+
+    init(configuration: OAuthTestServer.Configuration) {
+        self.configuration = configuration
+    }
+
+    /// Runs `body` with exclusive access to the state.
+    func withLock<Result>(_ body: (inout Contents) throws -> Result) rethrows -> Result {
+        try contents.withLock { contents in try body(&contents) }
+    }
+
+    /// Remembers a request for ``OAuthTestServer/recordedRequests``, dropping the oldest past the limit.
+    func record(_ request: OAuthTestServer.RecordedRequest) {
+        let limit = configuration.recordedRequestLimit
+        withLock { contents in
+            contents.recordedRequests.append(request)
+            if contents.recordedRequests.count > limit {
+                contents.recordedRequests.removeFirst(contents.recordedRequests.count - limit)
+            }
+        }
+    }
+
+    /// Counts a response by its status code.
+    func count(status: Int) {
+        withLock { $0.stats.responsesByStatus[status, default: 0] += 1 }
+    }
+}

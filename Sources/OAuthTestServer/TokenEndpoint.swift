@@ -1,0 +1,193 @@
+import Foundation
+import Hummingbird
+
+/// `POST /token`: the RFC 6749 §3.2 token endpoint with the `refresh_token`, `client_credentials` and `password`
+/// grants, rotating refresh tokens with reuse detection, and the faults of ``OAuthTestServer/Faults``.
+struct TokenEndpoint: Sendable {
+    let state: ServerState
+
+    /// The largest request body accepted.
+    static let maximumRequestSize = 64 * 1024
+
+    func respond(to request: Request) async throws -> Response {
+        state.withLock { $0.stats.tokenRequests += 1 }
+        guard request.method == .post else {
+            return Reply.json(
+                ["error": "invalid_request", "error_description": "The token endpoint accepts only POST."],
+                status: .methodNotAllowed,
+                headers: [.allow: "POST"]
+            )
+        }
+        var request = request
+        let body = try await request.collectBody(upTo: Self.maximumRequestSize)
+        let contentType = request.headers[.contentType]?.lowercased() ?? ""
+        guard contentType.hasPrefix("application/x-www-form-urlencoded") else {
+            return Reply.oauthError("invalid_request", "The body must be application/x-www-form-urlencoded.")
+        }
+        guard let pairs = FormDecoding.pairs(String(buffer: body)) else {
+            return Reply.oauthError("invalid_request", "The form body is not validly encoded.")
+        }
+        var form: [String: String] = [:]
+        for (name, value) in pairs {
+            guard form.updateValue(value, forKey: name) == nil else {
+                return Reply.oauthError("invalid_request", "The parameter \(name) appears more than once.")
+            }
+        }
+        let grantType = form["grant_type"]
+        countGrant(grantType)
+
+        let latency = state.withLock { $0.faults.tokenLatencyMilliseconds }
+        if latency > 0 {
+            try await Task.sleep(for: .milliseconds(latency))
+        }
+        if let fault = state.withLock({ $0.faults.takeTokenFault() }) {
+            return reply(for: fault)
+        }
+
+        let configuration = state.configuration
+        let client: OAuthTestServer.RegisteredClient
+        switch ClientAuthentication.authenticate(
+            authorization: request.headers[.authorization],
+            form: form,
+            configuration: configuration
+        ) {
+        case .failure(let failure):
+            return Reply.oauthError(failure.code, failure.description)
+        case .success(let (authenticated, method)):
+            client = authenticated
+            state.withLock { $0.stats.clientAuthentications[method.rawValue, default: 0] += 1 }
+        }
+
+        guard let grantType else {
+            return Reply.oauthError("invalid_request", "The grant_type parameter is missing.")
+        }
+        guard ["refresh_token", "client_credentials", "password"].contains(grantType) else {
+            return Reply.oauthError("unsupported_grant_type", "The grant type \(grantType) is not supported.")
+        }
+        if let allowed = client.allowedGrantTypes, !allowed.contains(grantType) {
+            return Reply.oauthError("unauthorized_client", "The client may not use the \(grantType) grant.")
+        }
+        if let scope = form["scope"], let grantable = configuration.grantableScopes {
+            let unknown = TokenLedger.scopeItems(scope).filter { !grantable.contains($0) }
+            if !unknown.isEmpty {
+                return Reply.oauthError("invalid_scope", "The scope \(unknown.joined(separator: " ")) cannot be granted.")
+            }
+        }
+
+        switch grantType {
+        case "refresh_token":
+            return refreshGrant(form: form, client: client)
+        case "client_credentials":
+            let issued = state.withLock {
+                $0.ledger.issue(
+                    subject: client.id,
+                    clientID: client.id,
+                    scope: form["scope"],
+                    withRefreshToken: configuration.refreshTokensForClientCredentials,
+                    now: configuration.clock(),
+                    lifetime: configuration.accessTokenLifetime
+                )
+            }
+            return success(issued)
+        default:
+            guard let username = form["username"], let password = form["password"] else {
+                return Reply.oauthError("invalid_request", "The password grant needs username and password.")
+            }
+            guard configuration.users[username] == password else {
+                return Reply.oauthError("invalid_grant", "The username or password is wrong.")
+            }
+            let issued = state.withLock {
+                $0.ledger.issue(
+                    subject: username,
+                    clientID: client.id,
+                    scope: form["scope"],
+                    withRefreshToken: true,
+                    now: configuration.clock(),
+                    lifetime: configuration.accessTokenLifetime
+                )
+            }
+            return success(issued)
+        }
+    }
+
+    private func refreshGrant(form: [String: String], client: OAuthTestServer.RegisteredClient) -> Response {
+        guard let refreshToken = form["refresh_token"] else {
+            return Reply.oauthError("invalid_request", "The refresh_token parameter is missing.")
+        }
+        let configuration = state.configuration
+        let outcome: Result<TokenLedger.Issued, TokenLedger.RefreshFailure>? = state.withLock { contents in
+            if contents.faults.takeInvalidGrant() { return nil }
+            let result = contents.ledger.refresh(
+                refreshToken,
+                clientID: client.id,
+                requestedScope: form["scope"],
+                rotate: configuration.rotateRefreshTokens,
+                now: configuration.clock(),
+                lifetime: configuration.accessTokenLifetime
+            )
+            switch result {
+            case .success: contents.stats.successfulRefreshes += 1
+            case .failure(.reuseDetected): contents.stats.reuseDetections += 1
+            case .failure: break
+            }
+            return result
+        }
+        switch outcome {
+        case nil:
+            return Reply.oauthError("invalid_grant", "The refresh token was refused (injected fault).")
+        case .success(let issued):
+            return success(issued)
+        case .failure(.unknown):
+            return Reply.oauthError("invalid_grant", "The refresh token is not known.")
+        case .failure(.wrongClient):
+            return Reply.oauthError("invalid_grant", "The refresh token was issued to another client.")
+        case .failure(.reuseDetected):
+            return Reply.oauthError("invalid_grant", "The refresh token was already used; every token of its grant is revoked.")
+        case .failure(.revoked):
+            return Reply.oauthError("invalid_grant", "The refresh token was revoked.")
+        case .failure(.scopeTooWide):
+            return Reply.oauthError("invalid_scope", "The requested scope exceeds the scope originally granted.")
+        }
+    }
+
+    private func countGrant(_ grantType: String?) {
+        state.withLock { contents in
+            switch grantType {
+            case "refresh_token": contents.stats.refreshGrants += 1
+            case "client_credentials": contents.stats.clientCredentialsGrants += 1
+            case "password": contents.stats.passwordGrants += 1
+            default: break
+            }
+        }
+    }
+
+    private func success(_ issued: TokenLedger.Issued) -> Response {
+        let configuration = state.configuration
+        var body: [String: Any] = [
+            "access_token": issued.accessToken,
+            "token_type": configuration.tokenType,
+        ]
+        let lifetime = Int(configuration.accessTokenLifetime.components.seconds)
+        switch configuration.expiresInStyle {
+        case .number: body["expires_in"] = lifetime
+        case .string: body["expires_in"] = String(lifetime)
+        case .omitted: break
+        }
+        if let refreshToken = issued.refreshToken { body["refresh_token"] = refreshToken }
+        if let scope = issued.scope { body["scope"] = scope }
+        return Reply.json(body, headers: [.cacheControl: "no-store", .pragma: "no-cache"])
+    }
+
+    private func reply(for fault: OAuthTestServer.TokenFault) -> Response {
+        switch fault {
+        case .serverError:
+            return Reply.json(["error": "server_error", "error_description": "Injected failure."], status: .internalServerError)
+        case .unavailable(let retryAfter):
+            var headers: HTTPFields = [:]
+            if let retryAfter { headers[.retryAfter] = retryAfter }
+            return Reply.bytes(Data("Service Unavailable".utf8), contentType: "text/plain", status: .serviceUnavailable, headers: headers)
+        case .malformed:
+            return Reply.bytes(Data(#"{"access_token": "tru"#.utf8), contentType: "application/json", status: .ok, headers: [:])
+        }
+    }
+}

@@ -1,0 +1,185 @@
+import Foundation
+
+/// Every token the server has issued, grouped into refresh-token families (RFC 9700 §4.14.2).
+///
+/// A family starts with a grant that issues a refresh token; each refresh replaces the family's current refresh
+/// token and retires the old one. Presenting a retired refresh token is reuse: the whole family, every access token
+/// and its current refresh token, is revoked. Access tokens from grants without a refresh token form a family of
+/// their own with no refresh token, so revocation is uniform.
+struct TokenLedger {
+    /// What the server knows about one access token.
+    struct AccessToken {
+        var subject: String
+        var clientID: String
+        var scope: String?
+        var expiresAt: Date
+        var familyID: Int
+        var revoked = false
+    }
+
+    /// One chain of rotated refresh tokens and the access tokens issued along it.
+    struct Family {
+        var subject: String
+        var clientID: String
+        var scope: String?
+        var currentRefreshToken: String?
+        var retiredRefreshTokens: Set<String> = []
+        var accessTokens: [String] = []
+        var revoked = false
+    }
+
+    /// Tokens handed out by one successful grant.
+    struct Issued: Equatable {
+        var accessToken: String
+        var refreshToken: String?
+        var scope: String?
+        var expiresAt: Date
+    }
+
+    /// Why a refresh token was refused.
+    enum RefreshFailure: Error, Equatable {
+        /// Never issued by this server.
+        case unknown
+        /// Issued to another client (RFC 6749 §6: the token is bound to the client).
+        case wrongClient
+        /// A retired refresh token was presented: the family has been revoked.
+        case reuseDetected
+        /// The family was revoked earlier.
+        case revoked
+        /// The requested scope is wider than the original grant.
+        case scopeTooWide
+    }
+
+    /// Why an access token was refused at the resource.
+    enum AccessFailure: Error, Equatable {
+        case unknown
+        case expired
+        case revoked
+    }
+
+    private var accessTokens: [String: AccessToken] = [:]
+    private var families: [Int: Family] = [:]
+    private var familyOfRefreshToken: [String: Int] = [:]
+    private var nextFamilyID = 1
+
+    /// Starts a family for a new grant and issues its first tokens.
+    mutating func issue(
+        subject: String,
+        clientID: String,
+        scope: String?,
+        withRefreshToken: Bool,
+        now: Date,
+        lifetime: Duration
+    ) -> Issued {
+        let familyID = nextFamilyID
+        nextFamilyID += 1
+        families[familyID] = Family(subject: subject, clientID: clientID, scope: scope)
+        return issueTokens(inFamily: familyID, scope: scope, rotating: withRefreshToken, now: now, lifetime: lifetime)
+    }
+
+    /// Redeems a refresh token: rotates it (when `rotate` is set) and issues a new access token in its family.
+    mutating func refresh(
+        _ refreshToken: String,
+        clientID: String,
+        requestedScope: String?,
+        rotate: Bool,
+        now: Date,
+        lifetime: Duration
+    ) -> Result<Issued, RefreshFailure> {
+        guard let familyID = familyOfRefreshToken[refreshToken], var family = families[familyID] else {
+            return .failure(.unknown)
+        }
+        guard family.clientID == clientID else { return .failure(.wrongClient) }
+        if family.retiredRefreshTokens.contains(refreshToken) {
+            revokeFamily(familyID)
+            return .failure(.reuseDetected)
+        }
+        guard !family.revoked else { return .failure(.revoked) }
+        let scope: String?
+        if let requestedScope {
+            let granted = Set(Self.scopeItems(family.scope))
+            guard Set(Self.scopeItems(requestedScope)).isSubset(of: granted) else { return .failure(.scopeTooWide) }
+            scope = requestedScope
+        } else {
+            scope = family.scope
+        }
+        if rotate {
+            family.retiredRefreshTokens.insert(refreshToken)
+            family.currentRefreshToken = nil
+        }
+        families[familyID] = family
+        return .success(issueTokens(inFamily: familyID, scope: scope, rotating: rotate, now: now, lifetime: lifetime))
+    }
+
+    /// Checks an access token presented to the resource.
+    func validate(accessToken: String, now: Date) -> Result<AccessToken, AccessFailure> {
+        guard let record = accessTokens[accessToken] else { return .failure(.unknown) }
+        if record.revoked || families[record.familyID]?.revoked ?? true { return .failure(.revoked) }
+        guard now < record.expiresAt else { return .failure(.expired) }
+        return .success(record)
+    }
+
+    /// Revokes every access token issued so far; refresh tokens stay usable. Returns how many were live.
+    mutating func revokeAllAccessTokens() -> Int {
+        var count = 0
+        for (token, record) in accessTokens where !record.revoked {
+            accessTokens[token]?.revoked = true
+            if families[record.familyID]?.revoked == false { count += 1 }
+        }
+        return count
+    }
+
+    private mutating func revokeFamily(_ familyID: Int) {
+        guard var family = families[familyID] else { return }
+        family.revoked = true
+        for token in family.accessTokens {
+            accessTokens[token]?.revoked = true
+        }
+        families[familyID] = family
+    }
+
+    private mutating func issueTokens(
+        inFamily familyID: Int,
+        scope: String?,
+        rotating: Bool,
+        now: Date,
+        lifetime: Duration
+    ) -> Issued {
+        var family = families[familyID]!
+        let accessToken = Self.randomToken()
+        let (seconds, attoseconds) = lifetime.components
+        let expiresAt = now.addingTimeInterval(Double(seconds) + Double(attoseconds) / 1e18)
+        accessTokens[accessToken] = AccessToken(
+            subject: family.subject,
+            clientID: family.clientID,
+            scope: scope,
+            expiresAt: expiresAt,
+            familyID: familyID
+        )
+        family.accessTokens.append(accessToken)
+        var refreshToken: String?
+        if rotating {
+            let token = Self.randomToken()
+            family.currentRefreshToken = token
+            familyOfRefreshToken[token] = familyID
+            refreshToken = token
+        }
+        families[familyID] = family
+        return Issued(accessToken: accessToken, refreshToken: refreshToken, scope: scope, expiresAt: expiresAt)
+    }
+
+    /// The items of a space-separated scope (RFC 6749 §3.3).
+    static func scopeItems(_ scope: String?) -> [String] {
+        scope?.split(separator: " ").map(String.init) ?? []
+    }
+
+    /// An opaque, unguessable token: 32 random bytes, base64url without padding.
+    static func randomToken() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        return Data(bytes).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import HTTPTypes
+import HTTPTypesFoundation
+
+/// The default ``HTTPTransport``: URLSession (FoundationNetworking on Linux).
+///
+/// Each transport owns one URLSession, made from an ephemeral configuration so that nothing — cookies, cached
+/// token responses — is written to disk. Copies of a transport share that session; it is invalidated when the
+/// last copy goes away. The transport
+///
+/// - caps response bodies at ``maximumResponseBodySize``, cancelling the transfer as soon as the cap is passed;
+/// - maps `URLError`s to ``HTTPTransportError``, telling timeouts and network failures apart;
+/// - throws `CancellationError` promptly when the calling task is cancelled, abandoning the request;
+/// - follows redirects, but drops `Authorization` when a redirect leaves the original origin;
+/// - never answers HTTP authentication challenges itself: a `401` is returned to the caller as it came (on Linux
+///   also one with a `Basic` challenge, which FoundationNetworking cannot deliver on its own).
+public struct URLSessionTransport: HTTPTransport {
+    /// The default cap on response bodies: 10 MiB.
+    public static let defaultMaximumResponseBodySize = 10 * 1024 * 1024
+
+    /// The largest response body accepted, in bytes. Larger ones throw ``HTTPTransportError/responseTooLarge``.
+    public let maximumResponseBodySize: Int
+    /// How long to wait for the server before throwing ``HTTPTransportError/timedOut``: the time allowed between
+    /// received bytes, as URLSession's `timeoutIntervalForRequest`.
+    public let timeout: Duration
+
+    private let owner: SessionOwner
+
+    /// Creates a transport with its own URLSession.
+    ///
+    /// - Parameters:
+    ///   - maximumResponseBodySize: The largest response body accepted, in bytes.
+    ///   - timeout: How long to wait for the server before failing with ``HTTPTransportError/timedOut``.
+    ///   - configuration: The session configuration to start from; the default is ephemeral. The transport uses a
+    ///     copy whose request timeout is `timeout`; the object passed in is not changed.
+    public init(
+        maximumResponseBodySize: Int = URLSessionTransport.defaultMaximumResponseBodySize,
+        timeout: Duration = .seconds(30),
+        configuration: URLSessionConfiguration = .ephemeral
+    ) {
+        self.maximumResponseBodySize = maximumResponseBodySize
+        self.timeout = timeout
+        let configuration = configuration.copy() as! URLSessionConfiguration
+        configuration.timeoutIntervalForRequest = timeout.timeInterval
+        self.owner = SessionOwner(
+            session: URLSession(configuration: configuration, delegate: SessionDelegate(), delegateQueue: nil)
+        )
+    }
+
+    /// Sends `request` through the transport's URLSession and returns the complete response.
+    ///
+    /// - Throws: ``HTTPTransportError`` for a timeout, a network failure, an oversized body or a request without
+    ///   an absolute URL; `CancellationError` when the calling task is cancelled.
+    public func send(_ request: HTTPRequest, body: Data?) async throws -> (HTTPResponse, Data) {
+        guard var urlRequest = URLRequest(httpRequest: request) else {
+            throw HTTPTransportError.invalidRequest("it needs an absolute http or https URL")
+        }
+        urlRequest.httpBody = body
+        urlRequest.timeoutInterval = timeout.timeInterval
+        try Task.checkCancellation()
+
+        let collector = ResponseCollector(limit: maximumResponseBodySize)
+        var data: Data
+        var urlResponse: URLResponse
+        do {
+            (data, urlResponse) = try await owner.session.data(for: urlRequest, delegate: collector)
+        } catch let error as URLError {
+            if collector.exceeded {
+                throw HTTPTransportError.responseTooLarge(limit: maximumResponseBodySize)
+            }
+            if error.code == .cancelled, Task.isCancelled {
+                throw CancellationError()
+            }
+            // A 401 whose authentication challenge SessionDelegate cancelled: the response itself is the answer.
+            guard error.code == .cancelled, let challenged = collector.received.response, challenged.statusCode == 401 else {
+                throw HTTPTransportError(urlError: error)
+            }
+            (data, urlResponse) = (collector.received.body, challenged)
+        } catch {
+            if Task.isCancelled { throw CancellationError() }
+            throw HTTPTransportError.networkFailure
+        }
+        guard data.count <= maximumResponseBodySize else {
+            throw HTTPTransportError.responseTooLarge(limit: maximumResponseBodySize)
+        }
+        guard let httpURLResponse = urlResponse as? HTTPURLResponse, let response = httpURLResponse.httpResponse else {
+            throw HTTPTransportError.invalidResponse
+        }
+        return (response, data)
+    }
+}
+
+/// Holds a transport's URLSession and invalidates it when the last copy of the transport is gone, so sessions
+/// (and their delegates, which they retain) do not leak.
+private final class SessionOwner: Sendable {
+    let session: URLSession
+
+    init(session: URLSession) {
+        self.session = session
+    }
+
+    deinit {
+        session.finishTasksAndInvalidate()
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+
+/// `application/x-www-form-urlencoded` encoding for token requests (RFC 6749 Appendix B) and the encoding of
+/// client credentials for HTTP Basic authentication (RFC 6749 §2.3.1).
+enum FormEncoding {
+    /// Encodes name-value pairs as a form body, in order.
+    static func body(_ pairs: [(name: String, value: String)]) -> Data {
+        Data(pairs.map { "\(escape($0.name))=\(escape($0.value))" }.joined(separator: "&").utf8)
+    }
+
+    /// Escapes one name or value: the RFC 3986 unreserved characters stay, a space becomes `+`, and every other
+    /// UTF-8 byte becomes `%XX` with uppercase hex digits.
+    static func escape(_ string: String) -> String {
+        var result = ""
+        result.reserveCapacity(string.utf8.count)
+        for byte in string.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                UInt8(ascii: "~"):
+                result.unicodeScalars.append(Unicode.Scalar(byte))
+            case UInt8(ascii: " "):
+                result.append("+")
+            default:
+                result.append("%")
+                result.append(hexDigits[Int(byte >> 4)])
+                result.append(hexDigits[Int(byte & 0x0F)])
+            }
+        }
+        return result
+    }
+
+    /// The `Authorization` header value for `client_secret_basic`: the client id and secret are each
+    /// form-encoded, joined with `:`, and the result base64-encoded (RFC 6749 §2.3.1).
+    ///
+    /// Encoding first matters: an id or secret containing `:` or non-ASCII characters would otherwise be split or
+    /// decoded differently by the server.
+    static func basicAuthorization(clientID: String, clientSecret: String) -> String {
+        "Basic " + Data("\(escape(clientID)):\(escape(clientSecret))".utf8).base64EncodedString()
+    }
+
+    private static let hexDigits: [Character] = Array("0123456789ABCDEF")
+}

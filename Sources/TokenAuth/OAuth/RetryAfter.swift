@@ -1,0 +1,47 @@
+import Foundation
+
+/// Parsing of the `Retry-After` header (RFC 9110 §10.2.3): a number of seconds or an HTTP-date.
+enum RetryAfter {
+    /// How long the server asked to wait, measured from `now`.
+    ///
+    /// A date in the past gives zero. Returns `nil` for a missing or unparseable value, so a bad header never
+    /// becomes a guess.
+    static func parse(_ value: String?, now: Date) -> Duration? {
+        guard let value = value?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
+        if value.allSatisfy(\.isASCIIDigit) {
+            guard let seconds = Int64(value) else { return nil }
+            return .seconds(seconds)
+        }
+        guard let date = httpDate(value) else { return nil }
+        let interval = date.timeIntervalSince(now)
+        guard interval > 0 else { return .zero }
+        return .seconds(interval.rounded(.up))
+    }
+
+    /// Parses the three HTTP-date forms recipients must accept (RFC 9110 §5.6.7): IMF-fixdate, the obsolete
+    /// RFC 850 form and asctime.
+    static func httpDate(_ value: String) -> Date? {
+        for format in formats {
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: "GMT")
+            formatter.dateFormat = format
+            if let date = formatter.date(from: value) {
+                return date
+            }
+        }
+        return nil
+    }
+
+    private static let formats = [
+        "EEE, dd MMM yyyy HH:mm:ss 'GMT'",
+        "EEEE, dd-MMM-yy HH:mm:ss 'GMT'",
+        "EEE MMM d HH:mm:ss yyyy",
+    ]
+}
+
+extension Character {
+    fileprivate var isASCIIDigit: Bool {
+        isASCII && isNumber
+    }
+}

@@ -1,0 +1,164 @@
+import Foundation
+import HTTPTypes
+import HTTPTypesFoundation
+
+/// Requests tokens from an authorization server's token endpoint (RFC 6749 §3.2).
+///
+/// Supports the `refresh_token`, `client_credentials` and `password` grants, and client authentication with
+/// none (a public client: `client_id` in the body), `client_secret_post` and `client_secret_basic`, as the
+/// ``OAuthClient`` says. Every method either returns a ``TokenResponse`` or throws a ``TokenEndpointError`` that
+/// says whether the failure is permanent (sign in again) or transient (keep the tokens, retry later) — or
+/// `CancellationError` when the calling task was cancelled.
+///
+/// The client refuses to send credentials to a token endpoint that is neither `https` nor on a loopback host,
+/// before anything goes on the wire. It reads the time only through the injected ``WallClock``.
+public struct TokenEndpointClient: Sendable {
+    /// The client identity and token endpoint.
+    public let client: OAuthClient
+    private let transport: any HTTPTransport
+    private let clock: WallClock
+
+    /// Creates a token-endpoint client.
+    ///
+    /// - Parameters:
+    ///   - client: The token endpoint and how to authenticate to it.
+    ///   - transport: How requests are sent. The default is a ``URLSessionTransport`` that accepts at most
+    ///     ``TokenResponse/maximumSize`` bytes; whatever the transport, larger answers are rejected.
+    ///   - clock: The wall clock, read when a request is sent (for `expires_in`) and when a `Retry-After` date
+    ///     arrives.
+    public init(
+        client: OAuthClient,
+        transport: any HTTPTransport = URLSessionTransport(maximumResponseBodySize: TokenResponse.maximumSize),
+        clock: @escaping WallClock = systemWallClock
+    ) {
+        self.client = client
+        self.transport = transport
+        self.clock = clock
+    }
+
+    /// Exchanges a refresh token for new tokens (RFC 6749 §6).
+    ///
+    /// With rotation the response carries a new refresh token and the presented one is spent; without, it carries
+    /// none and the presented one stays valid — use ``TokenResponse/auth(updating:)`` to keep it.
+    ///
+    /// - Parameters:
+    ///   - refreshToken: The refresh token.
+    ///   - scope: A narrower scope to ask for, or `nil` for the one originally granted.
+    /// - Throws: ``TokenEndpointError`` (``TokenEndpointError/invalidGrant`` when the refresh token is no longer
+    ///   valid), or `CancellationError`.
+    public func refresh(refreshToken: String, scope: String? = nil) async throws -> TokenResponse {
+        var parameters = [(name: "grant_type", value: "refresh_token"), (name: "refresh_token", value: refreshToken)]
+        if let scope { parameters.append((name: "scope", value: scope)) }
+        return try await requestToken(parameters, secrets: [refreshToken])
+    }
+
+    /// Obtains a token for the client itself (RFC 6749 §4.4).
+    ///
+    /// - Parameter scope: The scope to ask for, or `nil` for the server's default.
+    /// - Throws: ``TokenEndpointError``, or `CancellationError`.
+    public func clientCredentials(scope: String? = nil) async throws -> TokenResponse {
+        var parameters = [(name: "grant_type", value: "client_credentials")]
+        if let scope { parameters.append((name: "scope", value: scope)) }
+        return try await requestToken(parameters, secrets: [])
+    }
+
+    /// Obtains tokens with a resource owner's username and password (RFC 6749 §4.3), for scripts and tests.
+    ///
+    /// - Parameters:
+    ///   - username: The resource owner's username.
+    ///   - password: The resource owner's password. Never appears in an error.
+    ///   - scope: The scope to ask for, or `nil` for the server's default.
+    /// - Throws: ``TokenEndpointError`` (``TokenEndpointError/invalidGrant`` for wrong credentials), or
+    ///   `CancellationError`.
+    public func password(username: String, password: String, scope: String? = nil) async throws -> TokenResponse {
+        var parameters = [
+            (name: "grant_type", value: "password"), (name: "username", value: username),
+            (name: "password", value: password),
+        ]
+        if let scope { parameters.append((name: "scope", value: scope)) }
+        return try await requestToken(parameters, secrets: [password])
+    }
+
+    /// Sends one token request with the grant's parameters plus client authentication, and interprets the answer.
+    ///
+    /// - Parameter secrets: Values of the grant that must never appear in an error (the client secret is added).
+    private func requestToken(_ grant: [(name: String, value: String)], secrets: [String]) async throws -> TokenResponse {
+        let endpoint = client.tokenEndpoint
+        let host = endpoint.host ?? ""
+        try Self.checkTransportSecurity(of: endpoint)
+
+        var parameters = grant
+        var headerFields: HTTPFields = [
+            .contentType: "application/x-www-form-urlencoded",
+            .accept: "application/json",
+        ]
+        switch client.authentication {
+        case .none:
+            parameters.append((name: "client_id", value: client.clientID))
+        case .clientSecretPost:
+            guard let secret = client.clientSecret else {
+                throw TokenEndpointError.invalidClientConfiguration("client_secret_post needs a client secret")
+            }
+            parameters.append((name: "client_id", value: client.clientID))
+            parameters.append((name: "client_secret", value: secret))
+        case .clientSecretBasic:
+            guard let secret = client.clientSecret else {
+                throw TokenEndpointError.invalidClientConfiguration("client_secret_basic needs a client secret")
+            }
+            headerFields[.authorization] = FormEncoding.basicAuthorization(clientID: client.clientID, clientSecret: secret)
+        }
+        let allSecrets = secrets + [client.clientSecret].compactMap { $0 }
+
+        let request = HTTPRequest(method: .post, url: endpoint, headerFields: headerFields)
+        let sentAt = clock()
+        let response: HTTPResponse
+        let body: Data
+        do {
+            (response, body) = try await transport.send(request, body: FormEncoding.body(parameters))
+        } catch let error as HTTPTransportError {
+            throw TokenEndpointError.transport(error, host: host)
+        } catch let error as CancellationError {
+            throw error
+        } catch {
+            if Task.isCancelled { throw CancellationError() }
+            throw TokenEndpointError.unknownTransportFailure(error, host: host)
+        }
+        return try interpret(response, body: body, sentAt: sentAt, secrets: allSecrets)
+    }
+
+    /// Turns the endpoint's answer into tokens or a classified error.
+    private func interpret(_ response: HTTPResponse, body: Data, sentAt: Date, secrets: [String]) throws -> TokenResponse {
+        let status = response.status.code
+        if response.status.kind == .successful {
+            return try TokenResponse.parse(data: body, sentAt: sentAt, statusCode: status, secrets: secrets)
+        }
+        let retryAfter = RetryAfter.parse(response.headerFields[.retryAfter], now: clock())
+        if body.count <= TokenResponse.maximumSize,
+            let errorBody = try? JSONDecoder().decode(TokenResponseBody.self, from: body),
+            let code = errorBody.error, !code.isEmpty
+        {
+            throw TokenEndpointError.oauthError(
+                code: code,
+                description: errorBody.errorDescription,
+                statusCode: status,
+                retryAfter: retryAfter,
+                secrets: secrets
+            )
+        }
+        throw TokenEndpointError.unexpectedStatus(status, retryAfter: retryAfter)
+    }
+
+    /// Refuses endpoints that would expose credentials: anything but `https`, except `http` to a loopback host.
+    static func checkTransportSecurity(of endpoint: URL) throws(TokenEndpointError) {
+        let scheme = endpoint.scheme?.lowercased() ?? ""
+        let host = endpoint.host ?? ""
+        switch scheme {
+        case "https" where !host.isEmpty:
+            return
+        case "http" where LoopbackHost.contains(host):
+            return
+        default:
+            throw .insecureEndpoint(scheme: scheme.isEmpty ? "?" : scheme, host: host.isEmpty ? "?" : host)
+        }
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+
+/// A successful token response (RFC 6749 §5.1), with the expiry turned into a date.
+///
+/// Its `description` never shows a token.
+public struct TokenResponse: Sendable, Equatable {
+    /// The largest token response accepted: 1 MiB. Real ones are a few kilobytes at most.
+    public static let maximumSize = 1024 * 1024
+
+    /// The new access token.
+    public var accessToken: String
+    /// The token type, with `bearer` in any case normalised to `Bearer` (types are case-insensitive, §5.1).
+    public var tokenType: String
+    /// The new refresh token, or `nil` when the server issued none — then the previous one stays valid (§6).
+    public var refreshToken: String?
+    /// When the access token expires: `expires_in` counted from when the request was sent, so the time the
+    /// request spent in flight is not added to the token's life. `nil` when the server did not say.
+    public var expiresAt: Date?
+    /// The granted scope, or `nil` when the response did not say (then it is the requested one, §5.1).
+    public var scope: String?
+
+    /// Creates a token response.
+    public init(
+        accessToken: String,
+        tokenType: String = "Bearer",
+        refreshToken: String? = nil,
+        expiresAt: Date? = nil,
+        scope: String? = nil
+    ) {
+        self.accessToken = accessToken
+        self.tokenType = tokenType
+        self.refreshToken = refreshToken
+        self.expiresAt = expiresAt
+        self.scope = scope
+    }
+
+    /// Parses the JSON body of a token response, without any network request — for example one that a user
+    /// pastes into `tokenctl import`.
+    ///
+    /// - `expires_in` may be a number or a numeric string; absent, negative or unreadable means no known
+    ///   expiry, so a quirk in that field never discards the tokens (with rotation, the new refresh token would be
+    ///   lost for good).
+    /// - `token_type` is compared case-insensitively; absent means `Bearer`.
+    /// - An `error` member makes it an error response (§5.2), even when it came with status 200.
+    ///
+    /// - Parameters:
+    ///   - data: The response body, at most ``maximumSize`` bytes.
+    ///   - sentAt: When the request was sent; `expires_in` counts from here.
+    /// - Throws: ``TokenEndpointError``: the server's error for an error response, or
+    ///   ``TokenEndpointError/malformedResponse`` when the body is not a token response.
+    public static func parse(data: Data, sentAt: Date) throws(TokenEndpointError) -> TokenResponse {
+        try parse(data: data, sentAt: sentAt, statusCode: nil, secrets: [])
+    }
+
+    /// Parses a response body as ``parse(data:sentAt:)`` does, attaching `statusCode` to errors and redacting
+    /// `secrets` from server-supplied text.
+    static func parse(data: Data, sentAt: Date, statusCode: Int?, secrets: [String]) throws(TokenEndpointError) -> TokenResponse {
+        guard data.count <= maximumSize else {
+            throw .malformed("its answer is larger than 1 MiB", statusCode: statusCode)
+        }
+        let body: TokenResponseBody
+        do {
+            body = try JSONDecoder().decode(TokenResponseBody.self, from: data)
+        } catch {
+            throw .malformed("its answer is not a JSON object", statusCode: statusCode)
+        }
+        if body.hasError {
+            guard let code = body.error, !code.isEmpty else {
+                throw .malformed("its answer has an error member that is not a string", statusCode: statusCode)
+            }
+            throw .oauthError(
+                code: code,
+                description: body.errorDescription,
+                statusCode: statusCode,
+                retryAfter: nil,
+                secrets: secrets
+            )
+        }
+        guard let accessToken = body.accessToken, !accessToken.isEmpty else {
+            throw .malformed("its answer has no access_token", statusCode: statusCode)
+        }
+        return TokenResponse(
+            accessToken: accessToken,
+            tokenType: TokenType.normalize(body.tokenType ?? "Bearer"),
+            refreshToken: body.refreshToken.flatMap { $0.isEmpty ? nil : $0 },
+            expiresAt: body.expiresIn.map { sentAt.addingTimeInterval($0) },
+            scope: body.scope.flatMap { $0.isEmpty ? nil : $0 }
+        )
+    }
+
+    /// The token bundle after this response, given the one it replaces.
+    ///
+    /// Without a new refresh token the previous one is kept (RFC 6749 §6: the server may keep it valid); without
+    /// a scope the previous scope is kept (§5.1: the scope is omitted when unchanged). Dropping either would turn
+    /// a routine refresh into a forced sign-in.
+    public func auth(updating previous: Auth?) -> Auth {
+        Auth(
+            accessToken: accessToken,
+            tokenType: tokenType,
+            refreshToken: refreshToken ?? previous?.refreshToken,
+            expiresAt: expiresAt,
+            scope: scope ?? previous?.scope
+        )
+    }
+}
+
+extension TokenResponse: CustomStringConvertible, CustomDebugStringConvertible {
+    /// A description with every token redacted.
+    public var description: String {
+        var parts = ["tokenType: \(tokenType)", "accessToken: <redacted>"]
+        parts.append("refreshToken: \(refreshToken == nil ? "none" : "<redacted>")")
+        if let expiresAt { parts.append("expiresAt: \(expiresAt.formatted(.iso8601))") }
+        if let scope { parts.append("scope: \(scope)") }
+        return "TokenResponse(\(parts.joined(separator: ", ")))"
+    }
+
+    /// The same redacted text as ``description``.
+    public var debugDescription: String { description }
+}

@@ -1,0 +1,47 @@
+import Foundation
+
+/// The members of a token response body (RFC 6749 §5.1 and §5.2) as received, each decoded leniently: a member
+/// of the wrong type reads as absent, so one odd field cannot make a valid response unusable.
+struct TokenResponseBody: Decodable {
+    var accessToken: String?
+    var tokenType: String?
+    var refreshToken: String?
+    /// Seconds, from a JSON number or a numeric string; `nil` when absent, negative or not a finite number.
+    var expiresIn: TimeInterval?
+    var scope: String?
+    /// Whether an `error` member is present at all, whatever its type.
+    var hasError: Bool
+    var error: String?
+    var errorDescription: String?
+
+    private enum CodingKeys: String, CodingKey {
+        case accessToken = "access_token"
+        case tokenType = "token_type"
+        case refreshToken = "refresh_token"
+        case expiresIn = "expires_in"
+        case scope
+        case error
+        case errorDescription = "error_description"
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        accessToken = try? container.decodeIfPresent(String.self, forKey: .accessToken)
+        tokenType = try? container.decodeIfPresent(String.self, forKey: .tokenType)
+        refreshToken = try? container.decodeIfPresent(String.self, forKey: .refreshToken)
+        scope = try? container.decodeIfPresent(String.self, forKey: .scope)
+        hasError = container.contains(.error)
+        error = try? container.decodeIfPresent(String.self, forKey: .error)
+        errorDescription = try? container.decodeIfPresent(String.self, forKey: .errorDescription)
+
+        var seconds: Double?
+        if let number = try? container.decodeIfPresent(Double.self, forKey: .expiresIn) {
+            seconds = number
+        } else if let text = try? container.decodeIfPresent(String.self, forKey: .expiresIn) {
+            seconds = Double(text.trimmingCharacters(in: .whitespaces))
+        }
+        if let seconds, seconds.isFinite, seconds >= 0 {
+            expiresIn = seconds
+        }
+    }
+}

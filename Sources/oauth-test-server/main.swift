@@ -1,0 +1,109 @@
+// oauth-test-server: runs OAuthTestServer until SIGTERM or SIGINT.
+//
+// Prints exactly one line to stdout, `listening on http://127.0.0.1:PORT`, once the socket is bound; everything
+// else goes to stderr. Exit codes: 0 after a signal, 1 when the server cannot start, 2 for a usage error.
+
+import Dispatch
+import Foundation
+import OAuthTestServer
+
+let usage = """
+    usage: oauth-test-server [--host ADDRESS] [--port N] [--client-id ID [--client-secret SECRET]]...
+                             [--user NAME:PASSWORD]... [--expires-in SECONDS]
+                             [--expires-in-style number|string|omitted] [--token-type TYPE] [--no-rotation]
+                             [--log-level trace|debug|info|notice|warning|error|critical]
+
+    Defaults: --host 127.0.0.1 --port 0 (any free port) --client-id test-client (public)
+              --user alice:wonderland --expires-in 3600.
+    A --client-secret belongs to the --client-id before it. Faults and counters: see /_admin/ on the server.
+    """
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("oauth-test-server: \(message)\n\n\(usage)\n".utf8))
+    exit(2)
+}
+
+func parseConfiguration(_ arguments: [String]) -> (OAuthTestServer.Configuration, OAuthTestServer.LogLevel) {
+    var configuration = OAuthTestServer.Configuration()
+    var clients: [OAuthTestServer.RegisteredClient] = []
+    var users: [String: String] = [:]
+    var logLevel = OAuthTestServer.LogLevel.warning
+    var remaining = arguments[...]
+
+    func value(for option: String) -> String {
+        guard let value = remaining.popFirst() else { fail("\(option) needs a value") }
+        return value
+    }
+
+    while let option = remaining.popFirst() {
+        switch option {
+        case "--host":
+            configuration.host = value(for: option)
+        case "--port":
+            guard let port = Int(value(for: option)), (0...65535).contains(port) else { fail("--port needs 0…65535") }
+            configuration.port = port
+        case "--client-id":
+            clients.append(OAuthTestServer.RegisteredClient(id: value(for: option)))
+        case "--client-secret":
+            guard !clients.isEmpty else { fail("--client-secret must follow a --client-id") }
+            clients[clients.count - 1].secret = value(for: option)
+        case "--user":
+            let pair = value(for: option)
+            guard let colon = pair.firstIndex(of: ":") else { fail("--user needs NAME:PASSWORD") }
+            users[String(pair[..<colon])] = String(pair[pair.index(after: colon)...])
+        case "--expires-in":
+            guard let seconds = Int(value(for: option)), seconds >= 0 else { fail("--expires-in needs whole seconds") }
+            configuration.accessTokenLifetime = .seconds(seconds)
+        case "--expires-in-style":
+            guard let style = OAuthTestServer.ExpiresInStyle(rawValue: value(for: option)) else {
+                fail("--expires-in-style is number, string or omitted")
+            }
+            configuration.expiresInStyle = style
+        case "--token-type":
+            configuration.tokenType = value(for: option)
+        case "--no-rotation":
+            configuration.rotateRefreshTokens = false
+        case "--log-level":
+            guard let level = OAuthTestServer.LogLevel(rawValue: value(for: option)) else { fail("unknown log level") }
+            logLevel = level
+        case "--help", "-h":
+            print(usage)
+            exit(0)
+        default:
+            fail("unknown option \(option)")
+        }
+    }
+    if !clients.isEmpty { configuration.clients = clients }
+    if !users.isEmpty { configuration.users = users }
+    return (configuration, logLevel)
+}
+
+let (configuration, logLevel) = parseConfiguration(Array(CommandLine.arguments.dropFirst()))
+
+// Signals are turned into stream elements, so the server can shut down cleanly instead of dying mid-response.
+let (signals, signalContinuation) = AsyncStream<Int32>.makeStream()
+let signalQueue = DispatchQueue(label: "oauth-test-server.signals")
+let signalSources = [SIGTERM, SIGINT].map { number in
+    signal(number, SIG_IGN)
+    let source = DispatchSource.makeSignalSource(signal: number, queue: signalQueue)
+    source.setEventHandler { @Sendable in signalContinuation.yield(number) }
+    source.resume()
+    return source
+}
+
+let server: OAuthTestServer
+do {
+    server = try await OAuthTestServer.start(configuration, logLevel: logLevel)
+} catch {
+    FileHandle.standardError.write(Data("oauth-test-server: cannot start: \(error)\n".utf8))
+    exit(1)
+}
+// Written straight to the file descriptor: no stdio buffer can hold the line back from a reading parent.
+FileHandle.standardOutput.write(Data("listening on \(server.baseURL.absoluteString)\n".utf8))
+
+for await number in signals {
+    FileHandle.standardError.write(Data("oauth-test-server: signal \(number), shutting down\n".utf8))
+    break
+}
+await server.shutdown()
+signalSources.forEach { $0.cancel() }

@@ -1,0 +1,290 @@
+import Foundation
+import HTTPTypes
+import OAuthTestServer
+import Testing
+import TokenAuth
+
+/// The local OAuth server itself: what tests elsewhere rely on.
+@Suite("Local OAuth test server")
+struct OAuthTestServerTests {
+    @Test("it listens on an ephemeral loopback port and reports the real port")
+    func ephemeralPort() async throws {
+        try await withServer { first in
+            try await withServer { second in
+                #expect(first.port > 0)
+                #expect(first.port != second.port)
+                #expect(first.baseURL.absoluteString == "http://127.0.0.1:\(first.port)")
+                #expect(first.tokenEndpoint.path == "/token")
+                let reply = try await call(.get, first.publicURL)
+                #expect(reply.status == 200)
+            }
+        }
+    }
+
+    @Test("starting on a port that is in use throws instead of hanging")
+    func portInUse() async throws {
+        try await withServer { server in
+            var configuration = OAuthTestServer.Configuration()
+            configuration.port = server.port
+            await #expect(throws: (any Error).self) { _ = try await OAuthTestServer.start(configuration) }
+        }
+    }
+
+    @Test("after shutdown nothing listens on its port")
+    func shutdownStopsListening() async throws {
+        let server = try await OAuthTestServer.start()
+        #expect(try await call(.get, server.publicURL).status == 200)
+        await server.shutdown()
+        await #expect(throws: HTTPTransportError.networkFailure) { try await call(.get, server.publicURL) }
+        await server.shutdown()
+    }
+
+    @Test("a request without a token gets 401 with a realm-only Bearer challenge (RFC 6750 §3.1)")
+    func missingToken() async throws {
+        try await withServer { server in
+            let reply = try await call(.get, server.resourceURL)
+            #expect(reply.status == 401)
+            #expect(reply.headers[.wwwAuthenticate] == #"Bearer realm="oauth-test-server""#)
+        }
+    }
+
+    @Test("an unknown token gets 401 invalid_token")
+    func unknownToken() async throws {
+        try await withServer { server in
+            let reply = try await call(.get, server.resourceURL, bearer: "made-up")
+            #expect(reply.status == 401)
+            #expect(reply.headers[.wwwAuthenticate]?.contains(#"error="invalid_token""#) == true)
+        }
+    }
+
+    @Test("tokens expire by the server's injected clock")
+    func expiryByServerClock() async throws {
+        let clock = ManualWallClock()
+        var configuration = OAuthTestServer.Configuration()
+        configuration.clock = { clock.now }
+        configuration.accessTokenLifetime = .seconds(60)
+        try await withServer(configuration) { server in
+            let issued = server.issueTokens(clientID: "test-client", subject: "alice")
+            #expect(issued.expiresAt == clock.now.addingTimeInterval(60))
+            #expect(try await call(.get, server.resourceURL, bearer: issued.accessToken).status == 200)
+            clock.advance(by: 60)
+            let expired = try await call(.get, server.resourceURL, bearer: issued.accessToken)
+            #expect(expired.status == 401)
+            #expect(expired.headers[.wwwAuthenticate]?.contains("expired") == true)
+        }
+    }
+
+    @Test("the resource echoes method, path, query, body and the token's subject")
+    func echo() async throws {
+        try await withServer { server in
+            let token = server.issueTokens(clientID: "test-client", subject: "alice", scope: "read").accessToken
+            let reply = try await call(.post, server.url("/resource/things?x=1"), bearer: token, body: Data(#"{"a":"é"}"#.utf8))
+            #expect(reply.status == 200)
+            #expect(reply.json["method"] as? String == "POST")
+            #expect(reply.json["path"] as? String == "/resource/things")
+            #expect(reply.json["query"] as? String == "x=1")
+            #expect(reply.json["body"] as? String == #"{"a":"é"}"#)
+            #expect(reply.json["token_subject"] as? String == "alice")
+            #expect(reply.json["scope"] as? String == "read")
+        }
+    }
+
+    @Test("/resource/admin answers 403 insufficient_scope without the admin scope, 200 with it")
+    func insufficientScope() async throws {
+        try await withServer { server in
+            let reader = server.issueTokens(clientID: "test-client", subject: "alice", scope: "read").accessToken
+            let forbidden = try await call(.get, server.adminResourceURL, bearer: reader)
+            #expect(forbidden.status == 403)
+            let challenge = try #require(forbidden.headers[.wwwAuthenticate])
+            #expect(challenge.hasPrefix("Bearer "))
+            #expect(challenge.contains(#"error="insufficient_scope""#))
+            #expect(challenge.contains(#"scope="admin""#))
+            let admin = server.issueTokens(clientID: "test-client", subject: "alice", scope: "read admin").accessToken
+            #expect(try await call(.get, server.adminResourceURL, bearer: admin).status == 200)
+        }
+    }
+
+    @Test("revoking access tokens over HTTP makes the resource answer 401, and a refresh recovers")
+    func revocationOverHTTP() async throws {
+        try await withServer { server in
+            let client = server.tokenClient()
+            let tokens = try await client.password(username: "alice", password: "wonderland")
+            #expect(try await call(.get, server.resourceURL, bearer: tokens.accessToken).status == 200)
+
+            let revoked = try await call(.post, server.url("/_admin/revoke-access-tokens"))
+            #expect(revoked.json["revoked"] as? Int == 1)
+
+            let rejected = try await call(.get, server.resourceURL, bearer: tokens.accessToken)
+            #expect(rejected.status == 401)
+            #expect(rejected.headers[.wwwAuthenticate]?.contains(#"error="invalid_token""#) == true)
+            let refreshed = try await client.refresh(refreshToken: try #require(tokens.refreshToken))
+            #expect(try await call(.get, server.resourceURL, bearer: refreshed.accessToken).status == 200)
+        }
+    }
+
+    @Test("faults set over HTTP apply to the next token requests and are counted down")
+    func faultsOverHTTP() async throws {
+        try await withServer { server in
+            let set = try await call(.post, server.url("/_admin/faults"), body: Data(#"{"serverErrors":1,"malformed":1}"#.utf8))
+            #expect(set.status == 200)
+            #expect(server.faults == OAuthTestServer.Faults(serverErrors: 1, malformed: 1))
+
+            let client = server.tokenClient()
+            #expect(await tokenError { try await client.clientCredentials() } == .serverError)
+            #expect(await tokenError { try await client.clientCredentials() } == .malformedResponse)
+            _ = try await client.clientCredentials()
+            #expect(server.faults == OAuthTestServer.Faults())
+
+            let bad = try await call(.post, server.url("/_admin/faults"), body: Data("not json".utf8))
+            #expect(bad.status == 400)
+        }
+    }
+
+    @Test("stats over HTTP match the API and do not count admin requests")
+    func statsOverHTTP() async throws {
+        try await withServer { server in
+            _ = try await server.tokenClient().clientCredentials()
+            try await call(.get, server.resourceURL)
+            let stats = try await call(.get, server.url("/_admin/stats"))
+            #expect(stats.json["clientCredentialsGrants"] as? Int == 1)
+            #expect(stats.json["resourceRequests"] as? Int == 1)
+            let byStatus = try #require(stats.json["responsesByStatus"] as? [String: Int])
+            #expect(byStatus == ["200": 1, "401": 1])
+            #expect(server.stats.responsesByStatus == [200: 1, 401: 1])
+
+            try await call(.post, server.url("/_admin/stats/reset"))
+            #expect(server.stats == OAuthTestServer.Stats())
+        }
+    }
+
+    @Test("refresh grants are counted even when a fault answers them")
+    func refreshGrantsCountedUnderFaults() async throws {
+        try await withServer { server in
+            let issued = server.issueTokens(clientID: "test-client", subject: "alice")
+            server.updateFaults { $0.serverErrors = 2 }
+            let client = server.tokenClient()
+            for _ in 0..<2 {
+                _ = await tokenError { try await client.refresh(refreshToken: try #require(issued.refreshToken)) }
+            }
+            #expect(server.stats.refreshGrants == 2)
+            #expect(server.stats.successfulRefreshes == 0)
+            #expect(server.stats.responses(withStatus: 500) == 2)
+        }
+    }
+
+    @Test("a refresh token is bound to the client it was issued to")
+    func refreshTokenBoundToClient() async throws {
+        let configuration = OAuthTestServer.Configuration(clients: [
+            OAuthTestServer.RegisteredClient(id: "test-client"), OAuthTestServer.RegisteredClient(id: "other"),
+        ])
+        try await withServer(configuration) { server in
+            let issued = server.issueTokens(clientID: "test-client", subject: "alice")
+            let error = await tokenError { try await server.tokenClient(id: "other").refresh(refreshToken: try #require(issued.refreshToken)) }
+            #expect(error == .invalidGrant)
+            #expect(server.stats.reuseDetections == 0)
+        }
+    }
+
+    @Test("malformed token requests get RFC 6749 errors")
+    func malformedTokenRequests() async throws {
+        try await withServer { server in
+            let form: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
+            let noGrant = try await call(.post, server.tokenEndpoint, headers: form, body: Data("client_id=test-client".utf8))
+            #expect(noGrant.status == 400)
+            #expect(noGrant.json["error"] as? String == "invalid_request")
+
+            let unknownGrant = try await call(.post, server.tokenEndpoint, headers: form, body: Data("grant_type=magic&client_id=test-client".utf8))
+            #expect(unknownGrant.json["error"] as? String == "unsupported_grant_type")
+
+            let duplicate = try await call(.post, server.tokenEndpoint, headers: form, body: Data("grant_type=password&grant_type=password&client_id=test-client".utf8))
+            #expect(duplicate.json["error"] as? String == "invalid_request")
+
+            let json = try await call(.post, server.tokenEndpoint, headers: [.contentType: "application/json"], body: Data("{}".utf8))
+            #expect(json.json["error"] as? String == "invalid_request")
+
+            let unknownClient = try await call(.post, server.tokenEndpoint, headers: form, body: Data("grant_type=client_credentials&client_id=nobody".utf8))
+            #expect(unknownClient.status == 401)
+            #expect(unknownClient.json["error"] as? String == "invalid_client")
+            #expect(unknownClient.headers[.wwwAuthenticate]?.hasPrefix("Basic") == true)
+
+            let get = try await call(.get, server.tokenEndpoint)
+            #expect(get.status == 405)
+        }
+    }
+
+    @Test("the oauth-test-server executable prints one line once bound and exits cleanly on SIGTERM")
+    func executable() async throws {
+        let executable = try #require(Self.executableURL(), "build the oauth-test-server product first")
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = ["--client-id", "cli", "--client-secret", "cli-secret", "--user", "bob:builder", "--expires-in", "120"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+
+        let line = try #require(try await Self.firstLine(of: output.fileHandleForReading, orTerminate: process.processIdentifier))
+        #expect(line.hasPrefix("listening on http://127.0.0.1:"))
+        let baseURL = try #require(URL(string: String(line.dropFirst("listening on ".count))))
+
+        let client = TokenEndpointClient(client: OAuthClient(
+            tokenEndpoint: baseURL.appendingPathComponent("token"),
+            clientID: "cli",
+            clientSecret: "cli-secret"
+        ))
+        let clock = ManualWallClock()
+        let tokens = try await TokenEndpointClient(client: client.client, clock: clock.wallClock)
+            .password(username: "bob", password: "builder")
+        #expect(tokens.expiresAt == clock.now.addingTimeInterval(120))
+        let stats = try await call(.get, baseURL.appendingPathComponent("_admin/stats"))
+        #expect(stats.json["passwordGrants"] as? Int == 1)
+
+        process.terminate()
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit)
+        #expect(process.terminationStatus == 0)
+        let rest = output.fileHandleForReading.readDataToEndOfFile()
+        #expect(rest.isEmpty)
+    }
+
+    /// The executable next to the test bundle, where SwiftPM builds products.
+    static func executableURL() -> URL? {
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for _ in 0..<4 {
+            let candidate = directory.appendingPathComponent("oauth-test-server")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            directory.deleteLastPathComponent()
+        }
+        return nil
+    }
+
+    /// Reads up to the first newline, without blocking the cooperative pool. After 10 seconds without one it
+    /// terminates `pid`, which ends the read.
+    static func firstLine(of handle: FileHandle, orTerminate pid: Int32) async throws -> String? {
+        try await withThrowingTaskGroup(of: String?.self) { group in
+            group.addTask {
+                await withCheckedContinuation { continuation in
+                    DispatchQueue.global().async {
+                        var bytes: [UInt8] = []
+                        while true {
+                            let byte = handle.readData(ofLength: 1)
+                            guard let first = byte.first else { break }
+                            if first == UInt8(ascii: "\n") { break }
+                            bytes.append(first)
+                        }
+                        continuation.resume(returning: String(decoding: bytes, as: UTF8.self))
+                    }
+                }
+            }
+            group.addTask {
+                try await Task.sleep(for: .seconds(10))
+                kill(pid, SIGTERM)
+                return nil
+            }
+            let first = try await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+    }
+}

@@ -1,0 +1,341 @@
+import Foundation
+import OAuthTestServer
+import Testing
+@testable import TokenAuth
+
+/// The token-endpoint client against a real OAuthTestServer on 127.0.0.1, over the real URLSession transport.
+@Suite("Token endpoint client against the local OAuth server")
+struct TokenEndpointClientTests {
+    static let confidential = OAuthTestServer.Configuration(clients: [
+        OAuthTestServer.RegisteredClient(id: "test-client"),
+        confidentialClient,
+        OAuthTestServer.RegisteredClient(id: "client:1 é", secret: "p@ss:w+rd/= é"),
+    ])
+
+    // MARK: Grants
+
+    @Test("the password grant returns tokens that the protected resource accepts")
+    func passwordGrant() async throws {
+        try await withServer { server in
+            let tokens = try await server.tokenClient().password(username: "alice", password: "wonderland", scope: "read")
+            #expect(tokens.tokenType == "Bearer")
+            #expect(tokens.refreshToken != nil)
+            #expect(tokens.scope == "read")
+            let resource = try await call(.get, server.resourceURL, bearer: tokens.accessToken)
+            #expect(resource.status == 200)
+            #expect(resource.json["token_subject"] as? String == "alice")
+            #expect(server.stats.passwordGrants == 1)
+        }
+    }
+
+    @Test("a wrong password is a permanent invalid_grant that does not mention the password")
+    func wrongPassword() async throws {
+        try await withServer { server in
+            let error = await tokenError {
+                try await server.tokenClient().password(username: "alice", password: "not-the-password")
+            }
+            #expect(error == .invalidGrant)
+            #expect(error?.isPermanent == true)
+            #expect(error?.description.contains("not-the-password") == false)
+        }
+    }
+
+    @Test("the client_credentials grant issues a token for the client itself and no refresh token")
+    func clientCredentialsGrant() async throws {
+        try await withServer(Self.confidential) { server in
+            let tokens = try await server.tokenClient(id: "confidential", secret: "s3cret-value").clientCredentials(scope: "jobs")
+            #expect(tokens.refreshToken == nil)
+            #expect(tokens.scope == "jobs")
+            let resource = try await call(.get, server.resourceURL, bearer: tokens.accessToken)
+            #expect(resource.json["token_subject"] as? String == "confidential")
+            #expect(server.stats.clientCredentialsGrants == 1)
+        }
+    }
+
+    @Test("the refresh grant returns a new access token that works")
+    func refreshGrant() async throws {
+        try await withServer { server in
+            let client = server.tokenClient()
+            let first = try await client.password(username: "alice", password: "wonderland")
+            let refreshed = try await client.refresh(refreshToken: try #require(first.refreshToken))
+            #expect(refreshed.accessToken != first.accessToken)
+            #expect(try await call(.get, server.resourceURL, bearer: refreshed.accessToken).status == 200)
+            #expect(server.stats.refreshGrants == 1)
+            #expect(server.stats.successfulRefreshes == 1)
+        }
+    }
+
+    // MARK: Client authentication
+
+    @Test("a public client sends only its client_id, in the body")
+    func publicClient() async throws {
+        try await withServer { server in
+            _ = try await server.tokenClient().password(username: "alice", password: "wonderland")
+            #expect(server.stats.clientAuthentications == ["none": 1])
+            #expect(server.recordedRequests.last?.header("authorization") == nil)
+        }
+    }
+
+    @Test("client_secret_post sends the id and secret in the body, with no Authorization header")
+    func clientSecretPost() async throws {
+        try await withServer(Self.confidential) { server in
+            let client = server.tokenClient(id: "confidential", secret: "s3cret-value", authentication: .clientSecretPost)
+            _ = try await client.clientCredentials()
+            #expect(server.stats.clientAuthentications == ["client_secret_post": 1])
+            #expect(server.recordedRequests.last?.header("authorization") == nil)
+        }
+    }
+
+    @Test("client_secret_basic sends form-encoded credentials the server can decode, even with : and non-ASCII")
+    func clientSecretBasic() async throws {
+        try await withServer(Self.confidential) { server in
+            let client = server.tokenClient(id: "client:1 é", secret: "p@ss:w+rd/= é", authentication: .clientSecretBasic)
+            let tokens = try await client.clientCredentials()
+            #expect(server.stats.clientAuthentications == ["client_secret_basic": 1])
+            #expect(server.recordedRequests.last?.header("authorization")?.hasPrefix("Basic ") == true)
+            let resource = try await call(.get, server.resourceURL, bearer: tokens.accessToken)
+            #expect(resource.json["client_id"] as? String == "client:1 é")
+        }
+    }
+
+    @Test("a wrong client secret is a permanent invalid_client whose description omits the secret")
+    func wrongClientSecret() async throws {
+        try await withServer(Self.confidential) { server in
+            for authentication in [OAuthClient.Authentication.clientSecretBasic, .clientSecretPost] {
+                let client = server.tokenClient(id: "confidential", secret: "WRONG-SECRET", authentication: authentication)
+                let error = await tokenError { try await client.clientCredentials() }
+                #expect(error == .invalidClient)
+                #expect(error?.statusCode == 401)
+                #expect(error?.isPermanent == true)
+                #expect(error?.description.contains("WRONG-SECRET") == false)
+            }
+        }
+    }
+
+    @Test("a grant the client may not use is unauthorized_client")
+    func unauthorizedClient() async throws {
+        let configuration = OAuthTestServer.Configuration(clients: [
+            OAuthTestServer.RegisteredClient(id: "test-client", allowedGrantTypes: ["password", "refresh_token"])
+        ])
+        try await withServer(configuration) { server in
+            let error = await tokenError { try await server.tokenClient().clientCredentials() }
+            #expect(error == .unauthorizedClient)
+            #expect(error?.isPermanent == true)
+        }
+    }
+
+    // MARK: Rotation and reuse detection
+
+    @Test("each refresh rotates the refresh token")
+    func rotation() async throws {
+        try await withServer { server in
+            let client = server.tokenClient()
+            var refreshToken = try #require(try await client.password(username: "alice", password: "wonderland").refreshToken)
+            var seen: Set<String> = [refreshToken]
+            for _ in 0..<3 {
+                let response = try await client.refresh(refreshToken: refreshToken)
+                refreshToken = try #require(response.refreshToken)
+                seen.insert(refreshToken)
+            }
+            #expect(seen.count == 4)
+            #expect(server.stats.successfulRefreshes == 3)
+            #expect(server.stats.reuseDetections == 0)
+        }
+    }
+
+    @Test("reusing a rotated refresh token revokes its whole family and counts one reuse detection")
+    func reuseDetection() async throws {
+        try await withServer { server in
+            let client = server.tokenClient()
+            let original = try #require(try await client.password(username: "alice", password: "wonderland").refreshToken)
+            let rotated = try await client.refresh(refreshToken: original)
+            let newRefreshToken = try #require(rotated.refreshToken)
+            #expect(try await call(.get, server.resourceURL, bearer: rotated.accessToken).status == 200)
+
+            let reuse = await tokenError { try await client.refresh(refreshToken: original) }
+            #expect(reuse == .invalidGrant)
+            #expect(reuse?.isPermanent == true)
+            #expect(server.stats.reuseDetections == 1)
+
+            let afterRevocation = try await call(.get, server.resourceURL, bearer: rotated.accessToken)
+            #expect(afterRevocation.status == 401)
+            #expect(afterRevocation.headers[.wwwAuthenticate]?.contains(#"error="invalid_token""#) == true)
+            let familyRefresh = await tokenError { try await client.refresh(refreshToken: newRefreshToken) }
+            #expect(familyRefresh == .invalidGrant)
+        }
+    }
+
+    @Test("without rotation the response has no refresh token and the previous one keeps working")
+    func noRotation() async throws {
+        var configuration = OAuthTestServer.Configuration()
+        configuration.rotateRefreshTokens = false
+        try await withServer(configuration) { server in
+            let client = server.tokenClient()
+            let first = try await client.password(username: "alice", password: "wonderland")
+            let refreshed = try await client.refresh(refreshToken: try #require(first.refreshToken))
+            #expect(refreshed.refreshToken == nil)
+            let auth = refreshed.auth(updating: Auth(accessToken: first.accessToken, refreshToken: first.refreshToken))
+            #expect(auth.refreshToken == first.refreshToken)
+            _ = try await client.refresh(refreshToken: try #require(auth.refreshToken))
+            #expect(server.stats.successfulRefreshes == 2)
+        }
+    }
+
+    @Test("a refresh may narrow the scope but not widen it")
+    func refreshScope() async throws {
+        try await withServer { server in
+            let client = server.tokenClient()
+            let first = try await client.password(username: "alice", password: "wonderland", scope: "read write")
+            let narrowed = try await client.refresh(refreshToken: try #require(first.refreshToken), scope: "read")
+            #expect(narrowed.scope == "read")
+            let error = await tokenError { try await client.refresh(refreshToken: try #require(narrowed.refreshToken), scope: "admin") }
+            #expect(error == .invalidScope)
+            #expect(error?.isPermanent == true)
+        }
+    }
+
+    // MARK: Faults
+
+    @Test("a 500 is a transient server error and the refresh token is not spent")
+    func serverErrorFault() async throws {
+        try await withServer { server in
+            let client = server.tokenClient()
+            let refreshToken = try #require(try await client.password(username: "alice", password: "wonderland").refreshToken)
+            server.updateFaults { $0.serverErrors = 1 }
+            let error = await tokenError { try await client.refresh(refreshToken: refreshToken) }
+            #expect(error == .serverError)
+            #expect(error?.statusCode == 500)
+            #expect(error?.isTransient == true)
+            _ = try await client.refresh(refreshToken: refreshToken)
+            #expect(server.stats.refreshGrants == 2)
+            #expect(server.stats.successfulRefreshes == 1)
+        }
+    }
+
+    @Test("a 503 with Retry-After in seconds is transient and carries the delay")
+    func unavailableWithSeconds() async throws {
+        try await withServer { server in
+            server.updateFaults { $0.unavailable = 1; $0.retryAfter = "7" }
+            let error = await tokenError { try await server.tokenClient().password(username: "alice", password: "wonderland") }
+            #expect(error == .serverError)
+            #expect(error?.statusCode == 503)
+            #expect(error?.retryAfter == .seconds(7))
+        }
+    }
+
+    @Test("a 503 with an HTTP-date Retry-After is measured from the injected clock")
+    func unavailableWithDate() async throws {
+        let clock = ManualWallClock()
+        try await withServer { server in
+            server.updateFaults { $0.unavailable = 1; $0.retryAfter = RetryAfterTests.imfFixdate(clock.now.addingTimeInterval(120)) }
+            let error = await tokenError {
+                try await server.tokenClient(clock: clock.wallClock).password(username: "alice", password: "wonderland")
+            }
+            #expect(error?.retryAfter == .seconds(120))
+            #expect(error?.isTransient == true)
+        }
+    }
+
+    @Test("a malformed 200 body is a transient malformed response")
+    func malformedFault() async throws {
+        try await withServer { server in
+            server.updateFaults { $0.malformed = 1 }
+            let error = await tokenError { try await server.tokenClient().password(username: "alice", password: "wonderland") }
+            #expect(error == .malformedResponse)
+            #expect(error?.statusCode == 200)
+            #expect(error?.isTransient == true)
+        }
+    }
+
+    @Test("an injected invalid_grant is permanent and carries the server's description")
+    func invalidGrantFault() async throws {
+        try await withServer { server in
+            let client = server.tokenClient()
+            let refreshToken = try #require(try await client.password(username: "alice", password: "wonderland").refreshToken)
+            server.updateFaults { $0.invalidGrantRefreshes = 1 }
+            let error = await tokenError { try await client.refresh(refreshToken: refreshToken) }
+            #expect(error == .invalidGrant)
+            #expect(error?.oauthErrorCode == "invalid_grant")
+            #expect(error?.errorDescription?.isEmpty == false)
+            #expect(error?.statusCode == 400)
+        }
+    }
+
+    @Test("a token endpoint that does not answer in time is a transient timeout")
+    func timeout() async throws {
+        try await withServer { server in
+            server.updateFaults { $0.tokenLatencyMilliseconds = 1500 }
+            let transport = URLSessionTransport(maximumResponseBodySize: TokenResponse.maximumSize, timeout: .milliseconds(300))
+            let client = TokenEndpointClient(client: server.client(), transport: transport)
+            let error = await tokenError { try await client.password(username: "alice", password: "wonderland") }
+            #expect(error == .timedOut)
+            #expect(error?.isTransient == true)
+        }
+    }
+
+    @Test("a token endpoint where nothing listens is a transient network failure")
+    func connectionRefused() async throws {
+        let server = try await OAuthTestServer.start()
+        let client = server.tokenClient()
+        await server.shutdown()
+        let error = await tokenError { try await client.password(username: "alice", password: "wonderland") }
+        #expect(error == .networkFailure)
+        #expect(error?.isTransient == true)
+    }
+
+    @Test("a cancelled request stops waiting promptly")
+    func cancellation() async throws {
+        try await withServer { server in
+            server.updateFaults { $0.tokenLatencyMilliseconds = 5000 }
+            let client = server.tokenClient()
+            let task = Task { try await client.password(username: "alice", password: "wonderland") }
+            // Wait until the request is at the server, so the cancellation hits a request in flight.
+            for _ in 0..<200 where server.stats.tokenRequests == 0 {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            #expect(server.stats.tokenRequests == 1)
+            let start = ContinuousClock.now
+            task.cancel()
+            let result = await task.result
+            #expect(ContinuousClock.now - start < .seconds(1))
+            #expect(throws: CancellationError.self) { try result.get() }
+            server.faults = OAuthTestServer.Faults()
+        }
+    }
+
+    // MARK: Expiry and token type
+
+    @Test("expires_in counts from when the request was sent, by the injected clock")
+    func expiryFromSendTime() async throws {
+        // Every read of this clock moves it 10 minutes on: a client that read it after the response would be off.
+        let clock = ManualWallClock(advancingEachReadBy: 600)
+        try await withServer { server in
+            let tokens = try await server.tokenClient(clock: clock.wallClock).password(username: "alice", password: "wonderland")
+            #expect(tokens.expiresAt == ManualWallClock.epoch.addingTimeInterval(3600))
+            #expect(clock.reads == 1)
+        }
+    }
+
+    @Test("expires_in as a numeric string, or absent, is handled", arguments: OAuthTestServer.ExpiresInStyle.allCases)
+    func expiresInStyles(style: OAuthTestServer.ExpiresInStyle) async throws {
+        var configuration = OAuthTestServer.Configuration()
+        configuration.expiresInStyle = style
+        configuration.accessTokenLifetime = .seconds(90)
+        let clock = ManualWallClock()
+        try await withServer(configuration) { server in
+            let tokens = try await server.tokenClient(clock: clock.wallClock).password(username: "alice", password: "wonderland")
+            let expected: Date? = style == .omitted ? nil : ManualWallClock.epoch.addingTimeInterval(90)
+            #expect(tokens.expiresAt == expected)
+        }
+    }
+
+    @Test("a lower-case token_type from the server is normalised to Bearer")
+    func tokenTypeFromServer() async throws {
+        var configuration = OAuthTestServer.Configuration()
+        configuration.tokenType = "bEaReR"
+        try await withServer(configuration) { server in
+            let tokens = try await server.tokenClient().password(username: "alice", password: "wonderland")
+            #expect(tokens.tokenType == "Bearer")
+        }
+    }
+}

@@ -1,0 +1,177 @@
+import Foundation
+import HTTPTypes
+import Testing
+@testable import TokenAuth
+
+@Suite("Classifying token-endpoint failures")
+struct TokenEndpointErrorTests {
+    let endpoint = URL(string: "https://auth.example.com/token")!
+
+    /// A client whose transport answers every request with the given response.
+    func client(
+        status: HTTPResponse.Status,
+        headers: HTTPFields = [:],
+        body: String,
+        secret: String? = "CLIENT-SECRET",
+        clock: ManualWallClock = ManualWallClock()
+    ) -> (TokenEndpointClient, CannedTransport) {
+        let transport = CannedTransport(status: status, headers: headers, json: body)
+        let oauthClient = OAuthClient(tokenEndpoint: endpoint, clientID: "app", clientSecret: secret)
+        return (TokenEndpointClient(client: oauthClient, transport: transport, clock: clock.wallClock), transport)
+    }
+
+    @Test("RFC 6749 error codes that refuse the grant are permanent", arguments: [
+        "invalid_grant", "invalid_client", "unauthorized_client", "unsupported_grant_type", "invalid_scope",
+        "invalid_request", "some_extension_error",
+    ])
+    func permanentCodes(code: String) async {
+        let (client, _) = client(status: .badRequest, body: #"{"error":"\#(code)"}"#)
+        let error = await tokenError { try await client.refresh(refreshToken: "RT") }
+        #expect(error?.isPermanent == true)
+        #expect(error == .rejected(code))
+        #expect(error?.oauthErrorCode == code)
+        #expect(error?.statusCode == 400)
+    }
+
+    @Test("server trouble, rate limiting and unexpected answers are transient", arguments: [
+        (500, #"{"error":"server_error"}"#, TokenEndpointError.serverError),
+        (502, "<html>Bad Gateway</html>", .serverError),
+        (503, "", .serverError),
+        (400, #"{"error":"temporarily_unavailable"}"#, .serverError),
+        (429, "Too many", .rateLimited),
+        (429, #"{"error":"invalid_request"}"#, .rateLimited),
+        (408, "", .timedOut),
+        (404, "<html>Not found</html>", .malformedResponse),
+        (401, "", .malformedResponse),
+        (200, "not json", .malformedResponse),
+    ])
+    func transientAnswers(status: Int, body: String, expected: TokenEndpointError) async {
+        let (client, _) = client(status: HTTPResponse.Status(code: status), body: body)
+        let error = await tokenError { try await client.refresh(refreshToken: "RT") }
+        #expect(error == expected)
+        #expect(error?.isTransient == true)
+        #expect(error?.statusCode == status)
+    }
+
+    @Test("a 5xx with an OAuth error body keeps the server's code while staying transient")
+    func serverErrorKeepsCode() async {
+        let (client, _) = client(status: .serviceUnavailable, body: #"{"error":"temporarily_unavailable","error_description":"maintenance"}"#)
+        let error = await tokenError { try await client.clientCredentials() }
+        #expect(error == .serverError)
+        #expect(error?.oauthErrorCode == "temporarily_unavailable")
+        #expect(error?.errorDescription == "maintenance")
+    }
+
+    @Test("Retry-After in seconds is carried on transient errors")
+    func retryAfterSeconds() async {
+        let (client, _) = client(status: .tooManyRequests, headers: [.retryAfter: "42"], body: "")
+        let error = await tokenError { try await client.clientCredentials() }
+        #expect(error?.retryAfter == .seconds(42))
+    }
+
+    @Test("a Retry-After date is measured with the injected clock")
+    func retryAfterDate() async {
+        let clock = ManualWallClock()
+        let date = RetryAfterTests.imfFixdate(clock.now.addingTimeInterval(300))
+        let (client, _) = client(status: .serviceUnavailable, headers: [.retryAfter: date], body: "", clock: clock)
+        let error = await tokenError { try await client.clientCredentials() }
+        #expect(error?.retryAfter == .seconds(300))
+    }
+
+    @Test("an error inside a 200 is an error, not tokens")
+    func errorInsideOK() async {
+        let (client, _) = client(status: .ok, body: #"{"error":"invalid_grant","access_token":"at"}"#)
+        let error = await tokenError { try await client.refresh(refreshToken: "RT") }
+        #expect(error == .invalidGrant)
+        #expect(error?.statusCode == 200)
+    }
+
+    @Test("descriptions never contain the refresh token, password or client secret, even when the server echoes them")
+    func descriptionsRedactSecrets() async {
+        let echo = #"{"error":"invalid_grant","error_description":"token RT-SECRET-123 for CLIENT-SECRET / PASS-SECRET is bad"}"#
+        let (client, _) = client(status: .badRequest, body: echo)
+        let refreshError = await tokenError { try await client.refresh(refreshToken: "RT-SECRET-123") }
+        let passwordError = await tokenError { try await client.password(username: "bob", password: "PASS-SECRET") }
+        for error in [refreshError, passwordError].compactMap({ $0 }) {
+            for text in [error.description, error.errorDescription ?? "", String(reflecting: error)] {
+                #expect(!text.contains("CLIENT-SECRET"))
+            }
+        }
+        #expect(refreshError?.description.contains("RT-SECRET-123") == false)
+        #expect(refreshError?.errorDescription?.contains("<redacted>") == true)
+        #expect(passwordError?.description.contains("PASS-SECRET") == false)
+    }
+
+    @Test("a malformed answer's description does not echo the body")
+    func malformedDoesNotEchoBody() async {
+        let (client, _) = client(status: .ok, body: #"{"refresh_token":"RT-IN-BODY"}"#)
+        let error = await tokenError { try await client.refresh(refreshToken: "RT") }
+        #expect(error == .malformedResponse)
+        #expect(error?.description.contains("RT-IN-BODY") == false)
+        #expect(error?.description.contains("access_token") == true)
+    }
+
+    @Test("server-supplied descriptions are limited to printable ASCII and bounded in length")
+    func sanitizedDescription() async {
+        let long = String(repeating: "a", count: 2000)
+        let (client, _) = client(status: .badRequest, body: #"{"error":"invalid_grant","error_description":"line\nbreak\u001b[31m \#(long)"}"#)
+        let error = await tokenError { try await client.clientCredentials() }
+        let text = error?.errorDescription ?? ""
+        #expect(!text.contains("\n"))
+        #expect(!text.contains("\u{1b}"))
+        #expect(text.count <= 501)
+    }
+
+    @Test("each description says what happened and how to fix it")
+    func descriptionsHaveFixIts() {
+        #expect(TokenEndpointError.invalidGrant.description.contains("sign in again"))
+        #expect(TokenEndpointError.invalidClient.description.contains("client secret"))
+        #expect(TokenEndpointError.serverError.description.contains("retry later"))
+        #expect(TokenEndpointError.insecureEndpoint.description.contains("https://"))
+        #expect(TokenEndpointError.networkFailure.description.contains("tokens were kept"))
+    }
+
+    @Test("a plain-HTTP token endpoint on another host is refused before anything is sent")
+    func insecureEndpointRefusedBeforeSending() async {
+        let transport = CannedTransport(json: #"{"access_token":"at"}"#)
+        let oauthClient = OAuthClient(tokenEndpoint: URL(string: "http://auth.example.com/token")!, clientID: "app", clientSecret: "S")
+        let client = TokenEndpointClient(client: oauthClient, transport: transport)
+        let error = await tokenError { try await client.refresh(refreshToken: "RT") }
+        #expect(error == .insecureEndpoint)
+        #expect(error?.isPermanent == true)
+        #expect(error?.description.contains("http://auth.example.com") == true)
+        #expect(transport.sendCount == 0)
+    }
+
+    @Test("client_secret_basic or _post without a secret is a configuration error, and nothing is sent")
+    func missingSecret() async {
+        for authentication in [OAuthClient.Authentication.clientSecretBasic, .clientSecretPost] {
+            let transport = CannedTransport(json: #"{"access_token":"at"}"#)
+            let oauthClient = OAuthClient(tokenEndpoint: endpoint, clientID: "app", authentication: authentication)
+            let client = TokenEndpointClient(client: oauthClient, transport: transport)
+            let error = await tokenError { try await client.clientCredentials() }
+            #expect(error == .invalidClientConfiguration)
+            #expect(transport.sendCount == 0)
+        }
+    }
+
+    @Test("the request is a form POST that asks for JSON")
+    func requestShape() async throws {
+        let (client, transport) = client(status: .ok, body: #"{"access_token":"at"}"#, secret: nil)
+        _ = try await client.refresh(refreshToken: "r t&", scope: "read write")
+        let request = try #require(transport.lastRequest)
+        #expect(request.method == .post)
+        #expect(request.headerFields[.contentType] == "application/x-www-form-urlencoded")
+        #expect(request.headerFields[.accept] == "application/json")
+        #expect(request.headerFields[.authorization] == nil)
+        #expect(transport.lastBody == "grant_type=refresh_token&refresh_token=r+t%26&scope=read+write&client_id=app")
+    }
+
+    @Test("errors of the transport become transient network or timeout errors")
+    func transportErrors() {
+        #expect(TokenEndpointError.transport(.timedOut, host: "h") == .timedOut)
+        #expect(TokenEndpointError.transport(.networkFailure, host: "h") == .networkFailure)
+        #expect(TokenEndpointError.transport(.responseTooLarge(limit: 10), host: "h") == .malformedResponse)
+        #expect(TokenEndpointError.transport(.networkFailure, host: "h").isTransient)
+    }
+}

@@ -1,0 +1,147 @@
+import Foundation
+import Testing
+@testable import TokenAuth
+
+@Suite("Parsing token responses (RFC 6749 §5.1, §5.2)")
+struct TokenResponseParsingTests {
+    let sentAt = ManualWallClock.epoch
+
+    func parse(_ json: String) throws(TokenEndpointError) -> TokenResponse {
+        try TokenResponse.parse(data: Data(json.utf8), sentAt: sentAt)
+    }
+
+    func error(_ json: String) -> TokenEndpointError? {
+        do {
+            _ = try parse(json)
+            Issue.record("parsing succeeded")
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test("a complete response gives every field, with expiry counted from the send time")
+    func completeResponse() throws {
+        let response = try parse(
+            #"{"access_token":"at","token_type":"Bearer","expires_in":3600,"refresh_token":"rt","scope":"read write"}"#
+        )
+        #expect(response == TokenResponse(
+            accessToken: "at",
+            tokenType: "Bearer",
+            refreshToken: "rt",
+            expiresAt: sentAt.addingTimeInterval(3600),
+            scope: "read write"
+        ))
+    }
+
+    @Test("expires_in as a numeric string is understood")
+    func numericStringExpiresIn() throws {
+        #expect(try parse(#"{"access_token":"at","token_type":"Bearer","expires_in":"120"}"#).expiresAt == sentAt.addingTimeInterval(120))
+        #expect(try parse(#"{"access_token":"at","token_type":"Bearer","expires_in":" 60 "}"#).expiresAt == sentAt.addingTimeInterval(60))
+    }
+
+    @Test("a fractional expires_in keeps its fraction")
+    func fractionalExpiresIn() throws {
+        #expect(try parse(#"{"access_token":"at","expires_in":1.5}"#).expiresAt == sentAt.addingTimeInterval(1.5))
+    }
+
+    @Test("absent expires_in means no known expiry")
+    func absentExpiresIn() throws {
+        #expect(try parse(#"{"access_token":"at","token_type":"Bearer"}"#).expiresAt == nil)
+    }
+
+    @Test("an unreadable or negative expires_in means no known expiry rather than losing the tokens", arguments: [
+        #""soon""#, "-5", "null", "true", #"{"seconds":5}"#, #""1e400""#,
+    ])
+    func unreadableExpiresIn(value: String) throws {
+        let response = try parse(#"{"access_token":"at","refresh_token":"rt","expires_in":\#(value)}"#)
+        #expect(response.expiresAt == nil)
+        #expect(response.refreshToken == "rt")
+    }
+
+    @Test("token_type is case-insensitive and bearer is normalised to Bearer", arguments: ["bearer", "BEARER", "bEaReR"])
+    func tokenTypeNormalised(type: String) throws {
+        #expect(try parse(#"{"access_token":"at","token_type":"\#(type)"}"#).tokenType == "Bearer")
+    }
+
+    @Test("other token types are kept as sent, and a missing one means Bearer")
+    func otherTokenTypes() throws {
+        #expect(try parse(#"{"access_token":"at","token_type":"DPoP"}"#).tokenType == "DPoP")
+        #expect(try parse(#"{"access_token":"at"}"#).tokenType == "Bearer")
+    }
+
+    @Test("a missing or empty access_token is a malformed (transient) response")
+    func missingAccessToken() {
+        for json in [#"{"token_type":"Bearer","refresh_token":"rt"}"#, #"{"access_token":""}"#, #"{"access_token":42}"#] {
+            let error = error(json)
+            #expect(error == .malformedResponse)
+            #expect(error?.isTransient == true)
+        }
+    }
+
+    @Test("a body that is not a JSON object is malformed", arguments: ["", "<html>", "[1,2]", #""text""#, "{"])
+    func notJSONObject(body: String) {
+        #expect(error(body) == .malformedResponse)
+    }
+
+    @Test("an error member makes it an error response even without an error status")
+    func errorInsideSuccess() {
+        let error = error(#"{"error":"invalid_grant","error_description":"Token expired","access_token":"at"}"#)
+        #expect(error == .invalidGrant)
+        #expect(error?.isPermanent == true)
+        #expect(error?.oauthErrorCode == "invalid_grant")
+        #expect(error?.errorDescription == "Token expired")
+    }
+
+    @Test("an error member that is not a string is malformed, not a success")
+    func nonStringError() {
+        #expect(error(#"{"error":{"code":1},"access_token":"at"}"#) == .malformedResponse)
+    }
+
+    @Test("a response over 1 MiB is refused without being parsed")
+    func sizeCap() {
+        let padding = String(repeating: "x", count: TokenResponse.maximumSize)
+        let error = error(#"{"access_token":"at","padding":"\#(padding)"}"#)
+        #expect(error == .malformedResponse)
+        #expect(error?.description.contains("1 MiB") == true)
+    }
+
+    @Test("a response just under 1 MiB is accepted")
+    func justUnderSizeCap() throws {
+        let prefix = #"{"access_token":"at","padding":""#
+        let padding = String(repeating: "x", count: TokenResponse.maximumSize - prefix.utf8.count - 2)
+        #expect(try parse(prefix + padding + #""}"#).accessToken == "at")
+    }
+
+    @Test("empty refresh_token and scope read as absent")
+    func emptyOptionalFields() throws {
+        let response = try parse(#"{"access_token":"at","refresh_token":"","scope":""}"#)
+        #expect(response.refreshToken == nil)
+        #expect(response.scope == nil)
+    }
+
+    @Test("a response without a refresh token keeps the previous one (RFC 6749 §6) and the previous scope")
+    func authKeepsPreviousRefreshTokenAndScope() throws {
+        let previous = Auth(accessToken: "old", refreshToken: "rt-old", expiresAt: sentAt, scope: "read")
+        let auth = try parse(#"{"access_token":"new","token_type":"bearer","expires_in":60}"#).auth(updating: previous)
+        #expect(auth == Auth(accessToken: "new", tokenType: "Bearer", refreshToken: "rt-old", expiresAt: sentAt.addingTimeInterval(60), scope: "read"))
+    }
+
+    @Test("a response with a new refresh token and scope replaces both")
+    func authTakesNewRefreshTokenAndScope() throws {
+        let previous = Auth(accessToken: "old", refreshToken: "rt-old", scope: "read write")
+        let auth = try parse(#"{"access_token":"new","refresh_token":"rt-new","scope":"read"}"#).auth(updating: previous)
+        #expect(auth.refreshToken == "rt-new")
+        #expect(auth.scope == "read")
+        #expect(auth.expiresAt == nil)
+    }
+
+    @Test("the description of a token response shows no token")
+    func descriptionIsRedacted() throws {
+        let response = try parse(#"{"access_token":"AT-SECRET","refresh_token":"RT-SECRET","expires_in":5}"#)
+        for text in [response.description, String(reflecting: response), "\(response)"] {
+            #expect(!text.contains("AT-SECRET"))
+            #expect(!text.contains("RT-SECRET"))
+        }
+    }
+}

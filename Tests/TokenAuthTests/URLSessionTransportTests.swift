@@ -1,0 +1,136 @@
+import Foundation
+import HTTPTypes
+import OAuthTestServer
+import Testing
+@testable import TokenAuth
+
+/// The URLSession transport against a real local server.
+@Suite("URLSession transport")
+struct URLSessionTransportTests {
+    @Test("error statuses are returned as responses, not thrown")
+    func errorStatusesAreResponses() async throws {
+        try await withServer { server in
+            let (response, body) = try await URLSessionTransport().send(HTTPRequest(method: .get, url: server.resourceURL), body: nil)
+            #expect(response.status == .unauthorized)
+            #expect(response.headerFields[.wwwAuthenticate]?.hasPrefix("Bearer") == true)
+            #expect(!body.isEmpty)
+        }
+    }
+
+    @Test("a 401 with a Basic challenge is returned with its body instead of hanging")
+    func basicChallengeIsReturned() async throws {
+        try await withServer { server in
+            let request = HTTPRequest(
+                method: .post,
+                url: server.tokenEndpoint,
+                headerFields: [.contentType: "application/x-www-form-urlencoded", .authorization: "Basic bm9ib2R5Om5vdGhpbmc="]
+            )
+            let body = Data("grant_type=client_credentials".utf8)
+            let (response, data) = try await URLSessionTransport(timeout: .seconds(5)).send(request, body: body)
+            #expect(response.status == .unauthorized)
+            #expect(response.headerFields[.wwwAuthenticate]?.hasPrefix("Basic") == true)
+            let json = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+            #expect(json?["error"] as? String == "invalid_client")
+        }
+    }
+
+    @Test("a request body arrives byte for byte")
+    func bodyArrivesIntact() async throws {
+        try await withServer { server in
+            let token = server.issueTokens(clientID: "test-client", subject: "alice").accessToken
+            let bytes = Data((0...255).map(UInt8.init) + Array("é🙂\r\n".utf8))
+            let reply = try await call(.put, server.url("/resource/items/1"), bearer: token, body: bytes)
+            #expect(reply.status == 200)
+            #expect(reply.json["method"] as? String == "PUT")
+            #expect((reply.json["body_base64"] as? String).flatMap { Data(base64Encoded: $0) } == bytes)
+        }
+    }
+
+    @Test("a response body over the limit is refused")
+    func responseSizeLimit() async throws {
+        try await withServer { server in
+            let token = server.issueTokens(clientID: "test-client", subject: "alice").accessToken
+            let transport = URLSessionTransport(maximumResponseBodySize: 64 * 1024)
+            let request = HTTPRequest(method: .post, url: server.resourceURL, headerFields: [.authorization: "Bearer \(token)"])
+            await #expect(throws: HTTPTransportError.responseTooLarge) {
+                _ = try await transport.send(request, body: Data(repeating: 0x61, count: 100 * 1024))
+            }
+            let (small, _) = try await transport.send(request, body: Data(repeating: 0x61, count: 1024))
+            #expect(small.status == .ok)
+        }
+    }
+
+    @Test("a redirect to another origin does not carry the Authorization header")
+    func crossOriginRedirectDropsAuthorization() async throws {
+        try await withServer { first in
+            try await withServer { second in
+                let reply = try await call(.get, first.redirectURL(to: second.publicURL), bearer: "TOKEN-THAT-MUST-NOT-LEAK")
+                #expect(reply.status == 200)
+                #expect(reply.json["authorization_present"] as? Bool == false)
+                let seen = try #require(second.recordedRequests.last)
+                #expect(seen.uri == "/public")
+                #expect(seen.header("authorization") == nil)
+            }
+        }
+    }
+
+    @Test("a redirect within the same origin keeps the Authorization header")
+    func sameOriginRedirectKeepsAuthorization() async throws {
+        try await withServer { server in
+            let token = server.issueTokens(clientID: "test-client", subject: "alice").accessToken
+            let reply = try await call(.get, server.redirectURL(to: server.resourceURL), bearer: token)
+            #expect(reply.status == 200)
+            #expect(reply.json["token_subject"] as? String == "alice")
+        }
+    }
+
+    @Test("a refused connection is a network failure")
+    func connectionRefused() async throws {
+        let server = try await OAuthTestServer.start()
+        let url = server.publicURL
+        await server.shutdown()
+        do {
+            _ = try await URLSessionTransport().send(HTTPRequest(method: .get, url: url), body: nil)
+            Issue.record("the request succeeded")
+        } catch let error as HTTPTransportError {
+            #expect(error.isNetworkFailure)
+            #expect(!error.isTimeout)
+        }
+    }
+
+    @Test("a server that does not answer in time is a timeout")
+    func timeout() async throws {
+        try await withServer { server in
+            server.updateFaults { $0.tokenLatencyMilliseconds = 1500 }
+            let transport = URLSessionTransport(timeout: .milliseconds(300))
+            let request = HTTPRequest(method: .post, url: server.tokenEndpoint, headerFields: [.contentType: "application/x-www-form-urlencoded"])
+            do {
+                _ = try await transport.send(request, body: Data("grant_type=client_credentials&client_id=test-client".utf8))
+                Issue.record("the request succeeded")
+            } catch let error as HTTPTransportError {
+                #expect(error.isTimeout)
+                #expect(error == .timedOut)
+            }
+        }
+    }
+
+    @Test("a request that cannot become a URLRequest is refused")
+    func invalidRequest() async {
+        let request = HTTPRequest(method: .get, scheme: nil, authority: nil, path: "relative")
+        await #expect(throws: HTTPTransportError.invalidRequest) {
+            _ = try await URLSessionTransport().send(request, body: nil)
+        }
+    }
+
+    @Test("a task cancelled before sending throws CancellationError without sending")
+    func cancelledBeforeSending() async throws {
+        try await withServer { server in
+            let task = Task {
+                withUnsafeCurrentTask { $0?.cancel() }
+                return try await URLSessionTransport().send(HTTPRequest(method: .get, url: server.publicURL), body: nil)
+            }
+            await #expect(throws: CancellationError.self) { _ = try await task.value }
+            #expect(server.recordedRequests.isEmpty)
+        }
+    }
+}
