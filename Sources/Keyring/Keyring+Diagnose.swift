@@ -39,7 +39,8 @@ private struct Diagnostician {
         }
 
         // 1. The session bus.
-        let connection: OpaquePointer
+        // Optional on purpose: GIO returns NULL when it sets the error (see `SecretServiceCalls.with`).
+        let connection: OpaquePointer?
         do {
             connection = try withGError("connecting to the session bus") {
                 g_bus_get_sync(G_BUS_TYPE_SESSION, cancellable, $0)
@@ -52,6 +53,9 @@ private struct Diagnostician {
                 underlying: failure.info.text))
         } catch {
             return fail("session bus", .other("The session bus check failed.", "\(error)"))
+        }
+        guard let connection else {
+            return fail("session bus", .serviceUnavailable("GIO returned no connection to the session bus"))
         }
         defer { g_object_unref(UnsafeMutableRawPointer(connection)) }
         checks.append(Check(name: "session bus", status: .ok, detail: busAddress ?? "reachable (autolaunched)", fix: nil))

@@ -1,6 +1,22 @@
 import ArgumentParser
+import Foundation
+import Logging
 
 @main
+enum Main {
+    /// Library logs stay quiet unless TOKENCTL_LOG_LEVEL asks for them (e.g. `debug`): errors are reported
+    /// as one sentence each, and the logs of the refresher would repeat them. Logs never contain tokens.
+    static func main() async {
+        let level = ProcessInfo.processInfo.environment["TOKENCTL_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:))
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level ?? .critical
+            return handler
+        }
+        await TokenCtl.main()
+    }
+}
+
 struct TokenCtl: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tokenctl",
@@ -17,6 +33,8 @@ struct TokenCtl: AsyncParsableCommand {
               5   transient network or server failure (the tokens were kept)
               64  usage error
               65  bad input: malformed standard input, or a stored item that cannot be read
+
+            Set TOKENCTL_LOG_LEVEL=debug to see the library's log on standard error.
             """,
         subcommands: [Import.self, Show.self, List.self, Delete.self, Token.self, Refresh.self, Doctor.self]
     )

@@ -7,6 +7,14 @@ public struct CommandResult: Sendable {
     public let stderr: String
 }
 
+/// Reads a pipe to its end on a dispatch thread: a blocking read must never occupy one of the few threads
+/// of Swift's cooperative pool, where the in-process test servers run too.
+private func readToEnd(_ handle: FileHandle) async -> Data {
+    await withCheckedContinuation { continuation in
+        DispatchQueue.global().async { continuation.resume(returning: handle.readDataToEndOfFile()) }
+    }
+}
+
 /// Runs a program to completion with optional standard input and extra or removed environment variables.
 ///
 /// Output is read concurrently so a chatty child cannot block on a full pipe. A child still running after
@@ -33,11 +41,13 @@ public func runCommand(
     try process.run()
     if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
     try input.fileHandleForWriting.close()
-    async let stdoutData = Task.detached { out.fileHandleForReading.readDataToEndOfFile() }.value
-    async let stderrData = Task.detached { err.fileHandleForReading.readDataToEndOfFile() }.value
+    async let stdoutData = readToEnd(out.fileHandleForReading)
+    async let stderrData = readToEnd(err.fileHandleForReading)
     let watchdog = Task {
         try await Task.sleep(for: timeout)
-        process.terminate()
+        // SIGKILL, not `terminate()`: a child spawned from a libdispatch thread inherits a signal mask
+        // that blocks SIGTERM, so SIGTERM would never end a hung child.
+        kill(process.processIdentifier, SIGKILL)
     }
     var status: Int32 = -1
     for await code in exited.stream { status = code }

@@ -22,10 +22,11 @@ enum BlockingCall {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
                 outcome.install(continuation)
                 // The timer answers the caller even if the blocking call ignored the cancellation;
-                // a late result of that call is then dropped.
+                // a late result of that call is then dropped. It settles the outcome *before* cancelling:
+                // the cancelled call returns at once, and its result (a cancellation) must not win the race.
                 let timer = Timer {
-                    cancellable.cancel()
                     outcome.finish(.failure(KeyringError.timedOut(after: timeout, nil)))
+                    cancellable.cancel()
                 }
                 timers.asyncAfter(deadline: .now() + timeout.dispatchInterval, execute: timer.item)
                 queue.async {
@@ -40,8 +41,8 @@ enum BlockingCall {
                 }
             }
         } onCancel: {
-            cancellable.cancel()
             outcome.finish(.failure(CancellationError()))
+            cancellable.cancel()
         }
     }
 

@@ -23,14 +23,17 @@ struct SecretServiceCalls {
         _ cancellable: UnsafeMutablePointer<GCancellable>,
         _ body: (SecretServiceCalls) throws -> T
     ) throws -> T {
-        let service: UnsafeMutablePointer<SecretService>
+        // Optional on purpose: libsecret returns NULL when it sets the error, and a non-optional result
+        // would force-unwrap that NULL before `withGError` could throw (a crash when there is no session bus).
+        let connected: UnsafeMutablePointer<SecretService>?
         do {
-            service = try withGError("connecting to the Secret Service") {
+            connected = try withGError("connecting to the Secret Service") {
                 secret_service_get_sync(SECRET_SERVICE_OPEN_SESSION, cancellable, $0)
             }
         } catch let failure as GLibFailure where !failure.info.isCancellation && failure.info.kind == .other {
             throw KeyringError.serviceUnavailable(failure.info.text)
         }
+        guard let service = connected else { throw KeyringError.serviceUnavailable("libsecret returned no service") }
         defer { g_object_unref(service) }
         return try body(SecretServiceCalls(service: service, cancellable: cancellable))
     }
