@@ -41,6 +41,8 @@ public actor AuthManager {
     private var loaded = false
     /// Tokens the store has not accepted yet; written again on the next call.
     private var unsaved: Auth?
+    /// Whether a write of `unsaved` is under way, so concurrent callers do not repeat it.
+    private var saving = false
     /// A refresh token the server rejected for good; not sent again.
     private var rejectedRefreshToken: String?
     private var rejection: AuthError?
@@ -168,12 +170,14 @@ public actor AuthManager {
             current = try await store.load()
             loaded = true
         }
-        if unsaved != nil { try? await saveUnsaved() }
+        if unsaved != nil, !saving { try? await saveUnsaved() }
     }
 
     /// Writes ``unsaved``; on failure keeps it for the next call and reports it.
     private func saveUnsaved() async throws {
         guard let auth = unsaved else { return }
+        saving = true
+        defer { saving = false }
         do {
             try await store.save(auth)
             if unsaved == auth { unsaved = nil }
@@ -279,8 +283,8 @@ public actor AuthManager {
         }
 
         guard generation == self.generation else {
-            logger.info("discarding a refresh that finished after logout")
-            throw rejection ?? AuthError.loginRequired("the session was logged out")
+            logger.info("discarding a refresh that finished after logout or sign-in")
+            return try sessionAfterReplacement()
         }
         let previous = current
         let auth = response.auth(updating: previous)
@@ -295,10 +299,17 @@ public actor AuthManager {
         try? await saveUnsaved()
         guard generation == self.generation else {
             // Logged out while saving: `clear()` waits for this refresh and then erases the store.
-            throw rejection ?? AuthError.loginRequired("the session was logged out")
+            return try sessionAfterReplacement()
         }
         current = auth
         return auth
+    }
+
+    /// What the waiters of a refresh get when `clear()` or `signIn(_:)` replaced the session meanwhile:
+    /// the new session's tokens after a sign-in, `loginRequired` after a logout.
+    private func sessionAfterReplacement() throws -> Auth {
+        if let current, current.isValid(at: now()) { return current }
+        throw rejection ?? AuthError.loginRequired("the session was logged out")
     }
 
     private func checkRefreshRate(at date: Date) throws {

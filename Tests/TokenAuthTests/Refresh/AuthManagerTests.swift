@@ -240,6 +240,24 @@ struct AuthManagerTests {
         #expect(after?.code == .loginRequired)
     }
 
+    @Test("a sign-in during a refresh wins: waiters get the new session and the refresh result is not stored")
+    func signInDuringRefresh() async throws {
+        let fixture = try await RefreshFixture.start()
+        defer { Task { await fixture.shutdown() } }
+        fixture.server.updateFaults { $0.tokenLatencyMilliseconds = 400 }
+        let store = InMemoryAuthStore(fixture.seed())
+        let manager = fixture.manager(store: store)
+
+        let waiter = Task { try await manager.validToken() }
+        while fixture.server.stats.tokenRequests == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        let fresh = fixture.seed(expiresIn: 3600)
+        try await manager.signIn(fresh)
+
+        #expect(try await waiter.value == fresh.accessToken)
+        #expect(store.current == fresh)
+        #expect(store.saveCount == 1)
+    }
+
     @Test("a cancelled caller stops waiting; the shared refresh goes on and is persisted for the others")
     func cancellationOfOneWaiter() async throws {
         let fixture = try await RefreshFixture.start()
