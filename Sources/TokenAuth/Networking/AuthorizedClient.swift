@@ -1,0 +1,126 @@
+import Foundation
+import HTTPTypes
+import HTTPTypesFoundation
+
+/// Sends HTTP requests with a valid access token, refreshing it once and retrying once when the server rejects it.
+///
+/// ```swift
+/// let manager = AuthManager(store: store, refresher: TokenEndpointClient(client: oauthClient, transport: transport))
+/// let client = AuthorizedClient(manager: manager, transport: transport)
+/// let profile = try await client.load(Profile.self, from: URL(string: "https://api.example.com/me")!)
+/// ```
+///
+/// What it does with each request that requires authentication:
+/// 1. Takes a valid token from the ``AuthManager`` — refreshing first when it is about to expire — and sets
+///    `Authorization` from it (``Auth/authorizationHeaderValue``: `Bearer` unless the stored token type is
+///    another).
+/// 2. If the ``TokenRejectionClassifier`` says the response rejects the token, it tells the manager which token
+///    was rejected (``AuthManager/refresh(rejecting:)``). The manager refreshes only if that token is still the
+///    current one, so a burst of requests that left with the same expired token causes one refresh, not one each.
+/// 3. It sends the request once more, with the same body bytes. If that is rejected too, it throws
+///    ``AuthorizedClientError/Code/unauthorized``: never a loop, never a second refresh for one request.
+///
+/// Other outcomes: a missing or rejected session throws ``AuthorizedClientError/Code/loginRequired`` (show the
+/// sign-in screen); a `403 insufficient_scope` throws ``AuthorizedClientError/Code/insufficientScope`` without a
+/// refresh; any other response, whatever its status, is returned. Requests with `requiresAuthentication: false`
+/// pass through to the transport untouched and never touch the manager.
+///
+/// **Bodies.** Request bodies are `Data`, so a retried request always carries the same bytes; there is no
+/// streaming body that could not be replayed. **Redirects** are the transport's business: ``HTTPTransport``
+/// requires that `Authorization` is never forwarded to another origin, and ``URLSessionTransport`` strips it.
+/// **Cancellation** of the calling task stops the request at once; a refresh it was waiting for goes on for the
+/// other requests sharing it.
+///
+/// Copies share the manager, the transport and the queue of the callback API.
+public struct AuthorizedClient: Sendable {
+    /// Where tokens come from.
+    public var manager: AuthManager { sender.manager }
+    /// How requests are sent; share it with the manager's ``TokenEndpointClient``.
+    public var transport: any HTTPTransport { sender.transport }
+    /// What counts as a rejected token.
+    public var classifier: TokenRejectionClassifier { sender.classifier }
+    /// The decoder ``load(_:for:body:requiresAuthentication:decoder:)`` uses unless given another.
+    public let decoder: JSONDecoder
+
+    let sender: AuthorizingSender
+    let callbacks: CallbackPipeline
+
+    /// Creates a client.
+    ///
+    /// - Parameters:
+    ///   - manager: Hands out and refreshes tokens.
+    ///   - transport: Sends the requests. Pass the transport the manager's token client uses, so both share one
+    ///     URLSession.
+    ///   - classifier: Decides which responses reject the token. The default follows RFC 6750.
+    ///   - decoder: The JSON decoder for `load`.
+    public init(
+        manager: AuthManager,
+        transport: any HTTPTransport = URLSessionTransport(),
+        classifier: TokenRejectionClassifier = .standard,
+        decoder: JSONDecoder = JSONDecoder()
+    ) {
+        sender = AuthorizingSender(manager: manager, transport: transport, classifier: classifier)
+        self.decoder = decoder
+        callbacks = CallbackPipeline(sender: sender)
+    }
+
+    /// Sends a request and returns the response and its whole body.
+    ///
+    /// - Parameters:
+    ///   - request: The request. With `requiresAuthentication`, its `Authorization` field is replaced.
+    ///   - body: The request body, sent again unchanged if the request is retried.
+    ///   - requiresAuthentication: `false` for endpoints that need no token: the request is sent as it is.
+    /// - Returns: The response, whatever its status, except for the statuses described below.
+    /// - Throws: ``AuthorizedClientError`` (`loginRequired`, `unauthorized`, `insufficientScope`),
+    ///   ``AuthError`` when the token endpoint failed transiently, ``HTTPTransportError`` when no response
+    ///   arrived, or `CancellationError`.
+    public func send(
+        _ request: HTTPRequest,
+        body: Data? = nil,
+        requiresAuthentication: Bool = true
+    ) async throws -> (HTTPResponse, Data) {
+        try await sender.send(request, body: body, requiresAuthentication: requiresAuthentication)
+    }
+
+    /// Sends a request and decodes its 2xx JSON body.
+    ///
+    /// - Parameters:
+    ///   - type: The type to decode.
+    ///   - request: The request.
+    ///   - body: The request body.
+    ///   - requiresAuthentication: `false` for endpoints that need no token.
+    ///   - decoder: The decoder to use instead of ``decoder``.
+    /// - Throws: What ``send(_:body:requiresAuthentication:)`` throws, and ``AuthorizedClientError`` with
+    ///   `unacceptableStatus` for a non-2xx response or `decodingFailed` for a body that does not decode.
+    public func load<T: Decodable>(
+        _ type: T.Type = T.self,
+        for request: HTTPRequest,
+        body: Data? = nil,
+        requiresAuthentication: Bool = true,
+        decoder: JSONDecoder? = nil
+    ) async throws -> T {
+        let (response, data) = try await send(request, body: body, requiresAuthentication: requiresAuthentication)
+        guard response.status.kind == .successful else {
+            throw AuthorizedClientError.unacceptableStatus(response, body: data)
+        }
+        do {
+            return try (decoder ?? self.decoder).decode(T.self, from: data)
+        } catch {
+            throw AuthorizedClientError.decodingFailed(response, body: data, error: error)
+        }
+    }
+
+    /// Fetches `url` with `GET` and decodes its 2xx JSON body.
+    ///
+    /// - Throws: What ``load(_:for:body:requiresAuthentication:decoder:)`` throws.
+    public func load<T: Decodable>(
+        _ type: T.Type = T.self,
+        from url: URL,
+        requiresAuthentication: Bool = true,
+        decoder: JSONDecoder? = nil
+    ) async throws -> T {
+        try await load(
+            type, for: HTTPRequest(method: .get, url: url), requiresAuthentication: requiresAuthentication,
+            decoder: decoder)
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import HTTPTypes
+
+/// The submission queue of the callback API: takes requests in the order they are submitted, gets each its token
+/// in that order, and hands each to the transport in that order.
+///
+/// Submitting is synchronous (`AsyncStream` keeps the order of `yield`s), and one task works through the queue.
+/// For each request it first waits for a valid token — so while a refresh is pending, every request behind it is
+/// held — and then starts the request's own task with `Task.immediate`, which runs synchronously up to the
+/// transport's first suspension. So requests reach the transport in submission order, and run concurrently from
+/// there on; their completions may arrive in any order.
+final class CallbackPipeline: Sendable {
+    struct Job: Sendable {
+        let request: HTTPRequest
+        let body: Data?
+        let requiresAuthentication: Bool
+        let handle: CallbackRequest
+    }
+
+    private let continuation: AsyncStream<Job>.Continuation
+
+    init(sender: AuthorizingSender) {
+        let (jobs, continuation) = AsyncStream.makeStream(of: Job.self)
+        self.continuation = continuation
+        // The worker holds the stream and the sender, not the pipeline: when the last client copy goes, `deinit`
+        // finishes the stream and the worker ends after the jobs already submitted.
+        Task {
+            for await job in jobs {
+                await Self.dispatch(job, sender: sender)
+            }
+        }
+    }
+
+    deinit {
+        continuation.finish()
+    }
+
+    func submit(_ job: Job) {
+        if case .terminated = continuation.yield(job) {
+            job.handle.finish(.failure(CancellationError()))
+        }
+    }
+
+    private static func dispatch(_ job: Job, sender: AuthorizingSender) async {
+        guard job.handle.isQueued else { return }
+        var auth: Auth?
+        if job.requiresAuthentication {
+            do {
+                auth = try await sender.validAuth()
+            } catch {
+                job.handle.finish(.failure(error))
+                return
+            }
+        }
+        let operation: @Sendable () async -> Void = { [auth] in
+            let result: CallbackRequest.Result
+            do {
+                if let auth {
+                    result = .success(try await sender.send(job.request, body: job.body, authorizedWith: auth))
+                } else {
+                    result = .success(try await sender.transport.send(job.request, body: job.body))
+                }
+            } catch {
+                result = .failure(error)
+            }
+            job.handle.finish(result)
+        }
+        job.handle.start {
+            if #available(macOS 26, *) {
+                Task.immediate(operation: operation)
+            } else {
+                Task(operation: operation)
+            }
+        }
+    }
+}

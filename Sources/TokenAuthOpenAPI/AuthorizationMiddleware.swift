@@ -1,0 +1,117 @@
+import Foundation
+import HTTPTypes
+import OpenAPIRuntime
+import TokenAuth
+
+/// A swift-openapi-runtime `ClientMiddleware` that authorizes requests of a generated client with
+/// ``AuthManager``'s tokens, and on a rejected token refreshes once and retries once.
+///
+/// ```swift
+/// let client = Client(
+///     serverURL: try Servers.Server1.url(),
+///     transport: URLSessionTransport(),
+///     middlewares: [AuthorizationMiddleware(manager: manager)])
+/// ```
+///
+/// For each operation it sets `Authorization` from a valid token, sends the request, and asks the
+/// ``TokenRejectionClassifier`` about non-2xx responses. When the token was rejected it calls
+/// ``AuthManager/refresh(rejecting:)`` (which refreshes only if that token is still the current one) and sends the
+/// request once more with the same body. A second rejection throws ``AuthorizedClientError`` with code
+/// `unauthorized`; a missing or rejected session throws it with code `loginRequired`. The generated client wraps
+/// these in its `ClientError`, whose `underlyingError` is the ``AuthorizedClientError``. Every other response —
+/// a `403 insufficient_scope` included — goes back to the generated client, which maps it to the operation's
+/// documented outputs.
+///
+/// **Bodies.** A retry needs the request body a second time. Bodies that can be iterated many times are sent
+/// again as they are; single-use bodies are collected in memory first, up to ``maximumReplayableBodySize``. A
+/// single-use body whose announced length is larger is streamed and not retried: if its token is rejected, the
+/// refresh still happens (so the next request succeeds) and `unauthorized` is thrown. A single-use body of unknown
+/// length that turns out larger than the limit fails the request.
+///
+/// The bodies of non-2xx responses are collected (up to ``maximumErrorBodySize``) so the classifier can read
+/// them; 2xx bodies stream through untouched.
+public struct AuthorizationMiddleware: ClientMiddleware {
+    /// Where tokens come from.
+    public let manager: AuthManager
+    /// What counts as a rejected token.
+    public let classifier: TokenRejectionClassifier
+    /// The largest single-use request body kept in memory so that it can be sent again. Default 4 MiB.
+    public let maximumReplayableBodySize: Int
+    /// The largest non-2xx response body collected for the classifier. Default 1 MiB.
+    public let maximumErrorBodySize: Int
+    /// Operation IDs sent without a token and without retries, for operations that need no authentication.
+    public let unauthenticatedOperations: Set<String>
+
+    /// Creates the middleware.
+    public init(
+        manager: AuthManager,
+        classifier: TokenRejectionClassifier = .standard,
+        maximumReplayableBodySize: Int = 4 * 1024 * 1024,
+        maximumErrorBodySize: Int = 1024 * 1024,
+        unauthenticatedOperations: Set<String> = []
+    ) {
+        self.manager = manager
+        self.classifier = classifier
+        self.maximumReplayableBodySize = maximumReplayableBodySize
+        self.maximumErrorBodySize = maximumErrorBodySize
+        self.unauthenticatedOperations = unauthenticatedOperations
+    }
+
+    /// Authorizes `request`, sends it through `next`, and on a rejected token refreshes once and sends it once more.
+    ///
+    /// - Throws: ``AuthorizedClientError`` (`loginRequired`, `unauthorized`), ``AuthError`` when the token endpoint
+    ///   failed transiently, what `next` throws, or `CancellationError`.
+    public func intercept(
+        _ request: HTTPRequest,
+        body: HTTPBody?,
+        baseURL: URL,
+        operationID: String,
+        next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
+    ) async throws -> (HTTPResponse, HTTPBody?) {
+        if unauthenticatedOperations.contains(operationID) {
+            return try await next(request, body, baseURL)
+        }
+        let auth = try await AuthorizedClientError.mappingLoginRequired { try await manager.validAuth() }
+        let (sentBody, replayable) = try await replayable(body)
+
+        let first = try await inspect(try await next(AuthorizingSender.authorize(request, with: auth), sentBody, baseURL))
+        guard first.rejected else { return (first.response, first.body) }
+
+        let replacement = try await AuthorizedClientError.mappingLoginRequired {
+            try await manager.refresh(rejecting: auth.accessToken)
+        }
+        guard replayable, replacement.accessToken != auth.accessToken else {
+            throw AuthorizedClientError.unauthorized(first.response, body: first.data)
+        }
+        try Task.checkCancellation()
+        let second = try await inspect(
+            try await next(AuthorizingSender.authorize(request, with: replacement), sentBody, baseURL))
+        if second.rejected {
+            throw AuthorizedClientError.unauthorized(second.response, body: second.data)
+        }
+        return (second.response, second.body)
+    }
+
+    /// The body to send (possibly collected into memory) and whether it can be sent twice.
+    private func replayable(_ body: HTTPBody?) async throws -> (HTTPBody?, Bool) {
+        guard let body, body.iterationBehavior == .single else { return (body, true) }
+        if case .known(let length) = body.length, length > Int64(maximumReplayableBodySize) {
+            return (body, false)
+        }
+        let data = try await Data(collecting: body, upTo: maximumReplayableBodySize)
+        return (HTTPBody(data), true)
+    }
+
+    /// A response with, for non-2xx ones, the collected body and the classifier's verdict.
+    private func inspect(
+        _ received: (HTTPResponse, HTTPBody?)
+    ) async throws -> (response: HTTPResponse, body: HTTPBody?, data: Data, rejected: Bool) {
+        let (response, body) = received
+        guard response.status.kind != .successful else { return (response, body, Data(), false) }
+        var data = Data()
+        if let body { data = try await Data(collecting: body, upTo: maximumErrorBodySize) }
+        let rejected = !AuthorizingSender.isInsufficientScope(response)
+            && classifier.isTokenRejected(response, body: data)
+        return (response, body == nil ? nil : HTTPBody(data), data, rejected)
+    }
+}

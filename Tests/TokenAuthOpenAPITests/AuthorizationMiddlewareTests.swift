@@ -1,0 +1,140 @@
+import Foundation
+import HTTPTypes
+import HTTPTypesFoundation
+import OAuthTestServer
+import OpenAPIRuntime
+import Synchronization
+import Testing
+import TokenAuth
+import TokenAuthOpenAPI
+
+/// A real OAuth server on loopback, a manager over a real `URLSessionTransport`, and the `next` step of a
+/// generated client's middleware chain sending through that transport.
+private final class Fixture: Sendable {
+    let server: OAuthTestServer
+    let store: InMemoryAuthStore
+    let manager: AuthManager
+    let transport = URLSessionTransport()
+    private let sent = Mutex(0)
+
+    private init(server: OAuthTestServer, store: InMemoryAuthStore, manager: AuthManager) {
+        self.server = server
+        self.store = store
+        self.manager = manager
+    }
+
+    /// A session the server issued, which the client sees as expiring in `expiresIn` seconds.
+    static func start(_ configuration: OAuthTestServer.Configuration = .init(), expiresIn: TimeInterval) async throws -> Fixture {
+        let server = try await OAuthTestServer.start(configuration)
+        let issued = server.issueTokens(clientID: "test-client", subject: "alice")
+        let store = InMemoryAuthStore(Auth(
+            accessToken: issued.accessToken, refreshToken: issued.refreshToken,
+            expiresAt: Date().addingTimeInterval(expiresIn)))
+        let refresher = TokenEndpointClient(client: OAuthClient(tokenEndpoint: server.tokenEndpoint, clientID: "test-client"))
+        return Fixture(server: server, store: store, manager: AuthManager(store: store, refresher: refresher))
+    }
+
+    /// How many times `next` was called.
+    var sendCount: Int { sent.withLock { $0 } }
+
+    /// Runs `request` (its path relative to the server) through `middleware`, as a generated client would.
+    func call(
+        _ middleware: AuthorizationMiddleware, _ request: HTTPRequest, body: HTTPBody? = nil
+    ) async throws -> (HTTPResponse, Data) {
+        let transport = self.transport
+        let (response, responseBody) = try await middleware.intercept(
+            request, body: body, baseURL: server.baseURL, operationID: "test"
+        ) { request, body, baseURL in
+            sent.withLock { $0 += 1 }
+            var absolute = request
+            absolute.scheme = baseURL.scheme
+            absolute.authority = baseURL.host.map { "\($0):\(baseURL.port ?? 80)" }
+            var data: Data?
+            if let body { data = try await Data(collecting: body, upTo: 1 << 20) }
+            let (response, responseData) = try await transport.send(absolute, body: data)
+            return (response, HTTPBody(responseData))
+        }
+        guard let responseBody else { return (response, Data()) }
+        return (response, try await Data(collecting: responseBody, upTo: 1 << 20))
+    }
+}
+
+/// A body that can be read only once, like a streamed upload.
+private func singleUseBody(_ data: Data) -> HTTPBody {
+    let chunks = AsyncStream<HTTPBody.ByteChunk> { continuation in
+        continuation.yield(ArraySlice(data.prefix(100)))
+        continuation.yield(ArraySlice(data.dropFirst(100)))
+        continuation.finish()
+    }
+    return HTTPBody(chunks, length: .unknown, iterationBehavior: .single)
+}
+
+@Suite("OpenAPI ClientMiddleware")
+struct AuthorizationMiddlewareTests {
+    @Test("a revoked token gets a 401, one refresh, and the retry succeeds with the same single-use body")
+    func refreshAndRetry() async throws {
+        let fixture = try await Fixture.start(expiresIn: 3600)
+        defer { Task { await fixture.server.shutdown() } }
+        let old = try #require(fixture.store.current)
+        fixture.server.revokeAllAccessTokens()
+        let payload = Data((0..<300).map { UInt8($0 % 256) })
+        let request = HTTPRequest(method: .post, scheme: nil, authority: nil, path: "/resource/upload")
+
+        let (response, data) = try await fixture.call(
+            AuthorizationMiddleware(manager: fixture.manager), request, body: singleUseBody(payload))
+
+        #expect(response.status == .ok)
+        let echo = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        #expect((echo["body_base64"] as? String).flatMap { Data(base64Encoded: $0) } == payload)
+        #expect(fixture.sendCount == 2)
+        #expect(fixture.server.stats.refreshGrants == 1)
+        let current = try #require(fixture.store.current)
+        #expect(current.accessToken != old.accessToken)
+        #expect(fixture.server.recordedRequests.compactMap { $0.header("authorization") }
+            == ["Bearer \(old.accessToken)", "Bearer \(current.accessToken)"])
+    }
+
+    @Test("a token rejected again after the refresh throws unauthorized, after exactly one refresh")
+    func secondRejection() async throws {
+        let fixture = try await Fixture.start(.init(accessTokenLifetime: .zero), expiresIn: 3600)
+        defer { Task { await fixture.server.shutdown() } }
+        let request = HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/resource")
+
+        let error = await #expect(throws: AuthorizedClientError.self) {
+            try await fixture.call(AuthorizationMiddleware(manager: fixture.manager), request)
+        }
+
+        #expect(error?.code == .unauthorized)
+        #expect(error?.challenge?.error == "invalid_token")
+        #expect(fixture.sendCount == 2)
+        #expect(fixture.server.stats.refreshGrants == 1)
+    }
+
+    @Test("403 insufficient_scope goes back to the generated client without a refresh")
+    func insufficientScopePassesThrough() async throws {
+        let fixture = try await Fixture.start(expiresIn: 3600)
+        defer { Task { await fixture.server.shutdown() } }
+        let request = HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/resource/admin")
+
+        let (response, data) = try await fixture.call(AuthorizationMiddleware(manager: fixture.manager), request)
+
+        #expect(response.status == .forbidden)
+        #expect(String(decoding: data, as: UTF8.self).contains("insufficient_scope"))
+        #expect(fixture.sendCount == 1)
+        #expect(fixture.server.stats.tokenRequests == 0)
+    }
+
+    @Test("operations marked unauthenticated are sent without a token, even without a session")
+    func unauthenticatedOperation() async throws {
+        let fixture = try await Fixture.start(expiresIn: 3600)
+        defer { Task { await fixture.server.shutdown() } }
+        try await fixture.manager.clear()
+        let middleware = AuthorizationMiddleware(manager: fixture.manager, unauthenticatedOperations: ["test"])
+
+        let (response, _) = try await fixture.call(
+            middleware, HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/public"))
+
+        #expect(response.status == .ok)
+        #expect(fixture.server.recordedRequests.first?.header("authorization") == nil)
+    }
+}

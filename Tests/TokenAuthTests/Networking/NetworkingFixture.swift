@@ -1,0 +1,91 @@
+import Foundation
+import HTTPTypes
+import OAuthTestServer
+import Synchronization
+@testable import TokenAuth
+
+/// A real OAuth server on loopback, one real `URLSessionTransport` shared by the token client and the
+/// authorized client, and a wall clock the test controls.
+struct NetworkingFixture {
+    let base: RefreshFixture
+    let transport = URLSessionTransport()
+
+    var server: OAuthTestServer { base.server }
+    var clock: ManualWallClock { base.clock }
+
+    static func start(_ configuration: OAuthTestServer.Configuration = .init()) async throws -> NetworkingFixture {
+        NetworkingFixture(base: try await RefreshFixture.start(configuration))
+    }
+
+    /// A session the server issued, seen by the client as expiring in `expiresIn` seconds (negative: expired).
+    func seed(expiresIn: TimeInterval) -> Auth {
+        base.seed(expiresIn: expiresIn)
+    }
+
+    /// A manager over `store` whose token client uses the shared transport.
+    func manager(store: any AuthStore) -> AuthManager {
+        AuthManager(
+            store: store,
+            refresher: TokenEndpointClient(client: base.client, transport: transport, clock: clock.wallClock),
+            configuration: .init(backoff: Backoff(jitter: false)),
+            now: clock.wallClock)
+    }
+
+    /// An authorized client over a manager seeded with `auth` (or an empty store).
+    func client(
+        _ auth: Auth?,
+        classifier: TokenRejectionClassifier = .standard,
+        transport: (any HTTPTransport)? = nil
+    ) -> (AuthorizedClient, InMemoryAuthStore) {
+        let store = InMemoryAuthStore(auth)
+        let client = AuthorizedClient(manager: manager(store: store), transport: transport ?? self.transport, classifier: classifier)
+        return (client, store)
+    }
+
+    /// The `Authorization` headers the server saw on `/resource` requests, oldest first.
+    var resourceAuthorizations: [String?] {
+        server.recordedRequests.filter { $0.uri.hasPrefix("/resource") }.map { $0.header("authorization") }
+    }
+
+    func shutdown() async { await base.shutdown() }
+}
+
+/// The JSON echo of `/resource`.
+struct Echo: Decodable, Sendable {
+    let method: String
+    let path: String
+    let body: String
+    let bodyBase64: String
+    let tokenSubject: String
+}
+
+extension JSONDecoder {
+    static var snakeCase: JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        return decoder
+    }
+}
+
+/// A transport that forwards every request to a real one and remembers the order of the paths it was handed.
+final class RecordingTransport: HTTPTransport {
+    private let base: any HTTPTransport
+    private let log = Mutex<[String]>([])
+
+    init(_ base: any HTTPTransport) { self.base = base }
+
+    /// The paths of the requests, in the order `send` was called.
+    var paths: [String] { log.withLock { $0 } }
+
+    func send(_ request: HTTPRequest, body: Data?) async throws -> (HTTPResponse, Data) {
+        log.withLock { $0.append(request.path ?? "") }
+        return try await base.send(request, body: body)
+    }
+}
+
+/// Waits, boundedly, until `condition` holds: for counters the server updates while a request is under way.
+func waitUntil(_ condition: () -> Bool, attempts: Int = 500) async {
+    for _ in 0..<attempts where !condition() {
+        try? await Task.sleep(for: .milliseconds(5))
+    }
+}
