@@ -27,6 +27,9 @@ struct Dispatcher: HTTPResponder {
         if path == "/token" {
             return try await TokenEndpoint(state: state).respond(to: request)
         }
+        if path == "/revoke" {
+            return try await RevocationEndpoint(state: state).respond(to: request)
+        }
         if path == "/resource" || path.hasPrefix("/resource/") {
             return try await ProtectedResource(state: state).respond(to: request)
         }

@@ -11,10 +11,10 @@ import ServiceLifecycle
 /// // POST server.tokenEndpoint, GET server.resourceURL, read server.stats …
 /// ```
 ///
-/// Endpoints: `POST /token` (see ``Configuration`` for clients, users and token lifetimes), `/resource` and below
-/// (bearer-protected; `/resource/admin` needs the `admin` scope), `/public`, `/redirect?to=URL`, and `/_admin/…`
-/// to read ``Stats`` and set ``Faults`` from another process. Each server has its own tokens and counters, so
-/// tests that each start one can run in parallel.
+/// Endpoints: `POST /token` (see ``Configuration`` for clients, users and token lifetimes), `POST /revoke`
+/// (RFC 7009), `/resource` and below (bearer-protected; `/resource/admin` needs the `admin` scope), `/public`,
+/// `/redirect?to=URL`, and `/_admin/…` to read ``Stats`` and set ``Faults`` from another process. Each server has
+/// its own tokens and counters, so tests that each start one can run in parallel.
 public final class OAuthTestServer: Sendable {
     /// The configuration the server was started with.
     public let configuration: Configuration

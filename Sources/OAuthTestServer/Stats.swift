@@ -17,6 +17,10 @@ extension OAuthTestServer {
         public var reuseDetections = 0
         /// Requests to `/resource` and below, whatever their outcome.
         public var resourceRequests = 0
+        /// Requests to the revocation endpoint `/revoke`, whatever their outcome.
+        public var revocationRequests = 0
+        /// Revocation requests that revoked a live token (RFC 7009 answers 200 for unknown tokens too).
+        public var revokedTokens = 0
         /// Successful client authentications at the token endpoint, by method: `none`, `client_secret_post`,
         /// `client_secret_basic`.
         public var clientAuthentications: [String: Int] = [:]

@@ -129,6 +129,33 @@ struct TokenLedger {
         return count
     }
 
+    /// The outcome of an RFC 7009 revocation request.
+    enum Revocation: Equatable {
+        /// A live token was revoked: a refresh token with its whole family, or one access token.
+        case revoked
+        /// The token is unknown or already revoked (the endpoint still answers 200, RFC 7009 §2.2).
+        case nothingToRevoke
+        /// The token was issued to another client (RFC 7009 §2.1: the request is refused).
+        case wrongClient
+    }
+
+    /// Revokes `token` for `clientID`, whichever kind it is.
+    mutating func revoke(_ token: String, clientID: String) -> Revocation {
+        if let familyID = familyOfRefreshToken[token], let family = families[familyID] {
+            guard family.clientID == clientID else { return .wrongClient }
+            guard !family.revoked else { return .nothingToRevoke }
+            revokeFamily(familyID)
+            return .revoked
+        }
+        if let record = accessTokens[token] {
+            guard record.clientID == clientID else { return .wrongClient }
+            guard !record.revoked else { return .nothingToRevoke }
+            accessTokens[token]?.revoked = true
+            return .revoked
+        }
+        return .nothingToRevoke
+    }
+
     private mutating func revokeFamily(_ familyID: Int) {
         guard var family = families[familyID] else { return }
         family.revoked = true

@@ -24,18 +24,23 @@ struct TokenCtl: AsyncParsableCommand {
         discussion: """
             Each (service, account) pair is one keyring item with the attributes `service` and `account`; \
             `secret-tool lookup service S account A` prints the same item. Tokens are never printed, except by \
-            `tokenctl token`, and enter only through standard input.
+            `tokenctl token`, and enter only through standard input. Progress messages go to standard error, and only \
+            when it is a terminal; standard output carries data only.
 
             Exit codes:
               0   success
               3   no credentials stored, or a login is required
               4   keyring unavailable, locked or timed out
               5   transient network or server failure (the tokens were kept)
+              6   `tokenctl request`: the server answered with a status other than 2xx (the body is printed)
               64  usage error
               65  bad input: malformed standard input, or a stored item that cannot be read
 
             Set TOKENCTL_LOG_LEVEL=debug to see the library's log on standard error.
             """,
-        subcommands: [Import.self, Show.self, List.self, Delete.self, Token.self, Refresh.self, Doctor.self]
+        subcommands: [
+            Login.self, Request.self, Show.self, Logout.self, Token.self, Refresh.self, Import.self, List.self,
+            Delete.self, Doctor.self,
+        ]
     )
 }

@@ -24,6 +24,12 @@ public struct CredentialsSummary: Sendable, Equatable, Encodable {
     public let clientID: String?
     /// Whether a client secret is stored.
     public let hasClientSecret: Bool
+    /// The RFC 7009 revocation endpoint used on logout, if recorded.
+    public let revocationEndpoint: URL?
+    /// When a refresh last stored the tokens, if recorded.
+    public let refreshedAt: Date?
+    /// Seconds since ``refreshedAt`` at the time of the summary.
+    public let secondsSinceRefresh: Int?
 
     /// Summarises `credentials` as of `now`.
     public init(service: String, account: String, credentials: StoredCredentials, now: Date) {
@@ -39,12 +45,21 @@ public struct CredentialsSummary: Sendable, Equatable, Encodable {
         tokenEndpoint = credentials.client?.tokenEndpoint
         clientID = credentials.client?.clientID
         hasClientSecret = credentials.client?.clientSecret != nil
+        revocationEndpoint = credentials.client?.revocationEndpoint
+        refreshedAt = credentials.refreshedAt
+        secondsSinceRefresh = credentials.refreshedAt.map { max(0, Int(now.timeIntervalSince($0).rounded(.down))) }
     }
 
     /// "expires in 4 min", "expired 3 h 2 min ago", or "no expiry recorded".
     public var relativeExpiry: String {
         guard let seconds = expiresInSeconds else { return "no expiry recorded" }
         return seconds > 0 ? "expires in \(Self.span(seconds))" : "expired \(Self.span(-seconds)) ago"
+    }
+
+    /// "3 min ago", or "never recorded" when no refresh time is stored.
+    public var relativeRefresh: String {
+        guard let seconds = secondsSinceRefresh else { return "never recorded" }
+        return "\(Self.span(seconds)) ago"
     }
 
     static func span(_ seconds: Int) -> String {
@@ -61,5 +76,7 @@ public struct CredentialsSummary: Sendable, Equatable, Encodable {
         case tokenType = "token_type", expiresAt = "expires_at", isExpired = "expired"
         case expiresInSeconds = "expires_in_seconds", hasRefreshToken = "has_refresh_token"
         case tokenEndpoint = "token_endpoint", clientID = "client_id", hasClientSecret = "has_client_secret"
+        case revocationEndpoint = "revocation_endpoint", refreshedAt = "refreshed_at"
+        case secondsSinceRefresh = "seconds_since_refresh"
     }
 }

@@ -1,13 +1,19 @@
+import Foundation
+
 /// Everything one store entry holds: the tokens and, optionally, the client that can refresh them.
 public struct StoredCredentials: Sendable, Equatable {
     /// The token bundle.
     public var auth: Auth
     /// The token endpoint and client identity used to refresh `auth`, when the entry records them.
     public var client: OAuthClient?
+    /// When a refresh last stored these tokens, if the entry records it (`refreshed_at`); `nil` after a login or
+    /// import, and for entries written by stores that do not record it.
+    public var refreshedAt: Date?
 
     /// Creates an entry.
-    public init(auth: Auth, client: OAuthClient? = nil) {
+    public init(auth: Auth, client: OAuthClient? = nil, refreshedAt: Date? = nil) {
         self.auth = auth
         self.client = client
+        self.refreshedAt = refreshedAt
     }
 }

@@ -92,21 +92,11 @@ public struct TokenEndpointClient: Sendable {
             .contentType: "application/x-www-form-urlencoded",
             .accept: "application/json",
         ]
-        switch client.authentication {
-        case .none:
-            parameters.append((name: "client_id", value: client.clientID))
-        case .clientSecretPost:
-            guard let secret = client.clientSecret else {
-                throw TokenEndpointError.invalidClientConfiguration("client_secret_post needs a client secret")
-            }
-            parameters.append((name: "client_id", value: client.clientID))
-            parameters.append((name: "client_secret", value: secret))
-        case .clientSecretBasic:
-            guard let secret = client.clientSecret else {
-                throw TokenEndpointError.invalidClientConfiguration("client_secret_basic needs a client secret")
-            }
-            headerFields[.authorization] = FormEncoding.basicAuthorization(clientID: client.clientID, clientSecret: secret)
+        guard let authentication = client.formAuthentication else {
+            throw TokenEndpointError.invalidClientConfiguration("\(client.authentication.rawValue) needs a client secret")
         }
+        parameters += authentication.parameters
+        headerFields[.authorization] = authentication.authorization
         let allSecrets = secrets + [client.clientSecret].compactMap { $0 }
 
         let request = HTTPRequest(method: .post, url: endpoint, headerFields: headerFields)

@@ -5,7 +5,10 @@ extension AuthManager {
     /// A manager for the keyring item of `account` on `service`, refreshing through the token endpoint and client
     /// recorded in the item, under a ``FileRefreshLock`` shared with every other process using the item.
     ///
-    /// This is what `tokenctl token` uses: one keyring item is all it needs.
+    /// This is what `tokenctl token` uses: one keyring item is all it needs. Refreshed tokens are written back with
+    /// the time of the refresh (`refreshed_at`). An item with no refresh token whose client has a secret — what a
+    /// `client_credentials` login stores — gets new tokens with that grant (RFC 6749 §4.4 allows it only for
+    /// confidential clients), asking for the stored scope.
     /// - Throws: ``AuthError`` `loginRequired` when nothing is stored; the store's errors when it cannot be read.
     public static func forKeyringItem(
         service: String,
@@ -19,7 +22,13 @@ extension AuthManager {
         guard let credentials = try await reader.loadCredentials() else {
             throw AuthError.loginRequired("no credentials are stored for account \"\(account)\" on service \"\(service)\"")
         }
-        let store = KeyringAuthStore(service: service, account: account, client: credentials.client, keyring: keyring)
+        let store = KeyringAuthStore(
+            service: service, account: account, client: credentials.client, keyring: keyring, refreshClock: now)
+        var configuration = configuration
+        if credentials.auth.refreshToken == nil, credentials.client?.clientSecret != nil {
+            configuration.usesClientCredentials = true
+            configuration.scope = configuration.scope ?? credentials.auth.scope
+        }
         let refresher: any TokenRefresher = credentials.client.map {
             TokenEndpointClient(client: $0, transport: transport, clock: now)
         } ?? UnconfiguredRefresher(service: service, account: account)

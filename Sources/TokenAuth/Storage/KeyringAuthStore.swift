@@ -23,6 +23,9 @@ public struct KeyringAuthStore: AuthStore {
     public let client: OAuthClient?
     /// Where new items are created.
     public let collection: KeyringCollection
+    /// When set, saving an ``Auth`` records the time as the item's `refreshed_at`: give it to the store an
+    /// ``AuthManager`` writes refreshed tokens to, so `tokenctl status` can say when the last refresh was.
+    public let refreshClock: WallClock?
     private let keyring: Keyring
 
     /// Creates a store for one (service, account) item.
@@ -31,18 +34,22 @@ public struct KeyringAuthStore: AuthStore {
     ///     `tokenctl` can refresh them with nothing but the item.
     ///   - keyring: the Secret Service client (timeouts and prompt policy).
     ///   - collection: where a new item is created; an existing item is updated where it is.
+    ///   - refreshClock: when set, saves of an ``Auth`` (what the refresher writes back) record the time as
+    ///     `refreshed_at`; saves of ``StoredCredentials`` store exactly what they are given.
     public init(
         service: String,
         account: String,
         client: OAuthClient? = nil,
         keyring: Keyring = Keyring(),
-        collection: KeyringCollection = .default
+        collection: KeyringCollection = .default,
+        refreshClock: WallClock? = nil
     ) {
         self.service = service
         self.account = account
         self.client = client
         self.keyring = keyring
         self.collection = collection
+        self.refreshClock = refreshClock
     }
 
     /// The item's attributes: exactly these two.
@@ -66,13 +73,14 @@ public struct KeyringAuthStore: AuthStore {
     }
 
     /// Stores `auth` with this store's ``client``; without one, keeps the client the item already records.
+    /// With a ``refreshClock``, also records the time as `refreshed_at`.
     public func save(_ auth: Auth) async throws {
         var client = self.client
         if client == nil {
             // An unreadable item is replaced: saving is an explicit write of new tokens.
             client = (try? await loadCredentials())?.client
         }
-        try await save(StoredCredentials(auth: auth, client: client))
+        try await save(StoredCredentials(auth: auth, client: client, refreshedAt: refreshClock?()))
     }
 
     /// Stores tokens and client, replacing the item in place.

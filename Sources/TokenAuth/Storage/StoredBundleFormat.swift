@@ -6,9 +6,11 @@ import Foundation
 /// {"version":1,"access_token":"…","token_type":"Bearer","refresh_token":"…",
 ///  "expires_at":"2026-11-22T19:30:00Z","scope":"read write",
 ///  "token_endpoint":"https://auth.example/token","client_id":"app","client_secret":"…",
-///  "client_auth":"client_secret_basic","revocation_endpoint":"https://auth.example/revoke"}
+///  "client_auth":"client_secret_basic","revocation_endpoint":"https://auth.example/revoke",
+///  "refreshed_at":"2026-11-22T18:30:00Z"}
 /// ```
-/// Only `version` and `access_token` are required. A secret that is not JSON but one line of text is
+/// Only `version` and `access_token` are required; readers ignore members they do not know, so optional members
+/// such as `refreshed_at` can be added without a new version. A secret that is not JSON but one line of text is
 /// read as a bare access token (what `secret-tool store` users put there).
 enum StoredBundleFormat {
     static let currentVersion = 1
@@ -26,12 +28,14 @@ enum StoredBundleFormat {
         var clientSecret: String?
         var clientAuth: String?
         var revocationEndpoint: String?
+        var refreshedAt: String?
 
         enum CodingKeys: String, CodingKey {
             case version, scope
             case accessToken = "access_token", tokenType = "token_type", refreshToken = "refresh_token"
             case expiresAt = "expires_at", tokenEndpoint = "token_endpoint", clientID = "client_id"
             case clientSecret = "client_secret", clientAuth = "client_auth", revocationEndpoint = "revocation_endpoint"
+            case refreshedAt = "refreshed_at"
         }
     }
 
@@ -51,7 +55,8 @@ enum StoredBundleFormat {
             clientID: client?.clientID,
             clientSecret: client?.clientSecret,
             clientAuth: client?.authentication.rawValue,
-            revocationEndpoint: client?.revocationEndpoint?.absoluteString)
+            revocationEndpoint: client?.revocationEndpoint?.absoluteString,
+            refreshedAt: credentials.refreshedAt.map(RFC3339.format))
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return String(decoding: try encoder.encode(bundle), as: UTF8.self)
@@ -103,7 +108,14 @@ enum StoredBundleFormat {
             refreshToken: bundle.refreshToken,
             expiresAt: expiresAt,
             scope: bundle.scope)
-        return StoredCredentials(auth: auth, client: try client(of: bundle, entry: entry))
+        var refreshedAt: Date?
+        if let text = bundle.refreshedAt {
+            guard let date = RFC3339.parse(text) else {
+                throw AuthStoreError.corrupt(entry, "\"refreshed_at\" is not an RFC 3339 date")
+            }
+            refreshedAt = date
+        }
+        return StoredCredentials(auth: auth, client: try client(of: bundle, entry: entry), refreshedAt: refreshedAt)
     }
 
     private static func client(of bundle: BundleV1, entry: String) throws -> OAuthClient? {

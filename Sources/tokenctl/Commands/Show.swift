@@ -5,8 +5,12 @@ import TokenAuth
 extension TokenCtl {
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Show what is stored for an account: expiry, token type, scope, whether a refresh token exists.",
-            discussion: "Never prints a token. Exit code 3 when nothing is stored.",
+            abstract: "Show the state of an account's sign-in: expiry, refresh token, endpoints, last refresh.",
+            discussion: """
+                Times are in local time, with how long until (or since) they are. Never prints a token or secret. \
+                With --json, expires_at and refreshed_at are UTC (ISO 8601) and expires_in_seconds counts from now. \
+                Exit code 3 when nothing is stored.
+                """,
             aliases: ["status"])
 
         @OptionGroup var item: ItemOptions
@@ -43,7 +47,16 @@ extension TokenCtl {
             }
             rows.append(("scope", summary.scope ?? "(none recorded)"))
             rows.append(("refresh token", summary.hasRefreshToken ? "yes" : "no"))
+            if let refreshedAt = summary.refreshedAt {
+                let local = refreshedAt.formatted(date: .abbreviated, time: .standard)
+                rows.append(("last refresh", "\(local) (\(summary.relativeRefresh))"))
+            } else {
+                rows.append(("last refresh", "none recorded since sign-in"))
+            }
             rows.append(("token endpoint", summary.tokenEndpoint?.absoluteString ?? "(none recorded)"))
+            if let revocation = summary.revocationEndpoint {
+                rows.append(("revocation", revocation.absoluteString))
+            }
             if let clientID = summary.clientID {
                 rows.append(("client id", clientID + (summary.hasClientSecret ? " (with client secret)" : "")))
             }

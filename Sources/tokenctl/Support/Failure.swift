@@ -10,6 +10,7 @@ enum Exit {
     static let usage = ExitCode(64)
     static let badInput = ExitCode(65)
     static let transient = ExitCode(5)
+    static let httpStatus = ExitCode(6)
 }
 
 /// A failure with its own sentence and exit code.
@@ -25,6 +26,8 @@ struct Failure: Error {
     }
 
     static func badInput(_ message: String) -> Failure { Failure(message: message, exitCode: Exit.badInput) }
+
+    static func usage(_ message: String) -> Failure { Failure(message: message, exitCode: Exit.usage) }
 }
 
 /// Runs a command body, turning library errors into one sentence on stderr and a documented exit code.
@@ -43,6 +46,17 @@ func reportingFailures(_ body: () async throws -> Void) async throws {
     } catch let error as AuthError {
         Terminal.error(error.description)
         throw error.isLoginRequired ? Exit.noCredentials : Exit.transient
+    } catch let error as AuthorizedClientError where error.isLoginRequired {
+        Terminal.error(error.description)
+        throw Exit.noCredentials
+    } catch let error as TokenEndpointError {
+        Terminal.error(error.description)
+        if error.isTransient { throw Exit.transient }
+        if error == .insecureEndpoint || error == .invalidClientConfiguration { throw Exit.usage }
+        throw Exit.noCredentials
+    } catch let error as HTTPTransportError {
+        Terminal.error(error.description)
+        throw error == .invalidRequest ? Exit.usage : Exit.transient
     } catch let error as FileRefreshLock.Failure {
         Terminal.error(error.description + " Try again.")
         throw Exit.transient
@@ -67,6 +81,54 @@ enum Terminal {
         guard data.count <= limit else { throw Failure.badInput("Standard input is larger than \(limit) bytes.") }
         guard let text = String(data: data, encoding: .utf8) else { throw Failure.badInput("Standard input is not UTF-8 text.") }
         return text
+    }
+
+    /// Reads secrets from standard input, one per line, in the order given by `names`.
+    ///
+    /// From a terminal each is prompted for on stderr with echo turned off; from a pipe or file, line `i` is the
+    /// secret `names[i]`, and `remainder` asks for everything after those lines as well (for tokens after a
+    /// client secret). A secret is never echoed or printed.
+    static func readSecrets(_ names: [String], remainder: Bool = false) throws -> (secrets: [String], rest: String) {
+        if isatty(STDIN_FILENO) == 1 {
+            let secrets = try names.map { try promptHidden($0) }
+            return (secrets, remainder ? try readStandardInput() : "")
+        }
+        let text = try readStandardInput()
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        var secrets: [String] = []
+        for name in names {
+            guard !lines.isEmpty else { throw Failure.badInput("Standard input ended before the \(name).") }
+            var line = lines.removeFirst()
+            if line.hasSuffix("\r") { line.removeLast() }
+            guard !line.isEmpty else { throw Failure.badInput("The \(name) on standard input is empty.") }
+            secrets.append(line)
+        }
+        let rest = lines.joined(separator: "\n")
+        if !remainder, !rest.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+            throw Failure.badInput(
+                "Standard input has more lines than expected: give \(names.joined(separator: ", then ")), one per line.")
+        }
+        return (secrets, rest)
+    }
+
+    /// Prompts on stderr and reads one line from the terminal with echo off.
+    private static func promptHidden(_ name: String) throws -> String {
+        FileHandle.standardError.write(Data("\(name.prefix(1).uppercased() + name.dropFirst()): ".utf8))
+        var saved = termios()
+        let canHide = tcgetattr(STDIN_FILENO, &saved) == 0
+        if canHide {
+            var hidden = saved
+            hidden.c_lflag &= ~tcflag_t(ECHO)
+            tcsetattr(STDIN_FILENO, TCSAFLUSH, &hidden)
+        }
+        defer {
+            if canHide { tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved) }
+            FileHandle.standardError.write(Data("\n".utf8))
+        }
+        guard let line = readLine(strippingNewline: true), !line.isEmpty else {
+            throw Failure.badInput("No \(name) was entered.")
+        }
+        return line
     }
 
     static func printJSON<T: Encodable>(_ value: T) throws {

@@ -1,0 +1,71 @@
+import Foundation
+import Keyring
+
+/// Signs an account out of a keyring item: revokes its tokens at the server when the item records a revocation
+/// endpoint (RFC 7009), then deletes the item.
+///
+/// The item is deleted even when revocation fails — the user asked to be signed out here, and a token that could
+/// not be revoked stays valid only until it expires; ``Outcome/revocation`` says what happened so the caller can
+/// tell the user. Everything runs under the item's ``FileRefreshLock``, so a refresh in another process cannot
+/// write tokens back after the delete.
+public enum Logout {
+    /// What happened at the revocation endpoint.
+    public enum Revocation: Sendable, Equatable {
+        /// Nothing was stored, or the item records no revocation endpoint: nothing was sent.
+        case notConfigured
+        /// The server accepted the revocation of every token sent (the refresh token, then the access token).
+        case revoked
+        /// A revocation request failed; the item was deleted all the same.
+        case failed(TokenRevocationError)
+    }
+
+    /// The result of a logout.
+    public struct Outcome: Sendable, Equatable {
+        /// Whether an item was stored (and is now deleted).
+        public var deleted: Bool
+        /// What happened at the revocation endpoint.
+        public var revocation: Revocation
+    }
+
+    /// Logs `account` on `service` out.
+    /// - Throws: the store's errors (`KeyringError`, ``AuthStoreError`` for an item that cannot be read — then
+    ///   nothing is revoked or deleted), or ``FileRefreshLock/Failure``.
+    public static func perform(
+        service: String,
+        account: String,
+        keyring: Keyring = Keyring(),
+        transport: any HTTPTransport = URLSessionTransport(maximumResponseBodySize: 64 * 1024, timeout: .seconds(10)),
+        now: @escaping WallClock = systemWallClock
+    ) async throws -> Outcome {
+        let store = KeyringAuthStore(service: service, account: account, keyring: keyring)
+        return try await FileRefreshLock(service: service, account: account).withLock {
+            guard let credentials = try await store.loadCredentials() else {
+                return Outcome(deleted: false, revocation: .notConfigured)
+            }
+            var revocation = Revocation.notConfigured
+            if let client = credentials.client, let revoker = TokenRevocationClient(client: client, transport: transport) {
+                revocation = await revoke(credentials.auth, with: revoker, now: now)
+            }
+            let deleted = try await store.delete()
+            return Outcome(deleted: deleted, revocation: revocation)
+        }
+    }
+
+    /// Revokes the refresh token first (at most servers that also ends its access tokens), then the access token
+    /// unless it has expired. Stops at the first failure.
+    private static func revoke(_ auth: Auth, with revoker: TokenRevocationClient, now: WallClock) async -> Revocation {
+        var tokens: [(String, TokenRevocationClient.TokenTypeHint)] = []
+        if let refreshToken = auth.refreshToken { tokens.append((refreshToken, .refreshToken)) }
+        if auth.isValid(at: now()) { tokens.append((auth.accessToken, .accessToken)) }
+        for (token, hint) in tokens {
+            do {
+                try await revoker.revoke(token, hint: hint)
+            } catch let error as TokenRevocationError {
+                return .failed(error)
+            } catch {
+                return .failed(.unavailable)
+            }
+        }
+        return .revoked
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import HTTPTypes
+
+/// Revokes tokens at an authorization server's revocation endpoint (RFC 7009).
+///
+/// Client authentication is the same as at the token endpoint (``OAuthClient/authentication``). Revoking a
+/// refresh token also ends the access tokens of its grant at servers that support it (RFC 7009 §2.1); an unknown
+/// or already revoked token is a success (§2.2). Like ``TokenEndpointClient``, it refuses an endpoint that is
+/// neither `https` nor on a loopback host before anything is sent.
+public struct TokenRevocationClient: Sendable {
+    /// Which kind of token is being revoked (`token_type_hint`, RFC 7009 §2.1).
+    public enum TokenTypeHint: String, Sendable {
+        case accessToken = "access_token"
+        case refreshToken = "refresh_token"
+    }
+
+    /// The client identity that revokes.
+    public let client: OAuthClient
+    /// The revocation endpoint.
+    public let endpoint: URL
+    private let transport: any HTTPTransport
+
+    /// Creates a revocation client for `endpoint`.
+    public init(
+        client: OAuthClient,
+        endpoint: URL,
+        transport: any HTTPTransport = URLSessionTransport(maximumResponseBodySize: 64 * 1024, timeout: .seconds(10))
+    ) {
+        self.client = client
+        self.endpoint = endpoint
+        self.transport = transport
+    }
+
+    /// Creates a revocation client for the client's recorded ``OAuthClient/revocationEndpoint``, or `nil` when it
+    /// records none.
+    public init?(
+        client: OAuthClient,
+        transport: any HTTPTransport = URLSessionTransport(maximumResponseBodySize: 64 * 1024, timeout: .seconds(10))
+    ) {
+        guard let endpoint = client.revocationEndpoint else { return nil }
+        self.init(client: client, endpoint: endpoint, transport: transport)
+    }
+
+    /// Revokes `token`.
+    /// - Throws: ``TokenRevocationError``, or `CancellationError`.
+    public func revoke(_ token: String, hint: TokenTypeHint? = nil) async throws {
+        do {
+            try TokenEndpointClient.checkTransportSecurity(of: endpoint)
+        } catch {
+            throw TokenRevocationError.insecureEndpoint("\(endpoint.scheme ?? "?")://\(endpoint.host ?? "?")")
+        }
+        guard let authentication = client.formAuthentication else { throw TokenRevocationError.invalidClientConfiguration }
+        var parameters = [(name: "token", value: token)]
+        if let hint { parameters.append((name: "token_type_hint", value: hint.rawValue)) }
+        parameters += authentication.parameters
+        var headerFields: HTTPFields = [.contentType: "application/x-www-form-urlencoded", .accept: "application/json"]
+        headerFields[.authorization] = authentication.authorization
+
+        let response: HTTPResponse
+        let body: Data
+        do {
+            (response, body) = try await transport.send(
+                HTTPRequest(method: .post, url: endpoint, headerFields: headerFields), body: FormEncoding.body(parameters))
+        } catch let error as CancellationError {
+            throw error
+        } catch let error as HTTPTransportError {
+            throw TokenRevocationError.unavailable(statusCode: nil, detail: "\(endpoint.host ?? "?"): \(Self.summary(error))")
+        } catch {
+            if Task.isCancelled { throw CancellationError() }
+            throw TokenRevocationError.unavailable(statusCode: nil, detail: "\(endpoint.host ?? "?"): \(type(of: error))")
+        }
+        let status = response.status.code
+        if response.status.kind == .successful { return }
+        // Only a plain error code is repeated: the rest of a server's text is not shown.
+        let code = (try? JSONDecoder().decode(TokenResponseBody.self, from: body))?.error
+            .flatMap { $0.allSatisfy { $0.isASCII && ($0.isLetter || $0 == "_") } ? $0 : nil }
+        // 503 is RFC 7009's "try later" (§2.2.1); 5xx and 429 are transient anywhere.
+        if response.status.kind == .serverError || status == 429 {
+            throw TokenRevocationError.unavailable(statusCode: status, detail: code)
+        }
+        throw TokenRevocationError.rejected(code: code, statusCode: status)
+    }
+
+    private static func summary(_ error: HTTPTransportError) -> String {
+        if error.isTimeout { return "no answer in time" }
+        return error.urlErrorCode.map { "URLError \($0.rawValue)" } ?? "the connection failed"
+    }
+}

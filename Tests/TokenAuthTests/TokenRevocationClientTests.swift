@@ -1,0 +1,97 @@
+import Foundation
+import OAuthTestServer
+import Testing
+@testable import TokenAuth
+
+@Suite("TokenRevocationClient (RFC 7009) against the local OAuth server")
+struct TokenRevocationClientTests {
+    static let configuration = OAuthTestServer.Configuration(
+        clients: [.init(id: "test-client"), .init(id: "vault", secret: "vault-secret")])
+    /// The real transport with the patience of a busy CI machine (the client's own default is 10 s).
+    static let transport = URLSessionTransport(timeout: .seconds(60))
+
+    @Test("revoking a refresh token ends its grant: the refresh token and its access tokens are refused afterwards")
+    func revokeRefreshToken() async throws {
+        try await withServer(Self.configuration) { server in
+            let issued = server.issueTokens(clientID: "test-client", subject: "alice")
+            let client = OAuthClient(
+                tokenEndpoint: server.tokenEndpoint, clientID: "test-client", revocationEndpoint: server.revocationEndpoint)
+            let revoker = try #require(TokenRevocationClient(client: client, transport: Self.transport))
+
+            try await revoker.revoke(try #require(issued.refreshToken), hint: .refreshToken)
+            #expect(server.stats.revocationRequests == 1)
+            #expect(server.stats.revokedTokens == 1)
+            await #expect(throws: TokenEndpointError.invalidGrant) {
+                try await TokenEndpointClient(client: client).refresh(refreshToken: issued.refreshToken!)
+            }
+            // An already revoked or unknown token is still a success (RFC 7009 §2.2).
+            try await revoker.revoke(issued.accessToken, hint: .accessToken)
+            try await revoker.revoke("never-issued")
+            #expect(server.stats.revokedTokens == 1)
+            #expect(server.stats.revocationRequests == 3)
+        }
+    }
+
+    @Test("a confidential client authenticates with its secret; a wrong one is a permanent rejection")
+    func clientAuthentication() async throws {
+        try await withServer(Self.configuration) { server in
+            let issued = server.issueTokens(clientID: "vault", subject: "vault")
+            let good = OAuthClient(tokenEndpoint: server.tokenEndpoint, clientID: "vault", clientSecret: "vault-secret")
+            let bad = OAuthClient(tokenEndpoint: server.tokenEndpoint, clientID: "vault", clientSecret: "wrong-secret")
+
+            let error = await #expect(throws: TokenRevocationError.rejected) {
+                try await TokenRevocationClient(client: bad, endpoint: server.revocationEndpoint, transport: Self.transport).revoke(issued.accessToken)
+            }
+            #expect(error?.oauthErrorCode == "invalid_client")
+            #expect(error?.isTransient == false)
+            #expect(error.map { "\($0)".contains("wrong-secret") } == false)
+            try await TokenRevocationClient(client: good, endpoint: server.revocationEndpoint, transport: Self.transport).revoke(issued.accessToken)
+            #expect(server.stats.revokedTokens == 1)
+        }
+    }
+
+    @Test("another client's token is refused with unauthorized_client and stays valid")
+    func wrongClient() async throws {
+        try await withServer(Self.configuration) { server in
+            let issued = server.issueTokens(clientID: "vault", subject: "vault")
+            let other = OAuthClient(tokenEndpoint: server.tokenEndpoint, clientID: "test-client")
+            let error = await #expect(throws: TokenRevocationError.rejected) {
+                try await TokenRevocationClient(client: other, endpoint: server.revocationEndpoint, transport: Self.transport).revoke(issued.refreshToken ?? issued.accessToken)
+            }
+            #expect(error?.oauthErrorCode == "unauthorized_client")
+            #expect(server.stats.revokedTokens == 0)
+        }
+    }
+
+    @Test("an unreachable endpoint is transient; plain http to a non-loopback host is refused before sending")
+    func transientAndInsecure() async throws {
+        let server = try await OAuthTestServer.start(Self.configuration)
+        let endpoint = server.revocationEndpoint
+        await server.shutdown()
+        let client = OAuthClient(tokenEndpoint: endpoint, clientID: "test-client")
+        let unreachable = await #expect(throws: TokenRevocationError.unavailable) {
+            try await TokenRevocationClient(client: client, endpoint: endpoint, transport: Self.transport).revoke("t")
+        }
+        #expect(unreachable?.isTransient == true)
+
+        let transport = CannedTransport(status: .ok, json: "{}")
+        await #expect(throws: TokenRevocationError.insecureEndpoint) {
+            try await TokenRevocationClient(
+                client: client, endpoint: URL(string: "http://auth.example.com/revoke")!, transport: transport
+            ).revoke("t")
+        }
+        #expect(transport.sendCount == 0)
+    }
+
+    @Test("a 503 is transient")
+    func serviceUnavailable() async throws {
+        let transport = CannedTransport(status: .serviceUnavailable, json: "{}")
+        let client = OAuthClient(tokenEndpoint: URL(string: "https://auth.example.com/token")!, clientID: "app")
+        let error = await #expect(throws: TokenRevocationError.unavailable) {
+            try await TokenRevocationClient(client: client, endpoint: URL(string: "https://auth.example.com/revoke")!, transport: transport)
+                .revoke("t", hint: .refreshToken)
+        }
+        #expect(error?.statusCode == 503)
+        #expect(transport.lastBody == "token=t&token_type_hint=refresh_token&client_id=app")
+    }
+}

@@ -1,0 +1,30 @@
+import Foundation
+import KeyringTestSupport
+import Testing
+
+@Suite("scripts/demo, the README's first command", .needsSecretService)
+struct DemoScriptTests {
+    @Test("runs to the end against the session's keyring, reports exactly 1 refresh for 200 concurrent requests, and cleans up")
+    func demoRuns() async throws {
+        let tokenctlPath = try #require(TokenctlBinary.path, "no built tokenctl; run `swift build --build-tests`")
+        let binaries = URL(fileURLWithPath: tokenctlPath).deletingLastPathComponent()
+        for program in ["oauth-test-server", "tokenkeyring-demo"] {
+            try #require(
+                FileManager.default.isExecutableFile(atPath: binaries.appendingPathComponent(program).path),
+                "\(program) is not built next to tokenctl; run `swift build --build-tests`")
+        }
+        let script = TestKeyring.scriptsDirectory.appendingPathComponent("demo").path
+        // With TOKENKEYRING_DEMO_BIN_DIR the demo does not build: `swift test` holds the build lock.
+        let result = try await runCommand(
+            "/bin/bash", [script], environment: ["TOKENKEYRING_DEMO_BIN_DIR": binaries.path], timeout: .seconds(180))
+        #expect(result.status == 0, "stdout:\n\(result.stdout)\nstderr:\n\(result.stderr)")
+        let lastLine = result.stdout.split(separator: "\n").last.map(String.init) ?? ""
+        #expect(lastLine == "demo: ok — 200 concurrent requests, 1 refresh", "\(result.stdout)")
+
+        // It used a throwaway service name in this session's keyring and removed its item.
+        let service = try #require(
+            result.stdout.firstMatch(of: /service (tokenkeyring-demo\.[0-9a-f]{8})/).map { String($0.1) })
+        let leftovers = try await TestKeyring.keyring.items(matching: ["service": service])
+        #expect(leftovers.isEmpty)
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+import KeyringTestSupport
+import OAuthTestServer
+import Testing
+import TokenAuth
+
+/// The suites of the network commands (login, request, status, logout), one test at a time: each test runs several
+/// `tokenctl` processes against a single-threaded gnome-keyring, and a dozen such tests at once on a 2-core machine
+/// push keyring calls past their timeouts. They still run beside every other suite.
+@Suite("tokenctl network commands against a real OAuth server", .serialized, .needsSecretService)
+enum TokenctlNetworkTests {}
+
+/// A local OAuth server and a keyring service of a test's own, for the network commands.
+struct NetworkFixture {
+    static let password = "wonderland-3f9a"
+    static let clientSecret = "confidential-secret-81c2"
+
+    let server: OAuthTestServer
+    let service: String
+    let account = "alice"
+
+    var store: KeyringAuthStore { KeyringAuthStore(service: service, account: account, keyring: TestKeyring.keyring) }
+
+    /// The subcommand `arguments[0]` with `--service S --account A --no-prompt` and the rest of `arguments`.
+    func item(_ arguments: String...) -> [String] {
+        [arguments[0], "--service", service, "--account", account, "--no-prompt"] + arguments.dropFirst()
+    }
+
+    /// Runs `body` with a server (public client `test-client`, confidential client `vault` with
+    /// ``clientSecret``, user `alice` with ``password``), then stops the server and deletes the test's item.
+    static func with<T>(
+        accessTokenLifetime: Duration = .seconds(3600),
+        function: String = #function,
+        _ body: (NetworkFixture) async throws -> T
+    ) async throws -> T {
+        let server = try await OAuthTestServer.start(OAuthTestServer.Configuration(
+            clients: [.init(id: "test-client"), .init(id: "vault", secret: clientSecret)],
+            users: ["alice": password],
+            accessTokenLifetime: accessTokenLifetime))
+        let fixture = NetworkFixture(server: server, service: TestKeyring.uniqueService(function))
+        let result: Result<T, any Error>
+        do { result = .success(try await body(fixture)) } catch { result = .failure(error) }
+        _ = try? await TestKeyring.keyring.delete(["service": fixture.service, "account": fixture.account])
+        await server.shutdown()
+        return try result.get()
+    }
+
+    /// Signs in with `tokenctl login` and the password grant of the public client, recording the revocation endpoint.
+    func login(scope: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        var arguments = item(
+            "login", "--token-url", server.tokenEndpoint.absoluteString, "--client-id", "test-client",
+            "--revocation-url", server.revocationEndpoint.absoluteString, "--username", "alice", "--password-stdin")
+        if let scope { arguments += ["--scope", scope] }
+        let result = try await tokenctl(arguments, stdin: Self.password + "\n")
+        #expect(result.status == 0, "\(result.stderr)", sourceLocation: sourceLocation)
+    }
+}
