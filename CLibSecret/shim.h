@@ -1,6 +1,9 @@
 #ifndef CLIBSECRET_SHIM_H
 #define CLIBSECRET_SHIM_H
 
+// Acknowledges libsecret's "unstable" secret-paths.h for one function, secret_collection_new_for_dbus_path_sync
+// (unchanged since libsecret 0.7), used only through clibsecret_collection_for_path_sync below.
+#define SECRET_API_SUBJECT_TO_CHANGE
 #include <libsecret/secret.h>
 
 /// A string-to-string hash table that owns (and frees) copies of its keys and values.
@@ -31,6 +34,15 @@ static inline void clibsecret_object_unref(gpointer object) {
 /// Releases every element of a GList of GObjects and the list itself.
 static inline void clibsecret_object_list_free(GList *list) {
     g_list_free_full(list, g_object_unref);
+}
+
+/// A proxy for the collection at `path`, without loading its items. NULL, with `error` set, when there is none.
+///
+/// The stable API can only list every collection, loading every item of each; that fails outright when
+/// another client deletes any item meanwhile.
+static inline SecretCollection *clibsecret_collection_for_path_sync(SecretService *service, const char *path,
+                                                                    GCancellable *cancellable, GError **error) {
+    return secret_collection_new_for_dbus_path_sync(service, path, SECRET_COLLECTION_NONE, cancellable, error);
 }
 
 /// Asks the bus whether `name` has an owner right now (org.freedesktop.DBus.NameHasOwner).

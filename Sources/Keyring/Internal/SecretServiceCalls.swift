@@ -159,20 +159,19 @@ struct SecretServiceCalls {
             defer { if let proxy { g_object_unref(proxy) } }
             return try body(proxy)
         case .path(let path):
-            // The shared service proxy never updates its list of collections once loaded, and libsecret's
-            // stable API has no lookup by path, so ask a fresh, unshared proxy. A collection proxy does not
-            // keep its service alive, so `fresh` lives until `body` is done.
-            let fresh = try withGError("listing collections") {
-                secret_service_open_sync(
-                    secret_service_get_type(), nil,
-                    SecretServiceFlags(SECRET_SERVICE_OPEN_SESSION.rawValue | SECRET_SERVICE_LOAD_COLLECTIONS.rawValue),
-                    cancellable, $0)
+            // Just this collection, by path. Listing collections instead (the only lookup by path in
+            // libsecret's stable API) loads every item of every collection, and fails with "no such item"
+            // whenever another client deletes one meanwhile.
+            let proxy: UnsafeMutablePointer<SecretCollection>?
+            do {
+                proxy = try withGError("finding the collection \(path)") {
+                    clibsecret_collection_for_path_sync(service, path, cancellable, $0)
+                }
+            } catch let failure as GLibFailure where failure.info.kind == .notFound {
+                proxy = nil
             }
-            defer { if let fresh { g_object_unref(fresh) } }
-            let list = fresh.flatMap { secret_service_get_collections($0) }
-            defer { clibsecret_object_list_free(list) }
-            let match = elements(of: list).first { String(cString: clibsecret_object_path($0)) == path }
-            return try body(match.map { UnsafeMutablePointer<SecretCollection>(OpaquePointer($0)) })
+            defer { if let proxy { g_object_unref(proxy) } }
+            return try body(proxy)
         }
     }
 
