@@ -77,8 +77,12 @@ public struct KeyringAuthStore: AuthStore {
     public func save(_ auth: Auth) async throws {
         var client = self.client
         if client == nil {
-            // An unreadable item is replaced: saving is an explicit write of new tokens.
-            client = (try? await loadCredentials())?.client
+            do {
+                client = try await loadCredentials()?.client
+            } catch is AuthStoreError {
+                // An unreadable item is replaced: saving is an explicit write of new tokens.
+            }
+            // Any other error (locked, timed out) propagates: writing now would drop the recorded client.
         }
         try await save(StoredCredentials(auth: auth, client: client, refreshedAt: refreshClock?()))
     }
