@@ -1,0 +1,254 @@
+import Foundation
+import Testing
+@testable import TokenAuth
+
+/// The keyring item's text format, without a keyring: what is written, what is read back, what is refused.
+@Suite("The stored JSON bundle format")
+struct StoredBundleFormatTests {
+    /// 2027-01-15T08:00:00Z: whole seconds, so the RFC 3339 text round-trips exactly.
+    static let expiry = Date(timeIntervalSince1970: 1_800_000_000)
+    static let entry = #"service "example.org", account "ada""#
+
+    static let fullCredentials = StoredCredentials(
+        auth: Auth(
+            accessToken: "access-7f3a", tokenType: "Bearer", refreshToken: "refresh-91cc",
+            expiresAt: expiry, scope: "read write"),
+        client: OAuthClient(
+            tokenEndpoint: URL(string: "https://auth.example.org/oauth/token")!, clientID: "desktop-app",
+            clientSecret: "client-secret-55d0", authentication: .clientSecretPost,
+            revocationEndpoint: URL(string: "https://auth.example.org/oauth/revoke")!))
+
+    /// The encoded text as a JSON object.
+    private func object(_ text: String) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+    }
+
+    private func decodingError(_ text: String) -> AuthStoreError? {
+        #expect(throws: AuthStoreError.self) { try StoredBundleFormat.decode(text, entry: Self.entry) }
+    }
+
+    // MARK: Writing and reading back
+
+    @Test("tokens and client round-trip through the stored JSON, with the expiry as RFC 3339 in UTC")
+    func roundTrip() throws {
+        let text = try StoredBundleFormat.encode(Self.fullCredentials)
+        #expect(try StoredBundleFormat.decode(text, entry: Self.entry) == Self.fullCredentials)
+
+        let json = try object(text)
+        #expect(json["version"] as? Int == 1)
+        #expect(json["expires_at"] as? String == "2027-01-15T08:00:00Z")
+        #expect(json["access_token"] as? String == "access-7f3a")
+        #expect(json["token_type"] as? String == "Bearer")
+        #expect(json["refresh_token"] as? String == "refresh-91cc")
+        #expect(json["scope"] as? String == "read write")
+        #expect(json["token_endpoint"] as? String == "https://auth.example.org/oauth/token")
+        #expect(json["client_id"] as? String == "desktop-app")
+        #expect(json["client_secret"] as? String == "client-secret-55d0")
+        #expect(json["client_auth"] as? String == "client_secret_post")
+        #expect(json["revocation_endpoint"] as? String == "https://auth.example.org/oauth/revoke")
+        #expect(Set(json.keys) == [
+            "version", "access_token", "token_type", "refresh_token", "expires_at", "scope",
+            "token_endpoint", "client_id", "client_secret", "client_auth", "revocation_endpoint",
+        ])
+    }
+
+    @Test("a bundle with only an access token writes no member for what it lacks, and reads back equal")
+    func sparseRoundTrip() throws {
+        let credentials = StoredCredentials(auth: Auth(accessToken: "only-this"))
+        let text = try StoredBundleFormat.encode(credentials)
+        #expect(Set(try object(text).keys) == ["version", "access_token", "token_type"])
+        #expect(try StoredBundleFormat.decode(text, entry: Self.entry) == credentials)
+    }
+
+    @Test("an expiry written with a UTC offset or fractional seconds is read as the same instant")
+    func expiryWithOffset() throws {
+        let offset = try StoredBundleFormat.decode(
+            #"{"version":1,"access_token":"x","expires_at":"2027-01-15T10:00:00+02:00"}"#, entry: Self.entry)
+        #expect(offset.auth.expiresAt == Self.expiry)
+        let fractional = try StoredBundleFormat.decode(
+            #"{"version":1,"access_token":"x","expires_at":"2027-01-15T08:00:00.250Z"}"#, entry: Self.entry)
+        #expect(fractional.auth.expiresAt == Self.expiry.addingTimeInterval(0.25))
+    }
+
+    // MARK: Reading what others wrote
+
+    @Test(#"the minimal {"version":1,"access_token":"x"} is a Bearer token with nothing else"#)
+    func minimal() throws {
+        let credentials = try StoredBundleFormat.decode(#"{"version":1,"access_token":"x"}"#, entry: Self.entry)
+        #expect(credentials == StoredCredentials(auth: Auth(accessToken: "x")))
+        #expect(credentials.auth.tokenType == "Bearer")
+    }
+
+    @Test("a single line of plain text, as `echo TOKEN | secret-tool store` leaves it, is an access token with no expiry or refresh token")
+    func plainToken() throws {
+        let credentials = try StoredBundleFormat.decode("  gho_plainToken123\n", entry: Self.entry)
+        #expect(credentials.auth.accessToken == "gho_plainToken123")
+        #expect(credentials.auth.expiresAt == nil)
+        #expect(credentials.auth.refreshToken == nil)
+        #expect(credentials.auth.tokenType == "Bearer")
+        #expect(credentials.client == nil)
+    }
+
+    @Test("a lowercase token type is normalised to Bearer")
+    func tokenTypeIsNormalised() throws {
+        let credentials = try StoredBundleFormat.decode(
+            #"{"version":1,"access_token":"x","token_type":"bearer"}"#, entry: Self.entry)
+        #expect(credentials.auth.tokenType == "Bearer")
+    }
+
+    // MARK: Refusing what it cannot read
+
+    struct Unreadable: CustomTestStringConvertible, Sendable {
+        let name: String
+        let text: String
+        var testDescription: String { name }
+    }
+
+    @Test("text that is not a bundle is corrupt, and the error names the entry", arguments: [
+        Unreadable(name: "several lines of text", text: "first line\nsecond line"),
+        Unreadable(name: "invalid JSON", text: #"{"version":1,"access_token":"#),
+        Unreadable(name: "a JSON array", text: #"["not","a","bundle"]"#),
+        Unreadable(name: "no access_token", text: #"{"version":1,"token_type":"Bearer"}"#),
+        Unreadable(name: "an empty access_token", text: #"{"version":1,"access_token":""}"#),
+        Unreadable(name: "no version", text: #"{"access_token":"x"}"#),
+        Unreadable(name: "version 0", text: #"{"version":0,"access_token":"x"}"#),
+        Unreadable(name: "a version that is not a number", text: #"{"version":"1","access_token":"x"}"#),
+        Unreadable(name: "an expires_at that is not a date", text: #"{"version":1,"access_token":"x","expires_at":"tomorrow"}"#),
+        Unreadable(name: "an expires_at that is a number", text: #"{"version":1,"access_token":"x","expires_at":1800000000}"#),
+        Unreadable(name: "a client id without a token endpoint", text: #"{"version":1,"access_token":"x","client_id":"app"}"#),
+        Unreadable(name: "a relative token endpoint", text: #"{"version":1,"access_token":"x","token_endpoint":"/token","client_id":"app"}"#),
+        Unreadable(name: "an unknown client_auth", text: #"{"version":1,"access_token":"x","token_endpoint":"https://a.example/t","client_id":"app","client_auth":"magic"}"#),
+        Unreadable(name: "empty text", text: "  \n"),
+    ])
+    func corrupt(_ input: Unreadable) {
+        let error = decodingError(input.text)
+        #expect(error?.code == .corrupt)
+        #expect(error?.entry == Self.entry)
+        #expect(error?.description.contains(Self.entry) == true)
+    }
+
+    @Test("a bundle of a future version is unsupportedVersion, not corrupt")
+    func futureVersion() {
+        let error = decodingError(#"{"version":2,"access_token":"x","something_new":{"a":1}}"#)
+        #expect(error?.code == .unsupportedVersion)
+        #expect(error?.description.contains("newer format") == true)
+    }
+
+    @Test("the error for an unreadable bundle never quotes its tokens")
+    func errorsDoNotLeakTokens() {
+        let inputs = [
+            #"{"version":1,"access_token":"leak-me-access","refresh_token":"leak-me-refresh","expires_at":"soon"}"#,
+            #"{"version":1,"access_token":"leak-me-access","refresh_token":["leak-me-refresh"]}"#,
+            #"{"version":1,"access_token":"leak-me-access","client_secret":"leak-me-secret","client_id":"app"}"#,
+            "leak-me-access\nleak-me-refresh",
+        ]
+        for input in inputs {
+            let error = decodingError(input)
+            #expect(error != nil)
+            for token in ["leak-me-access", "leak-me-refresh", "leak-me-secret"] {
+                #expect(error?.description.contains(token) == false, "\(token) in: \(error?.description ?? "")")
+                #expect(error?.reason.contains(token) == false)
+            }
+        }
+    }
+
+    // MARK: Descriptions
+
+    @Test("Auth, OAuthClient and StoredCredentials descriptions never contain a token or the client secret")
+    func descriptionsRedact() {
+        let credentials = Self.fullCredentials
+        let texts = [
+            credentials.auth.description, credentials.auth.debugDescription, "\(credentials.auth)",
+            String(reflecting: credentials.auth),
+            credentials.client!.description, "\(credentials.client!)", String(reflecting: credentials.client!),
+            "\(credentials)", String(reflecting: credentials),
+        ]
+        for text in texts {
+            for secret in ["access-7f3a", "refresh-91cc", "client-secret-55d0"] {
+                #expect(!text.contains(secret), "\(secret) in: \(text)")
+            }
+        }
+        // Still useful: the description says what is there.
+        #expect(credentials.auth.description.contains("read write"))
+        #expect(credentials.auth.description.contains("refreshToken: <redacted>"))
+        #expect(credentials.client!.description.contains("desktop-app"))
+    }
+}
+
+/// What `tokenctl import` accepts on standard input.
+@Suite("Importing credentials from text")
+struct CredentialsImportTests {
+    /// The moment the text was received; `expires_in` counts from here.
+    static let received = Date(timeIntervalSince1970: 1_800_000_000)
+
+    @Test("the stored format is imported with its client")
+    func storedFormat() throws {
+        let text = try StoredBundleFormat.encode(StoredBundleFormatTests.fullCredentials)
+        #expect(try CredentialsImport.parse(text + "\n", receivedAt: Self.received) == StoredBundleFormatTests.fullCredentials)
+    }
+
+    @Test("an RFC 6749 §5.1 token response is imported, expires_in becoming an absolute expiry from the time it was received")
+    func tokenResponse() throws {
+        let text = #"""
+            {"access_token":"2YotnFZFEjr1zCsicMWpAA","token_type":"bearer","expires_in":3600,
+             "refresh_token":"tGzv3JOkF0XG5Qx2TlKWIA","scope":"read"}
+            """#
+        let credentials = try CredentialsImport.parse(text, receivedAt: Self.received)
+        #expect(credentials.auth == Auth(
+            accessToken: "2YotnFZFEjr1zCsicMWpAA", tokenType: "Bearer", refreshToken: "tGzv3JOkF0XG5Qx2TlKWIA",
+            expiresAt: Self.received.addingTimeInterval(3600), scope: "read"))
+        #expect(credentials.client == nil)
+    }
+
+    @Test("a token response whose expires_in is a numeric string is imported with the same expiry")
+    func numericStringExpiresIn() throws {
+        let credentials = try CredentialsImport.parse(
+            #"{"access_token":"a","token_type":"Bearer","expires_in":"3600"}"#, receivedAt: Self.received)
+        #expect(credentials.auth.expiresAt == Self.received.addingTimeInterval(3600))
+    }
+
+    @Test("a token response without expires_in has no expiry")
+    func noExpiresIn() throws {
+        let credentials = try CredentialsImport.parse(#"{"access_token":"a","token_type":"Bearer"}"#, receivedAt: Self.received)
+        #expect(credentials.auth.expiresAt == nil)
+        #expect(credentials.auth.refreshToken == nil)
+    }
+
+    @Test("a single-line bare token is imported as an access token")
+    func bareToken() throws {
+        let credentials = try CredentialsImport.parse("bare-token-value\n", receivedAt: Self.received)
+        #expect(credentials == StoredCredentials(auth: Auth(accessToken: "bare-token-value")))
+    }
+
+    struct Garbage: CustomTestStringConvertible, Sendable {
+        let name: String
+        let text: String
+        var testDescription: String { name }
+    }
+
+    @Test("text that is neither format is refused with a reason that never quotes a token", arguments: [
+        Garbage(name: "nothing", text: ""),
+        Garbage(name: "several lines", text: "hello\nworld\n"),
+        Garbage(name: "invalid JSON", text: #"{"access_token": "leak-me", "#),
+        Garbage(name: "a JSON array", text: #"["leak-me"]"#),
+        Garbage(name: "JSON without access_token", text: #"{"token_type":"Bearer","expires_in":3600}"#),
+        Garbage(name: "an OAuth error response", text: #"{"error":"invalid_grant","error_description":"expired"}"#),
+        Garbage(name: "a stored bundle of a future version", text: #"{"version":2,"access_token":"leak-me"}"#),
+        Garbage(name: "a stored bundle with a bad expiry", text: #"{"version":1,"access_token":"leak-me","expires_at":"later"}"#),
+    ])
+    func garbage(_ input: Garbage) {
+        let failure = #expect(throws: CredentialsImport.Failure.self) {
+            try CredentialsImport.parse(input.text, receivedAt: Self.received)
+        }
+        #expect(failure?.description.contains("not usable credentials") == true)
+        #expect(failure?.description.contains("leak-me") == false)
+    }
+
+    @Test("an OAuth error response is refused with its error code named")
+    func errorResponseIsNamed() {
+        let failure = #expect(throws: CredentialsImport.Failure.self) {
+            try CredentialsImport.parse(#"{"error":"invalid_grant"}"#, receivedAt: Self.received)
+        }
+        #expect(failure?.reason.contains("invalid_grant") == true)
+    }
+}

@@ -1,0 +1,306 @@
+import Foundation
+import Keyring
+import KeyringTestSupport
+import Testing
+import TokenAuth
+
+/// The built `tokenctl` against the private gnome-keyring of `scripts/test`: exit codes, what it prints and what
+/// it leaves in the keyring. Every test uses a service of its own.
+@Suite("tokenctl storage commands against the real keyring", .needsSecretService)
+struct TokenctlKeyringTests {
+    let keyring = TestKeyring.keyring
+
+    /// Tokens that must never appear in tokenctl's output.
+    static let accessToken = "tctl-access-5b1e9c"
+    static let refreshToken = "tctl-refresh-77d2a0"
+    static let clientSecret = "tctl-client-secret-0f4c"
+
+    static let storedFormat = """
+        {"version":1,"access_token":"\(accessToken)","token_type":"Bearer","refresh_token":"\(refreshToken)",
+         "expires_at":"2027-01-15T08:00:00Z","scope":"read write",
+         "token_endpoint":"https://auth.example.org/token","client_id":"desktop-app","client_secret":"\(clientSecret)"}
+        """
+    static let tokenResponse = """
+        {"access_token":"\(accessToken)","token_type":"bearer","expires_in":3600,"refresh_token":"\(refreshToken)","scope":"openid email"}
+        """
+
+    /// Runs `body` with a fresh service name; deletes that service's items afterwards, also when `body` throws.
+    private func withService<T>(
+        accounts: [String] = ["ada"],
+        function: String = #function,
+        _ body: (String) async throws -> T
+    ) async throws -> T {
+        let service = TestKeyring.uniqueService(function)
+        let result: Result<T, any Error>
+        do { result = .success(try await body(service)) } catch { result = .failure(error) }
+        for account in accounts {
+            _ = try? await keyring.delete(["service": service, "account": account])
+            _ = try? await keyring.delete(["service": service, "account": account, "extra": "x"])
+        }
+        return try result.get()
+    }
+
+    private func expectNoSecrets(_ results: [CommandResult], sourceLocation: SourceLocation = #_sourceLocation) {
+        for result in results {
+            for secret in [Self.accessToken, Self.refreshToken, Self.clientSecret] {
+                #expect(!result.allOutput.contains(secret), "tokenctl printed a secret: \(result.allOutput)", sourceLocation: sourceLocation)
+            }
+        }
+    }
+
+    private func secretToolLookup(_ service: String, _ account: String = "ada") async throws -> String {
+        try await TestKeyring.secretTool(["lookup", "service", service, "account", account]).stdout
+    }
+
+    // MARK: import and show
+
+    @Test("import reads the stored format from stdin; show --json reports it; no command prints a token")
+    func importStoredFormat() async throws {
+        try await withService { service in
+            let item = ["--service", service, "--account", "ada"]
+            let imported = try await tokenctl(["import"] + item, stdin: Self.storedFormat)
+            #expect(imported.status == 0, "\(imported.stderr)")
+            #expect(imported.stdout.isEmpty)
+
+            let shown = try await tokenctl(["show", "--json"] + item)
+            #expect(shown.status == 0, "\(shown.stderr)")
+            let json = try shown.json()
+            #expect(json["service"] as? String == service)
+            #expect(json["account"] as? String == "ada")
+            #expect(json["token_type"] as? String == "Bearer")
+            #expect(json["expires_at"] as? String == "2027-01-15T08:00:00Z")
+            #expect(json["scope"] as? String == "read write")
+            #expect(json["has_refresh_token"] as? Bool == true)
+            #expect(json["token_endpoint"] as? String == "https://auth.example.org/token")
+            #expect(json["client_id"] as? String == "desktop-app")
+            #expect(json["has_client_secret"] as? Bool == true)
+
+            let text = try await tokenctl(["show"] + item)
+            #expect(text.status == 0)
+            #expect(text.stdout.contains("read write"))
+            #expect(text.stdout.contains("refresh token:  yes"))
+            let status = try await tokenctl(["status"] + item)
+            #expect(status.status == 0)
+            #expect(status.stdout == text.stdout)
+            let listed = try await tokenctl(["list", "--service", service])
+            expectNoSecrets([imported, shown, text, status, listed])
+
+            // The library reads exactly what was imported.
+            let stored = try #require(try await KeyringAuthStore(service: service, account: "ada", keyring: keyring).loadCredentials())
+            #expect(stored.auth.accessToken == Self.accessToken)
+            #expect(stored.auth.refreshToken == Self.refreshToken)
+            #expect(stored.client?.clientSecret == Self.clientSecret)
+        }
+    }
+
+    @Test("import reads an RFC 6749 §5.1 token response and turns expires_in into an absolute expiry")
+    func importTokenResponse() async throws {
+        try await withService { service in
+            let item = ["--service", service, "--account", "ada"]
+            let before = Date()
+            let imported = try await tokenctl(["import"] + item, stdin: Self.tokenResponse)
+            let after = Date()
+            #expect(imported.status == 0, "\(imported.stderr)")
+
+            let shown = try await tokenctl(["show", "--json"] + item)
+            #expect(shown.status == 0, "\(shown.stderr)")
+            let json = try shown.json()
+            #expect(json["token_type"] as? String == "Bearer")
+            #expect(json["scope"] as? String == "openid email")
+            #expect(json["has_refresh_token"] as? Bool == true)
+            #expect(json["expired"] as? Bool == false)
+            let remaining = try #require(json["expires_in_seconds"] as? Int)
+            #expect((3500...3600).contains(remaining))
+            #expect(json["token_endpoint"] == nil)
+            #expect(json["client_id"] == nil)
+            expectNoSecrets([imported, shown])
+
+            let auth = try #require(try await KeyringAuthStore(service: service, account: "ada", keyring: keyring).load())
+            let expiry = try #require(auth.expiresAt)
+            // Stored with whole seconds, so allow one second below the earliest possible instant.
+            #expect(expiry >= before.addingTimeInterval(3599) && expiry <= after.addingTimeInterval(3600))
+        }
+    }
+
+    @Test("import with --token-url and --client-id records the client that can refresh the tokens")
+    func importRecordsClient() async throws {
+        try await withService { service in
+            let item = ["--service", service, "--account", "ada"]
+            let imported = try await tokenctl(
+                ["import"] + item + ["--token-url", "https://login.example.net/oauth2/token", "--client-id", "cli-app"],
+                stdin: Self.tokenResponse)
+            #expect(imported.status == 0, "\(imported.stderr)")
+
+            let shown = try await tokenctl(["show", "--json"] + item)
+            let json = try shown.json()
+            #expect(json["token_endpoint"] as? String == "https://login.example.net/oauth2/token")
+            #expect(json["client_id"] as? String == "cli-app")
+            #expect(json["has_client_secret"] as? Bool == false)
+
+            let stored = try await KeyringAuthStore(service: service, account: "ada", keyring: keyring).loadCredentials()
+            #expect(stored?.client == OAuthClient(tokenEndpoint: URL(string: "https://login.example.net/oauth2/token")!, clientID: "cli-app"))
+        }
+    }
+
+    struct Malformed: CustomTestStringConvertible, Sendable {
+        let name: String
+        let stdin: String
+        var testDescription: String { name }
+    }
+
+    @Test("malformed stdin exits 65 with a sentence on stderr, and what was stored stays", arguments: [
+        Malformed(name: "several lines of text", stdin: "not\na token\n"),
+        Malformed(name: "invalid JSON", stdin: #"{"access_token": "#),
+        Malformed(name: "an OAuth error response", stdin: #"{"error":"invalid_grant"}"#),
+        Malformed(name: "a stored bundle of a future version", stdin: #"{"version":2,"access_token":"x"}"#),
+        Malformed(name: "nothing", stdin: ""),
+    ])
+    func malformedInput(_ malformed: Malformed) async throws {
+        try await withService { service in
+            let item = ["--service", service, "--account", "ada"]
+            let nothingYet = try await tokenctl(["import"] + item, stdin: malformed.stdin)
+            #expect(nothingYet.status == 65)
+            #expect(nothingYet.stderr.hasPrefix("tokenctl: The input is not usable credentials"))
+            #expect(nothingYet.stdout.isEmpty)
+            #expect(try await tokenctl(["show"] + item).status == 3, "nothing was stored")
+
+            #expect(try await tokenctl(["import"] + item, stdin: Self.storedFormat).status == 0)
+            let before = try await secretToolLookup(service)
+            #expect(try await tokenctl(["import"] + item, stdin: malformed.stdin).status == 65)
+            #expect(try await secretToolLookup(service) == before)
+        }
+    }
+
+    // MARK: Nothing stored, delete, list
+
+    @Test("show, status and delete exit 3 when nothing is stored, and say how to store something")
+    func nothingStored() async throws {
+        try await withService { service in
+            let item = ["--service", service, "--account", "ada"]
+            for command in ["show", "status", "delete"] {
+                let result = try await tokenctl([command] + item)
+                #expect(result.status == 3, "\(command): \(result.stderr)")
+                #expect(result.stderr.contains("No credentials are stored for account \"ada\" on service \"\(service)\""))
+                #expect(result.stderr.contains("tokenctl import"))
+                #expect(result.stdout.isEmpty)
+            }
+        }
+    }
+
+    @Test("delete removes the item: show then exits 3, secret-tool finds nothing, and a second delete exits 3")
+    func deleteThenShow() async throws {
+        try await withService { service in
+            let item = ["--service", service, "--account", "ada"]
+            #expect(try await tokenctl(["import"] + item, stdin: Self.storedFormat).status == 0)
+            let deleted = try await tokenctl(["delete"] + item)
+            #expect(deleted.status == 0, "\(deleted.stderr)")
+            #expect(try await tokenctl(["show"] + item).status == 3)
+            #expect(try await secretToolLookup(service).isEmpty)
+            #expect(try await tokenctl(["delete"] + item).status == 3)
+        }
+    }
+
+    @Test("list --json lists the service's accounts, and not another tool's item")
+    func list() async throws {
+        try await withService(accounts: ["ada", "bob", "zed"]) { service in
+            for account in ["bob", "ada"] {
+                #expect(try await tokenctl(["import", "--service", service, "--account", account], stdin: Self.storedFormat).status == 0)
+            }
+            let other = try await TestKeyring.secretTool(
+                ["store", "--label=other tool", "service", service, "account", "zed", "extra", "x"], stdin: "theirs")
+            try #require(other.status == 0)
+
+            let listed = try await tokenctl(["list", "--service", service, "--json"])
+            #expect(listed.status == 0, "\(listed.stderr)")
+            let rows = try listed.json(as: [[String: Any]].self)
+            #expect(rows.map { $0["account"] as? String } == ["ada", "bob"])
+            #expect(rows.map { $0["locked"] as? Bool } == [false, false])
+            #expect(rows.first?["label"] as? String == "OAuth tokens for ada on \(service)")
+            expectNoSecrets([listed])
+
+            let empty = try await tokenctl(["list", "--service", service + ".nothing", "--json"])
+            #expect(empty.status == 0)
+            #expect(try empty.json(as: [Any].self).isEmpty)
+        }
+    }
+
+    // MARK: Usage
+
+    @Test("usage errors exit 64", arguments: [
+        ["show", "--service", "S"],
+        ["import", "--service", "S", "--account", "A", "--token-url", "https://a.example/token"],
+        ["import", "--service", "S", "--account", "A", "--token-url", "not a url", "--client-id", "c"],
+        ["show", "--service", "S", "--account", "A", "--timeout", "0"],
+        ["frobnicate"],
+    ])
+    func usage(_ arguments: [String]) async throws {
+        let result = try await tokenctl(arguments)
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(result.stderr.contains("Usage:") || result.stderr.contains("Error:"))
+    }
+
+    // MARK: Items tokenctl cannot use
+
+    @Test("an item that is not a bundle makes show exit 65 naming it, and the item survives")
+    func corruptItem() async throws {
+        try await withService { service in
+            let corrupt = #"{"version":1,"access_token":"#
+            let stored = try await TestKeyring.secretTool(
+                ["store", "--label=broken", "service", service, "account", "ada"], stdin: corrupt)
+            try #require(stored.status == 0)
+
+            let shown = try await tokenctl(["show", "--service", service, "--account", "ada"])
+            #expect(shown.status == 65)
+            #expect(shown.stderr.contains("could not be read"))
+            #expect(shown.stderr.contains(service))
+            #expect(try await secretToolLookup(service) == corrupt)
+        }
+    }
+
+    @Test("an item in a locked collection: show and import exit 4 saying locked, list marks it, and it is intact after unlocking")
+    func lockedCollection() async throws {
+        let collection = try await TestKeyring.createCollection(label: "tokenctl-locked-\(UUID().uuidString.prefix(8))")
+        try await withService { service in
+            let item = ["--service", service, "--account", "ada"]
+            let store = KeyringAuthStore(service: service, account: "ada", keyring: keyring, collection: collection.keyringCollection)
+            try await store.save(try CredentialsImport.parse(Self.storedFormat, receivedAt: Date()))
+            let before = try await secretToolLookup(service)
+            try await TestKeyring.lockWithGDBus(collection.path)
+
+            // The default: an unlock prompt is tried, cannot be shown headless, and fails.
+            let shown = try await tokenctl(["show"] + item)
+            #expect(shown.status == 4)
+            #expect(shown.stderr.contains("locked"))
+            #expect(shown.stdout.isEmpty)
+            let noPrompt = try await tokenctl(["show", "--no-prompt"] + item)
+            #expect(noPrompt.status == 4)
+            #expect(noPrompt.stderr.contains("locked"))
+            let imported = try await tokenctl(["import", "--no-prompt"] + item, stdin: #"{"version":1,"access_token":"other"}"#)
+            #expect(imported.status == 4, "must not create a second item beside the locked one")
+            #expect(imported.stderr.contains("locked"))
+
+            let listed = try await tokenctl(["list", "--service", service, "--json"])
+            #expect(listed.status == 0)
+            #expect(try listed.json(as: [[String: Any]].self).map { $0["locked"] as? Bool } == [true])
+
+            try await TestKeyring.unlockCollection(collection.path)
+            #expect(try await secretToolLookup(service) == before)
+            #expect(try await keyring.items(matching: ["service": service, "account": "ada"]).count == 1)
+            let after = try await tokenctl(["show", "--json"] + item)
+            #expect(after.status == 0)
+            #expect(try after.json()["client_id"] as? String == "desktop-app")
+        }
+    }
+
+    // MARK: doctor
+
+    @Test("doctor exits 0 on a working keyring and reports the default collection")
+    func doctor() async throws {
+        let result = try await tokenctl(["doctor"])
+        #expect(result.status == 0, "\(result.allOutput)")
+        #expect(result.stdout.contains("[ok] session bus"))
+        #expect(result.stdout.contains("[ok] Secret Service"))
+        #expect(result.stdout.contains("[ok] default collection"))
+        #expect(result.stdout.contains("is unlocked"))
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import Keyring
+import KeyringTestSupport
+import OAuthTestServer
+import Testing
+import TokenAuth
+
+@Suite("tokenctl token and refresh against a real OAuth server", .needsSecretService)
+struct TokenctlTokenTests {
+    /// Stores tokens the server issued, already expired, with the server's token endpoint recorded in the item.
+    func seedExpiredItem(_ server: OAuthTestServer, service: String) async throws -> Auth {
+        let issued = server.issueTokens(clientID: "test-client", subject: "alice")
+        let auth = Auth(accessToken: issued.accessToken, refreshToken: issued.refreshToken, expiresAt: Date(timeIntervalSinceNow: -60))
+        let client = OAuthClient(tokenEndpoint: server.tokenEndpoint, clientID: "test-client")
+        try await KeyringAuthStore(service: service, account: "alice", client: client, keyring: TestKeyring.keyring).save(auth)
+        return auth
+    }
+
+    @Test("8 tokenctl token processes over one expired item: exactly 1 refresh grant, 0 reuse detections, one token")
+    func crossProcessSingleRefresh() async throws {
+        let server = try await OAuthTestServer.start()
+        defer { Task { await server.shutdown() } }
+        let service = TestKeyring.uniqueService()
+        defer { Task { try? await TestKeyring.keyring.delete(["service": service, "account": "alice"]) } }
+        let seeded = try await seedExpiredItem(server, service: service)
+
+        let results = try await withThrowingTaskGroup(of: CommandResult.self) { group in
+            for _ in 0..<8 {
+                group.addTask { try await tokenctl(["token", "--service", service, "--account", "alice", "--no-prompt"]) }
+            }
+            return try await group.reduce(into: [CommandResult]()) { $0.append($1) }
+        }
+        #expect(results.allSatisfy { $0.status == 0 }, "\(results.map(\.stderr))")
+        let tokens = Set(results.map { $0.stdout.trimmingCharacters(in: .whitespacesAndNewlines) })
+        #expect(tokens.count == 1)
+        #expect(!tokens.contains(seeded.accessToken))
+        #expect(server.stats.refreshGrants == 1)
+        #expect(server.stats.reuseDetections == 0)
+
+        let stored = try #require(try await KeyringAuthStore(service: service, account: "alice", keyring: TestKeyring.keyring).load())
+        #expect(tokens.contains(stored.accessToken))
+    }
+
+    @Test("tokenctl token prints only the token; a valid one is printed without a request")
+    func tokenWithoutRefresh() async throws {
+        let server = try await OAuthTestServer.start()
+        defer { Task { await server.shutdown() } }
+        let service = TestKeyring.uniqueService()
+        defer { Task { try? await TestKeyring.keyring.delete(["service": service, "account": "alice"]) } }
+        let issued = server.issueTokens(clientID: "test-client", subject: "alice")
+        let client = OAuthClient(tokenEndpoint: server.tokenEndpoint, clientID: "test-client")
+        try await KeyringAuthStore(service: service, account: "alice", client: client, keyring: TestKeyring.keyring)
+            .save(Auth(accessToken: issued.accessToken, refreshToken: issued.refreshToken, expiresAt: Date(timeIntervalSinceNow: 3600)))
+
+        let result = try await tokenctl(["token", "--service", service, "--account", "alice"])
+        #expect(result.status == 0)
+        #expect(result.stdout == issued.accessToken + "\n")
+        #expect(server.stats.tokenRequests == 0)
+    }
+
+    @Test("tokenctl refresh forces a refresh and stores the rotated tokens")
+    func forcedRefresh() async throws {
+        let server = try await OAuthTestServer.start()
+        defer { Task { await server.shutdown() } }
+        let service = TestKeyring.uniqueService()
+        defer { Task { try? await TestKeyring.keyring.delete(["service": service, "account": "alice"]) } }
+        let seeded = try await seedExpiredItem(server, service: service)
+
+        let result = try await tokenctl(["refresh", "--service", service, "--account", "alice"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+        let stored = try #require(try await KeyringAuthStore(service: service, account: "alice", keyring: TestKeyring.keyring).loadCredentials())
+        #expect(stored.auth.refreshToken != seeded.refreshToken)
+        #expect(stored.client?.tokenEndpoint == server.tokenEndpoint)
+        #expect(server.stats.successfulRefreshes == 1)
+    }
+
+    @Test("exit 3 when the server rejects the refresh token, 5 when it fails transiently; the item is kept either way")
+    func exitCodesForFailures() async throws {
+        let server = try await OAuthTestServer.start()
+        defer { Task { await server.shutdown() } }
+        let service = TestKeyring.uniqueService()
+        defer { Task { try? await TestKeyring.keyring.delete(["service": service, "account": "alice"]) } }
+        let seeded = try await seedExpiredItem(server, service: service)
+        let store = KeyringAuthStore(service: service, account: "alice", keyring: TestKeyring.keyring)
+        let before = try await store.loadCredentials()  // expiry as stored: whole seconds
+
+        server.updateFaults { $0.unavailable = 1; $0.retryAfter = "5" }
+        let transient = try await tokenctl(["token", "--service", service, "--account", "alice"])
+        #expect(transient.status == 5)
+        #expect(transient.stdout.isEmpty)
+        #expect(transient.stderr.contains("kept"))
+        #expect(try await store.loadCredentials() == before)
+
+        server.updateFaults { $0.invalidGrantRefreshes = 1 }
+        let rejected = try await tokenctl(["token", "--service", service, "--account", "alice"])
+        #expect(rejected.status == 3)
+        #expect(rejected.stderr.contains("invalid_grant"))
+        #expect(!rejected.allOutput.contains(seeded.refreshToken!))
+        #expect(try await store.loadCredentials() == before)
+    }
+
+    @Test("exit 3 when nothing is stored")
+    func nothingStored() async throws {
+        let result = try await tokenctl(["token", "--service", TestKeyring.uniqueService(), "--account", "nobody"])
+        #expect(result.status == 3)
+        #expect(result.stdout.isEmpty)
+    }
+}
