@@ -241,7 +241,7 @@ struct AuthorizedClientTests {
         let fixture = try await NetworkingFixture.start()
         defer { Task { await fixture.shutdown() } }
         let (client, store) = fixture.client(fixture.seed(expiresIn: -10))
-        fixture.server.updateFaults { $0.tokenLatencyMilliseconds = 800 }
+        fixture.server.updateFaults { $0.tokenLatencyMilliseconds = 3000 }
         let url = fixture.server.resourceURL
 
         let cancelled = Task { try await client.send(HTTPRequest(method: .get, url: url)) }
@@ -265,7 +265,7 @@ struct AuthorizedClientTests {
         defer { Task { await fixture.shutdown() } }
         let (client, _) = fixture.client(fixture.seed(expiresIn: 3600))
         // The token endpoint with injected latency stands in for a slow API.
-        fixture.server.updateFaults { $0.tokenLatencyMilliseconds = 2000 }
+        fixture.server.updateFaults { $0.tokenLatencyMilliseconds = 10_000 }
         let slow = HTTPRequest(method: .post, url: fixture.server.tokenEndpoint)
 
         let task = Task { try await client.send(slow, body: Data("grant_type=client_credentials".utf8)) }
