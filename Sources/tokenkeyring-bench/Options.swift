@@ -1,0 +1,100 @@
+import Foundation
+
+/// The command line of `tokenkeyring-bench`. `scripts/bench` passes the paths of the peers it prepared.
+struct Options: Sendable {
+    /// Rounds of every figure; medians and p99s are taken over them.
+    var rounds = 5
+    /// Concurrent authorized requests in the refresh storm (figure 1).
+    var stormRequests = 10_000
+    /// Concurrent `tokenctl token` processes (figure 2).
+    var processes = 16
+    /// `validToken()` calls per round (figure 3).
+    var hotCalls = 200_000
+    /// Keyring reads timed for figure 3's ratio.
+    var keyringReads = 50
+    /// Saves and loads per implementation per round (figure 4).
+    var storeOperations = 20
+    /// Requests per round and mode at 64 concurrent (figure 5); a quarter of them at 1.
+    var clientRequests = 4_000
+    /// Figures to run, by number; all when empty.
+    var only: Set<Int> = []
+    var tokenctl: String?
+    var floor: String?
+    var python: String?
+    var pythonPeerScript: String?
+    /// Why Python keyring is unavailable, reported when `python` is missing.
+    var pythonUnavailable: String?
+    var output = "bench-results.json"
+
+    static let usage = """
+        usage: tokenkeyring-bench [--rounds N] [--storm-requests N] [--processes N] [--hot-calls N]
+                                  [--keyring-reads N] [--store-ops N] [--client-requests N] [--only 1,2,3,4,5]
+                                  [--tokenctl PATH] [--floor PATH] [--python PATH --python-peer PATH]
+                                  [--python-unavailable REASON] [--output PATH]
+        Run it through scripts/bench, which builds it in release mode, prepares the peers and a keyring.
+        Exit status: 0 when every figure ran (missed targets included), 1 when one failed, 64 usage.
+        """
+
+    static func parse(_ arguments: [String]) throws -> Options {
+        var options = Options()
+        var remaining = arguments[...]
+        func value(_ flag: String) throws -> String {
+            guard let next = remaining.popFirst() else { throw UsageError("\(flag) needs a value") }
+            return next
+        }
+        func count(_ flag: String) throws -> Int {
+            let text = try value(flag)
+            guard let number = Int(text), number > 0 else { throw UsageError("\(flag) needs a positive number, not \(text)") }
+            return number
+        }
+        while let flag = remaining.popFirst() {
+            switch flag {
+            case "--rounds": options.rounds = try count(flag)
+            case "--storm-requests": options.stormRequests = try count(flag)
+            case "--processes": options.processes = try count(flag)
+            case "--hot-calls": options.hotCalls = try count(flag)
+            case "--keyring-reads": options.keyringReads = try count(flag)
+            case "--store-ops": options.storeOperations = try count(flag)
+            case "--client-requests": options.clientRequests = try count(flag)
+            case "--only":
+                let figures = try value(flag).split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
+                guard figures.allSatisfy({ $0.map { (1...5).contains($0) } ?? false }) else {
+                    throw UsageError("--only takes figure numbers 1 to 5, e.g. --only 3,4")
+                }
+                options.only = Set(figures.compactMap { $0 })
+            case "--tokenctl": options.tokenctl = try value(flag)
+            case "--floor": options.floor = try value(flag)
+            case "--python": options.python = try value(flag)
+            case "--python-peer": options.pythonPeerScript = try value(flag)
+            case "--python-unavailable": options.pythonUnavailable = try value(flag)
+            case "--output": options.output = try value(flag)
+            case "-h", "--help": throw UsageError(nil)
+            default: throw UsageError("unknown argument \(flag)")
+            }
+        }
+        return options
+    }
+
+    func runs(_ figure: Int) -> Bool { only.isEmpty || only.contains(figure) }
+
+    /// The options as recorded in the JSON.
+    var recorded: [String: String] {
+        [
+            "rounds": "\(rounds)", "storm_requests": "\(stormRequests)", "processes": "\(processes)",
+            "hot_calls": "\(hotCalls)", "keyring_reads": "\(keyringReads)", "store_ops": "\(storeOperations)",
+            "client_requests": "\(clientRequests)",
+        ]
+    }
+
+    /// `tokenctl` beside this executable unless `--tokenctl` says otherwise.
+    var tokenctlPath: String {
+        if let tokenctl { return tokenctl }
+        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        return executable.deletingLastPathComponent().appendingPathComponent("tokenctl").path
+    }
+}
+
+struct UsageError: Error {
+    let message: String?
+    init(_ message: String?) { self.message = message }
+}
