@@ -89,9 +89,10 @@ public struct Keyring: Sendable {
 
     /// Stores `secret` as text in the one item whose attributes are exactly `attributes`.
     ///
-    /// An existing exact item in `collection` gets the new secret in place, so a concurrent reader sees the
-    /// old secret or the new one, never none; otherwise a new item is created. Exact duplicates elsewhere
-    /// are then deleted. Items with further attributes are left alone.
+    /// An existing exact item gets the new secret in place, wherever it is, so a concurrent reader sees the old
+    /// secret or the new one, never none. With none, a new item is created in `collection`. With several
+    /// (duplicates in different collections), the newest one in `collection` (or a new one there) keeps the
+    /// secret and the others are deleted. Items with further attributes are left alone.
     /// - Returns: the item now holding the secret.
     /// - Throws: ``KeyringError`` — `secretTooLarge` over ``maximumSecretSize``; `locked`, `serviceUnavailable`,
     ///   `noDefaultCollection` or `timedOut` otherwise. Nothing is deleted when the write fails.
@@ -122,18 +123,22 @@ public struct Keyring: Sendable {
         in collection: KeyringCollection,
         calls: SecretServiceCalls
     ) throws -> KeyringItem {
-        try calls.withCollection(collection) { target in
-            guard let target else { throw KeyringError.noDefaultCollection("no collection \(collection)") }
-            let targetPath = String(cString: clibsecret_object_path(target))
-            if secret_collection_get_locked(target) != 0 { throw NeedsUnlock(attributes: attributes, collection: collection) }
-            return try calls.search(attributes) { found in
-                let exact = found.filter { $0.item.hasExactly(attributes) }
-                if exact.contains(where: \.item.isLocked) { throw NeedsUnlock(attributes: attributes) }
-
+        try calls.search(attributes) { found in
+            let exact = found.filter { $0.item.hasExactly(attributes) }
+            if exact.contains(where: \.item.isLocked) { throw NeedsUnlock(attributes: attributes) }
+            // The usual case, one item: replace its secret where it is, without resolving the collection
+            // (two D-Bus round trips fewer).
+            if exact.count == 1, let only = exact.first {
+                try replace(only, with: secret, label: label, calls: calls)
+                return only.item
+            }
+            return try calls.withCollection(collection) { target in
+                guard let target else { throw KeyringError.noDefaultCollection("no collection \(collection)") }
+                let targetPath = String(cString: clibsecret_object_path(target))
+                if secret_collection_get_locked(target) != 0 { throw NeedsUnlock(attributes: attributes, collection: collection) }
                 let written: KeyringItem
                 if let existing = newest(exact.filter { $0.item.collectionPath == targetPath }) {
-                    try calls.setSecret(existing.proxy, to: secret, path: existing.item.path)
-                    if existing.item.label != label { try calls.setLabel(existing.proxy, to: label, path: existing.item.path) }
+                    try replace(existing, with: secret, label: label, calls: calls)
                     written = existing.item
                 } else {
                     written = try calls.create(in: target, attributes: attributes, label: label, secret: secret)
@@ -144,6 +149,13 @@ public struct Keyring: Sendable {
                 return written
             }
         }
+    }
+
+    private static func replace(
+        _ existing: SecretServiceCalls.Found, with secret: String, label: String, calls: SecretServiceCalls
+    ) throws {
+        try calls.setSecret(existing.proxy, to: secret, path: existing.item.path)
+        if existing.item.label != label { try calls.setLabel(existing.proxy, to: label, path: existing.item.path) }
     }
 
     /// Deletes every item whose attributes are exactly `attributes`.
