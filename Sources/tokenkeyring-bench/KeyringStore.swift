@@ -82,7 +82,7 @@ struct KeyringStore {
         }
         addRatios(latencies, to: &report)
         report.notes.append(
-            "Per operation: ours = Keyring.store (alias lookup, search, SetSecret) or Keyring.lookup (search, "
+            "Per operation: ours = Keyring.store (search, SetSecret; the alias only to create) or Keyring.lookup (search, "
                 + "item properties, GetSecret) on a blocking thread; floor = secret_password_storev_sync / "
                 + "secret_password_lookupv_sync; Python keyring opens a D-Bus connection per call.")
         return report
