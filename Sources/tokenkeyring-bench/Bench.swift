@@ -25,7 +25,7 @@ struct Bench {
         var report = BenchReport(
             machine: .init(
                 cores: ProcessInfo.processInfo.activeProcessorCount,
-                startedAt: Date().formatted(.iso8601),
+                startedAt: systemWallClock().formatted(.iso8601),
                 loadAverage: loadAverage()),
             options: options.recorded)
 
