@@ -227,7 +227,7 @@ struct AuthManagerTests {
         let manager = fixture.manager(store: store)
 
         let waiter = Task { try await manager.validToken() }
-        while fixture.server.stats.tokenRequests == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        try await fixture.waitForTokenRequest()
         try await manager.clear()
 
         let result = await waiter.result
@@ -249,7 +249,7 @@ struct AuthManagerTests {
         let manager = fixture.manager(store: store)
 
         let waiter = Task { try await manager.validToken() }
-        while fixture.server.stats.tokenRequests == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        try await fixture.waitForTokenRequest()
         let fresh = fixture.seed(expiresIn: 3600)
         try await manager.signIn(fresh)
 
@@ -268,7 +268,7 @@ struct AuthManagerTests {
 
         let cancelled = Task { try await manager.validToken() }
         let patient = Task { try await manager.validToken() }
-        while fixture.server.stats.tokenRequests == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        try await fixture.waitForTokenRequest()
         cancelled.cancel()
         let cancelledResult = await cancelled.result
         #expect(store.saveCount == 0, "the cancelled caller returned before the refresh finished")

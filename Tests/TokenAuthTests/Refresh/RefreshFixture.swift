@@ -1,5 +1,6 @@
 import Foundation
 import OAuthTestServer
+import Testing
 import TokenAuth
 
 /// A real OAuth server on loopback, a wall clock the test controls, and helpers to seed sessions.
@@ -34,6 +35,15 @@ struct RefreshFixture {
         lock: (any RefreshLock)? = nil
     ) -> AuthManager {
         AuthManager(store: store, refresher: refresher, configuration: configuration, lock: lock, now: clock.wallClock)
+    }
+
+    /// Waits until a token request has reached the server (bounded: a request that never arrives fails the
+    /// test instead of hanging it).
+    func waitForTokenRequest(sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        for _ in 0..<2000 where server.stats.tokenRequests == 0 {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        try #require(server.stats.tokenRequests > 0, "no token request reached the server", sourceLocation: sourceLocation)
     }
 
     func shutdown() async { await server.shutdown() }
