@@ -88,22 +88,18 @@ private struct Diagnostician {
         do {
             return try SecretServiceCalls.with(cancellable) { calls in
                 checks.append(Check(name: "session", status: .ok, detail: "opened a session with the Secret Service", fix: nil))
-                return try calls.withCollection(.default) { collection in
-                    guard let collection else {
-                        return fail("default collection", .noDefaultCollection("no collection behind the `default` alias"))
-                    }
-                    let path = String(cString: clibsecret_object_path(collection))
-                    let label = takeString(secret_collection_get_label(collection)) ?? ""
-                    if secret_collection_get_locked(collection) != 0 {
-                        checks.append(Check(
-                            name: "default collection", status: .warning, detail: "\"\(label)\" (\(path)) is locked",
-                            fix: "Unlock it (Seahorse, or the prompt an app shows); reads and writes fail with `locked` until then."))
-                    } else {
-                        checks.append(Check(
-                            name: "default collection", status: .ok, detail: "\"\(label)\" (\(path)) is unlocked", fix: nil))
-                    }
-                    return KeyringDiagnosis(checks: checks, error: nil)
+                guard let collection = try calls.collection(.default) else {
+                    return fail("default collection", .noDefaultCollection("no collection behind the `default` alias"))
                 }
+                let described = "\"\(collection.label)\" (\(collection.path))"
+                if collection.isLocked {
+                    checks.append(Check(
+                        name: "default collection", status: .warning, detail: "\(described) is locked",
+                        fix: "Unlock it (Seahorse, or the prompt an app shows); reads and writes fail with `locked` until then."))
+                } else {
+                    checks.append(Check(name: "default collection", status: .ok, detail: "\(described) is unlocked", fix: nil))
+                }
+                return KeyringDiagnosis(checks: checks, error: nil)
             }
         } catch let error as KeyringError {
             return fail(checks.count == 2 ? "session" : "default collection", error)

@@ -62,7 +62,7 @@ public struct Keyring: Sendable {
     /// Every item that has all of `attributes` (and possibly more), locked ones included, with metadata only.
     public func items(matching attributes: [String: String]) async throws -> [KeyringItem] {
         try await call { calls in
-            try calls.search(attributes) { found in found.map(\.item) }
+            try calls.search(attributes) { found in found.items }
         }
     }
 
@@ -73,13 +73,14 @@ public struct Keyring: Sendable {
     public func lookup(_ attributes: [String: String]) async throws -> KeyringSecret? {
         try await withUnlocking {
             try await call { calls in
-                try calls.search(attributes) { found in
-                    guard let newest = Self.newest(found.filter { $0.item.hasExactly(attributes) }) else { return nil }
-                    // libsecret gives no secret for an item that is locked.
-                    guard !newest.item.isLocked, let secret = try calls.readSecret(newest.proxy, path: newest.item.path) else {
+                // The candidates' secrets come with their attributes: two round trips in all.
+                try calls.search(attributes, readingSecrets: true) { found in
+                    guard let newest = Self.newest(found.items.filter { $0.hasExactly(attributes) }) else { return nil }
+                    // The service gives no secret for an item that is locked.
+                    guard !newest.isLocked, let secret = try found.secret(of: newest) else {
                         throw NeedsUnlock(attributes: attributes)
                     }
-                    return KeyringSecret(item: newest.item, secret: secret)
+                    return KeyringSecret(item: newest, secret: secret)
                 }
             }
         }
@@ -123,39 +124,29 @@ public struct Keyring: Sendable {
         in collection: KeyringCollection,
         calls: SecretServiceCalls
     ) throws -> KeyringItem {
-        try calls.search(attributes) { found in
-            let exact = found.filter { $0.item.hasExactly(attributes) }
-            if exact.contains(where: \.item.isLocked) { throw NeedsUnlock(attributes: attributes) }
-            // The usual case, one item: replace its secret where it is, without resolving the collection
-            // (two D-Bus round trips fewer).
-            if exact.count == 1, let only = exact.first {
-                try replace(only, with: secret, label: label, calls: calls)
-                return only.item
-            }
-            return try calls.withCollection(collection) { target in
-                guard let target else { throw KeyringError.noDefaultCollection("no collection \(collection)") }
-                let targetPath = String(cString: clibsecret_object_path(target))
-                if secret_collection_get_locked(target) != 0 { throw NeedsUnlock(attributes: attributes, collection: collection) }
-                let written: KeyringItem
-                if let existing = newest(exact.filter { $0.item.collectionPath == targetPath }) {
-                    try replace(existing, with: secret, label: label, calls: calls)
-                    written = existing.item
-                } else {
-                    written = try calls.create(in: target, attributes: attributes, label: label, secret: secret)
-                }
-                for duplicate in exact where duplicate.item.path != written.path {
-                    try calls.delete(duplicate.proxy, path: duplicate.item.path)
-                }
-                return written
-            }
+        let exact = try calls.search(attributes) { found in found.items.filter { $0.hasExactly(attributes) } }
+        if exact.contains(where: \.isLocked) { throw NeedsUnlock(attributes: attributes) }
+        // The usual case, one item: replace its secret where it is, without resolving the collection.
+        // Three round trips in all: the search, the item's properties, the new secret.
+        if exact.count == 1, let only = exact.first {
+            try calls.replace(at: only.path, secret: secret, label: only.label == label ? nil : label)
+            return only
         }
-    }
-
-    private static func replace(
-        _ existing: SecretServiceCalls.Found, with secret: String, label: String, calls: SecretServiceCalls
-    ) throws {
-        try calls.setSecret(existing.proxy, to: secret, path: existing.item.path)
-        if existing.item.label != label { try calls.setLabel(existing.proxy, to: label, path: existing.item.path) }
+        guard let target = try calls.collection(collection) else {
+            throw KeyringError.noDefaultCollection("no collection \(collection)")
+        }
+        if target.isLocked { throw NeedsUnlock(attributes: attributes, collection: collection) }
+        let written: KeyringItem
+        if let existing = newest(exact.filter { $0.collectionPath == target.path }) {
+            try calls.replace(at: existing.path, secret: secret, label: existing.label == label ? nil : label)
+            written = existing
+        } else {
+            written = try calls.create(inCollectionAt: target.path, attributes: attributes, label: label, secret: secret)
+        }
+        for duplicate in exact where duplicate.path != written.path {
+            try calls.delete(at: duplicate.path)
+        }
+        return written
     }
 
     /// Deletes every item whose attributes are exactly `attributes`.
@@ -165,12 +156,10 @@ public struct Keyring: Sendable {
         try await Self.writes.withLock(Self.lockKey(attributes)) {
             try await withUnlocking {
                 try await call { calls in
-                    try calls.search(attributes) { found in
-                        let exact = found.filter { $0.item.hasExactly(attributes) }
-                        if exact.contains(where: \.item.isLocked) { throw NeedsUnlock(attributes: attributes) }
-                        for item in exact { try calls.delete(item.proxy, path: item.item.path) }
-                        return exact.count
-                    }
+                    let exact = try calls.search(attributes) { found in found.items.filter { $0.hasExactly(attributes) } }
+                    if exact.contains(where: \.isLocked) { throw NeedsUnlock(attributes: attributes) }
+                    for item in exact { try calls.delete(at: item.path) }
+                    return exact.count
                 }
             }
         }
@@ -181,10 +170,10 @@ public struct Keyring: Sendable {
     /// Locks a collection. The Secret Service never prompts to lock.
     public func lock(_ collection: KeyringCollection) async throws {
         try await call { calls in
-            try calls.withCollection(collection) { target in
-                guard let target else { throw KeyringError.noDefaultCollection("no collection \(collection)") }
-                try calls.lock(target)
+            guard let target = try calls.collection(collection) else {
+                throw KeyringError.noDefaultCollection("no collection \(collection)")
             }
+            try calls.lock(collectionAt: target.path)
         }
     }
 
@@ -222,10 +211,8 @@ public struct Keyring: Sendable {
         guard unlocked else { throw KeyringError.locked("the unlock prompt failed or was dismissed") }
     }
 
-    private static func newest(_ found: [SecretServiceCalls.Found]) -> SecretServiceCalls.Found? {
-        found.max { lhs, rhs in
-            (lhs.item.modified, lhs.item.path) < (rhs.item.modified, rhs.item.path)
-        }
+    private static func newest(_ items: [KeyringItem]) -> KeyringItem? {
+        items.max { lhs, rhs in (lhs.modified, lhs.path) < (rhs.modified, rhs.path) }
     }
 
     private static func lockKey(_ attributes: [String: String]) -> String {

@@ -10,19 +10,39 @@ struct NeedsUnlock: Error {
     var collection: KeyringCollection?
 }
 
-/// The libsecret calls of one blocking operation, sharing its `GCancellable`.
+/// A collection's path and the metadata ``Keyring`` needs.
+struct CollectionInfo {
+    let path: String
+    let label: String
+    let isLocked: Bool
+}
+
+/// The libsecret and D-Bus calls of one blocking operation, sharing its `GCancellable`.
+///
+/// Items are addressed by D-Bus object path, not through libsecret's `SecretItem` proxies: a proxy costs a
+/// `GetAll` round trip and a bus match rule of its own, and a search made one per found item. Calls whose
+/// answers do not depend on each other go out together in one ``ClibsecretBatch`` and cost one round trip.
 ///
 /// Only ever used on a ``BlockingCall`` thread, inside one call: it is neither stored nor sent anywhere.
 struct SecretServiceCalls {
     let service: UnsafeMutablePointer<SecretService>
     let cancellable: UnsafeMutablePointer<GCancellable>
 
-    /// Connects to the Secret Service (libsecret shares one connection per process) and runs `body`.
+    private static let itemInterface = "org.freedesktop.Secret.Item"
+    private static let collectionInterface = "org.freedesktop.Secret.Collection"
+    private static let serviceInterface = "org.freedesktop.Secret.Service"
+    private static let propertiesInterface = "org.freedesktop.DBus.Properties"
+    private static let servicePath = "/org/freedesktop/secrets"
+
+    /// Connects to the Secret Service (libsecret shares one connection and session per process) and runs `body`.
     /// Any failure to connect is "no Secret Service", except the cancellation of the call.
     static func with<T>(
         _ cancellable: UnsafeMutablePointer<GCancellable>,
         _ body: (SecretServiceCalls) throws -> T
     ) throws -> T {
+        // Registers the Secret Service's D-Bus error names (IsLocked, NoSuchObject), so that replies to our own
+        // D-Bus calls arrive as SECRET_ERROR codes like those of libsecret's calls.
+        _ = secret_error_get_quark()
         // Optional on purpose: libsecret returns NULL when it sets the error, and a non-optional result
         // would force-unwrap that NULL before `withGError` could throw (a crash when there is no session bus).
         let connected: UnsafeMutablePointer<SecretService>?
@@ -38,52 +58,131 @@ struct SecretServiceCalls {
         return try body(SecretServiceCalls(service: service, cancellable: cancellable))
     }
 
-    // MARK: Items
+    // MARK: Searching
 
-    /// A found item: its libsecret proxy (valid until the search's list is freed) and its description.
+    /// What a search found: the items, and the secrets of the unlocked ones when they were asked for.
+    /// Valid only inside the body of ``search(_:readingSecrets:_:)``.
     struct Found {
-        let proxy: UnsafeMutablePointer<SecretItem>
-        let item: KeyringItem
+        /// Every item having all of the searched attributes, locked ones included.
+        let items: [KeyringItem]
+        fileprivate let secrets: OpaquePointer?
+        fileprivate let calls: SecretServiceCalls
+
+        /// The secret of `item` as UTF-8 text, or `nil` when the service gives none because it is locked.
+        func secret(of item: KeyringItem) throws -> String? {
+            if let secrets, let encoded = Variant.lookup(secrets, item.path) {
+                defer { g_variant_unref(encoded) }
+                return try calls.decodeText(encoded, path: item.path)
+            }
+            // Not in the batch (the item was locked or replaced meanwhile): ask for this one alone.
+            return try calls.readSecret(at: item.path)
+        }
     }
 
     /// Searches every collection, locked ones included, for items having all of `attributes`, runs `body`
-    /// on them and releases them.
-    func search<T>(_ attributes: [String: String], _ body: ([Found]) throws -> T) throws -> T {
+    /// on them and releases them. Two round trips: the search, then every item's properties (and, with
+    /// `readingSecrets`, the unlocked items' secrets) together.
+    ///
+    /// The secrets are fetched before the caller knows which item it wants, to save a round trip; those of
+    /// items it does not read are released undecoded.
+    func search<T>(_ attributes: [String: String], readingSecrets: Bool = false, _ body: (Found) throws -> T) throws -> T {
         let table = makeAttributeTable(attributes)
         defer { g_hash_table_unref(table) }
-        // searchv with a NULL schema: no `xdg:schema` filter, so items written by `secret-tool store`
-        // (which carry none) are found. SECRET_SEARCH_ALL without UNLOCK: locked items are listed, not
-        // silently dropped and not prompted for.
-        let list = try withGError("searching for items") {
-            secret_password_searchv_sync(nil, table, SECRET_SEARCH_ALL, cancellable, $0)
+        var unlockedVector: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?
+        var lockedVector: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?
+        // A NULL schema: no `xdg:schema` filter, so items written by `secret-tool store` (which carry none) are
+        // found. Locked items are listed separately, never silently dropped and never prompted for.
+        _ = try withGError("searching for items") {
+            secret_service_search_for_dbus_paths_sync(service, nil, table, cancellable, &unlockedVector, &lockedVector, $0)
         }
-        defer { clibsecret_object_list_free(list) }
-        let found = elements(of: list).compactMap { object -> Found? in
-            guard let proxy = clibsecret_as_item(object) else { return nil }
-            return Found(proxy: proxy, item: describe(proxy))
+        defer {
+            g_strfreev(unlockedVector)
+            g_strfreev(lockedVector)
         }
-        return try body(found)
+        let unlocked = Variant.strings(unlockedVector)
+        let paths = unlocked + Variant.strings(lockedVector)
+        let askSecrets = readingSecrets && !unlocked.isEmpty
+        return try withBatch(size: paths.count + 1) { batch in
+            for (index, path) in paths.enumerated() {
+                clibsecret_batch_call(
+                    batch, guint(index), path, Self.propertiesInterface, "GetAll",
+                    Variant.getAllParameters(interface: Self.itemInterface), "(a{sv})")
+            }
+            if askSecrets {
+                let session = String(cString: secret_service_get_session_dbus_path(service))
+                clibsecret_batch_call(
+                    batch, guint(paths.count), Self.servicePath, Self.serviceInterface, "GetSecrets",
+                    Variant.tuple([Variant.objectPaths(unlocked), Variant.objectPath(session)]), "(a{o(oayays)})")
+            }
+            clibsecret_batch_wait(batch)
+            var items: [KeyringItem] = []
+            for (index, path) in paths.enumerated() {
+                guard let reply = try take(batch, index, "reading the properties of \(path)", skippingMissing: true) else {
+                    continue  // deleted since the search
+                }
+                defer { g_variant_unref(reply) }
+                items.append(Self.item(at: path, from: reply))
+            }
+            // Without the secrets (an item locked or deleted meanwhile), `Found.secret(of:)` reads one alone.
+            var secretsReply: OpaquePointer?
+            if askSecrets {
+                do {
+                    secretsReply = try take(batch, paths.count, "reading secrets", skippingMissing: true)
+                } catch let failure as GLibFailure where failure.info.kind == .locked {
+                    secretsReply = nil
+                }
+            }
+            defer { if let secretsReply { g_variant_unref(secretsReply) } }
+            let secrets = secretsReply.map(Variant.firstChild)
+            defer { if let secrets { g_variant_unref(secrets) } }
+            return try body(Found(items: items, secrets: secrets, calls: self))
+        }
     }
 
-    func describe(_ proxy: UnsafeMutablePointer<SecretItem>) -> KeyringItem {
-        let table = secret_item_get_attributes(proxy)
-        defer { if let table { g_hash_table_unref(table) } }
+    /// The item at `path` described by its `GetAll` reply `(a{sv})`.
+    private static func item(at path: String, from reply: OpaquePointer) -> KeyringItem {
+        let properties = Variant.firstChild(reply)
+        defer { g_variant_unref(properties) }
+        func date(_ key: String) -> Date {
+            let seconds = Variant.property(properties, key, type: "t") { g_variant_get_uint64($0) } ?? 0
+            return Date(timeIntervalSince1970: TimeInterval(seconds))
+        }
         return KeyringItem(
-            path: String(cString: clibsecret_object_path(proxy)),
-            attributes: table.map(dictionary(from:)) ?? [:],
-            label: takeString(secret_item_get_label(proxy)) ?? "",
-            created: Date(timeIntervalSince1970: TimeInterval(secret_item_get_created(proxy))),
-            modified: Date(timeIntervalSince1970: TimeInterval(secret_item_get_modified(proxy))),
-            isLocked: secret_item_get_locked(proxy) != 0)
+            path: path,
+            attributes: Variant.property(properties, "Attributes", type: "a{ss}", Variant.stringMap) ?? [:],
+            label: Variant.property(properties, "Label", type: "s", Variant.stringValue) ?? "",
+            created: date("Created"),
+            modified: date("Modified"),
+            isLocked: Variant.property(properties, "Locked", type: "b") { g_variant_get_boolean($0) != 0 } ?? false)
     }
 
-    /// Reads the secret of an unlocked item as UTF-8 text; `nil` when the service gives none (a locked item).
-    func readSecret(_ proxy: UnsafeMutablePointer<SecretItem>, path: String) throws -> String? {
-        _ = try withGError("reading the secret of \(path)") {
-            secret_item_load_secret_sync(proxy, cancellable, $0)
+    // MARK: Secrets
+
+    /// Reads the secret of the item at `path`; `nil` when it is locked.
+    func readSecret(at path: String) throws -> String? {
+        let value: OpaquePointer?
+        do {
+            value = try withGError("reading the secret of \(path)") {
+                secret_service_get_secret_for_dbus_path_sync(service, path, cancellable, $0)
+            }
+        } catch let failure as GLibFailure where failure.info.kind == .locked {
+            return nil
         }
-        guard let value = secret_item_get_secret(proxy) else { return nil }
+        guard let value else { return nil }
         defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
+        return try text(of: value, path: path)
+    }
+
+    /// Decodes a `(oayays)` secret of this session as UTF-8 text.
+    fileprivate func decodeText(_ encoded: OpaquePointer, path: String) throws -> String {
+        guard let value = secret_service_decode_dbus_secret(service, encoded) else {
+            throw KeyringError.other("The Secret Service sent a secret for \(path) that could not be decoded.", nil)
+        }
+        defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
+        return try text(of: value, path: path)
+    }
+
+    private func text(of value: OpaquePointer, path: String) throws -> String {
         var length = 0
         guard let bytes = secret_value_get(value, &length) else { return "" }
         let buffer = UnsafeRawBufferPointer(start: bytes, count: length)
@@ -91,17 +190,24 @@ struct SecretServiceCalls {
         return text
     }
 
-    func setSecret(_ proxy: UnsafeMutablePointer<SecretItem>, to secret: String, path: String) throws {
+    /// Replaces the secret of the item at `path` (and its label, when `label` is given), in one round trip.
+    func replace(at path: String, secret: String, label: String?) throws {
         let value = textValue(secret)
         defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
-        _ = try withGError("replacing the secret of \(path)") {
-            secret_item_set_secret_sync(proxy, value, cancellable, $0)
-        }
-    }
-
-    func setLabel(_ proxy: UnsafeMutablePointer<SecretItem>, to label: String, path: String) throws {
-        _ = try withGError("relabelling \(path)") {
-            secret_item_set_label_sync(proxy, label, cancellable, $0)
+        // Floating by contract; taking the reference makes it ours either way, and the tuple adds its own.
+        let encoded = g_variant_take_ref(secret_service_encode_dbus_secret(service, value))
+        defer { g_variant_unref(encoded) }
+        try withBatch(size: 2) { batch in
+            clibsecret_batch_call(batch, 0, path, Self.itemInterface, "SetSecret", Variant.tuple([encoded]), "()")
+            if let label {
+                let parameters = Variant.tuple([
+                    Variant.string(Self.itemInterface), Variant.string("Label"), g_variant_new_variant(Variant.string(label)),
+                ])
+                clibsecret_batch_call(batch, 1, path, Self.propertiesInterface, "Set", parameters, "()")
+            }
+            clibsecret_batch_wait(batch)
+            try take(batch, 0, "replacing the secret of \(path)").map { g_variant_unref($0) }
+            if label != nil { try take(batch, 1, "relabelling \(path)").map { g_variant_unref($0) } }
         }
     }
 
@@ -115,64 +221,72 @@ struct SecretServiceCalls {
         }
     }
 
-    func delete(_ proxy: UnsafeMutablePointer<SecretItem>, path: String) throws {
+    // MARK: Items
+
+    func delete(at path: String) throws {
         _ = try withGError("deleting \(path)") {
-            secret_item_delete_sync(proxy, cancellable, $0)
+            secret_service_delete_item_dbus_path_sync(service, path, cancellable, $0)
         }
     }
 
-    /// Creates a new item without replacing any other.
+    /// Creates a new item without replacing any other, and describes it.
     ///
-    /// Not `secret_password_storev_sync`: its ReplaceExisting flag makes gnome-keyring replace any item
-    /// in the collection whose attributes *include* ours, so it would overwrite another tool's item that
+    /// Never with ReplaceExisting (what `secret_password_storev_sync` asks for): gnome-keyring then replaces any
+    /// item in the collection whose attributes *include* ours, so it would overwrite another tool's item that
     /// has one attribute more.
-    func create(
-        in collection: UnsafeMutablePointer<SecretCollection>,
-        attributes: [String: String],
-        label: String,
-        secret: String
-    ) throws -> KeyringItem {
+    func create(inCollectionAt collection: String, attributes: [String: String], label: String, secret: String) throws -> KeyringItem {
         let table = makeAttributeTable(attributes)
         defer { g_hash_table_unref(table) }
+        let properties = clibsecret_item_properties_new(label, table)
+        defer { g_hash_table_unref(properties) }
         let value = textValue(secret)
         defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
-        let proxy = try withGError("creating an item") {
-            secret_item_create_sync(collection, nil, table, label, value, SECRET_ITEM_CREATE_NONE, cancellable, $0)
+        let created = try withGError("creating an item") {
+            secret_service_create_item_dbus_path_sync(
+                service, collection, properties, value, SECRET_ITEM_CREATE_NONE, cancellable, $0)
         }
-        guard let proxy else { throw KeyringError.other("The Secret Service created no item.", nil) }
-        defer { g_object_unref(proxy) }
-        return describe(proxy)
+        guard let path = takeString(created) else { throw KeyringError.other("The Secret Service created no item.", nil) }
+        let reply = try withBatch(size: 1) { batch in
+            clibsecret_batch_call(
+                batch, 0, path, Self.propertiesInterface, "GetAll", Variant.getAllParameters(interface: Self.itemInterface), "(a{sv})")
+            clibsecret_batch_wait(batch)
+            return try take(batch, 0, "reading the properties of \(path)")
+        }
+        guard let reply else { throw KeyringError.other("The Secret Service created no item.", nil) }
+        defer { g_variant_unref(reply) }
+        return Self.item(at: path, from: reply)
     }
 
     // MARK: Collections
 
     /// The collection `collection` names, or `nil` when there is no such collection or alias.
-    func withCollection<T>(
-        _ collection: KeyringCollection,
-        _ body: (UnsafeMutablePointer<SecretCollection>?) throws -> T
-    ) throws -> T {
+    func collection(_ collection: KeyringCollection) throws -> CollectionInfo? {
+        let path: String
         switch collection {
         case .default, .session:
-            let proxy = try withGError("finding the \(collection) collection") {
-                secret_collection_for_alias_sync(service, "\(collection)", SECRET_COLLECTION_NONE, cancellable, $0)
+            let resolved = try withGError("finding the \(collection) collection") {
+                secret_service_read_alias_dbus_path_sync(service, "\(collection)", cancellable, $0)
             }
-            defer { if let proxy { g_object_unref(proxy) } }
-            return try body(proxy)
-        case .path(let path):
-            // Just this collection, by path. Listing collections instead (the only lookup by path in
-            // libsecret's stable API) loads every item of every collection, and fails with "no such item"
-            // whenever another client deletes one meanwhile.
-            let proxy: UnsafeMutablePointer<SecretCollection>?
-            do {
-                proxy = try withGError("finding the collection \(path)") {
-                    clibsecret_collection_for_path_sync(service, path, cancellable, $0)
-                }
-            } catch let failure as GLibFailure where failure.info.kind == .notFound {
-                proxy = nil
-            }
-            defer { if let proxy { g_object_unref(proxy) } }
-            return try body(proxy)
+            guard let resolved = takeString(resolved) else { return nil }
+            path = resolved
+        case .path(let given):
+            path = given
         }
+        let reply = try withBatch(size: 1) { batch in
+            clibsecret_batch_call(
+                batch, 0, path, Self.propertiesInterface, "GetAll",
+                Variant.getAllParameters(interface: Self.collectionInterface), "(a{sv})")
+            clibsecret_batch_wait(batch)
+            return try take(batch, 0, "finding the collection \(path)", skippingMissing: true)
+        }
+        guard let reply else { return nil }
+        defer { g_variant_unref(reply) }
+        let properties = Variant.firstChild(reply)
+        defer { g_variant_unref(properties) }
+        return CollectionInfo(
+            path: path,
+            label: Variant.property(properties, "Label", type: "s", Variant.stringValue) ?? "",
+            isLocked: Variant.property(properties, "Locked", type: "b") { g_variant_get_boolean($0) != 0 } ?? false)
     }
 
     // MARK: Locking
@@ -180,39 +294,53 @@ struct SecretServiceCalls {
     /// Asks the service to unlock what `request` names, showing its prompt if it has one.
     /// Returns whether everything is unlocked afterwards.
     func unlock(_ request: NeedsUnlock) throws -> Bool {
-        // The service unlocks proxies, so find the objects again: the locked exact items and the collection.
-        var objects: [gpointer] = []
-        return try search(request.attributes) { found in
-            objects += found.filter { $0.item.isLocked && $0.item.hasExactly(request.attributes) }
-                .map { UnsafeMutableRawPointer($0.proxy) }
-            guard let target = request.collection else {
-                return try objects.isEmpty || changeLock(objects, unlock: true) == objects.count
+        var paths = try search(request.attributes) { found in
+            found.items.filter { $0.isLocked && $0.hasExactly(request.attributes) }.map(\.path)
+        }
+        if let target = request.collection, let collection = try collection(target), collection.isLocked {
+            paths.append(collection.path)
+        }
+        guard !paths.isEmpty else { return true }
+        var unlocked: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?
+        defer { g_strfreev(unlocked) }
+        let count = try withCStrings(paths) { vector in
+            try withGError("unlocking") {
+                secret_service_unlock_dbus_paths_sync(service, vector, cancellable, &unlocked, $0)
             }
-            return try withCollection(target) { collection in
-                if let collection, secret_collection_get_locked(collection) != 0 {
-                    objects.append(UnsafeMutableRawPointer(collection))
-                }
-                return try objects.isEmpty || changeLock(objects, unlock: true) == objects.count
+        }
+        return Int(count) == paths.count
+    }
+
+    /// Locks the collection at `path`. Never prompts.
+    func lock(collectionAt path: String) throws {
+        var locked: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?
+        defer { g_strfreev(locked) }
+        _ = try withCStrings([path]) { vector in
+            try withGError("locking \(path)") {
+                secret_service_lock_dbus_paths_sync(service, vector, cancellable, &locked, $0)
             }
         }
     }
 
-    /// Locks a collection. Never prompts.
-    func lock(_ collection: UnsafeMutablePointer<SecretCollection>) throws {
-        _ = try changeLock([UnsafeMutableRawPointer(collection)], unlock: false)
+    // MARK: Batches
+
+    private func withBatch<T>(size: Int, _ body: (UnsafeMutablePointer<ClibsecretBatch>) throws -> T) rethrows -> T {
+        let batch = clibsecret_batch_new(
+            clibsecret_service_connection(service), clibsecret_service_bus_name(service), guint(size), cancellable)!
+        defer { clibsecret_batch_free(batch) }
+        return try body(batch)
     }
 
-    private func changeLock(_ objects: [gpointer], unlock: Bool) throws -> Int {
-        var list: UnsafeMutablePointer<GList>?
-        defer { g_list_free(list) }
-        for object in objects { list = g_list_append(list, object) }
-        var changed: UnsafeMutablePointer<GList>?
-        let count = try withGError(unlock ? "unlocking" : "locking") {
-            unlock
-                ? secret_service_unlock_sync(service, list, cancellable, &changed, $0)
-                : secret_service_lock_sync(service, list, cancellable, &changed, $0)
+    /// The reply in `index`, through ``withGError(_:_:)``. With `skippingMissing`, an object that no longer
+    /// exists (deleted since it was found) gives `nil` instead of an error.
+    private func take(
+        _ batch: UnsafeMutablePointer<ClibsecretBatch>, _ index: Int, _ action: @autoclosure () -> String,
+        skippingMissing: Bool = false
+    ) throws -> OpaquePointer? {
+        do {
+            return try withGError(action()) { clibsecret_batch_take(batch, guint(index), $0) }
+        } catch let failure as GLibFailure where skippingMissing && failure.info.kind == .notFound {
+            return nil
         }
-        clibsecret_object_list_free(changed)
-        return Int(count)
     }
 }

@@ -1,0 +1,83 @@
+import CLibSecret
+import Foundation
+
+/// Building the parameters and reading the replies of the Secret Service's D-Bus methods.
+///
+/// `g_variant_new` is variadic, so Swift builds values from GLib's typed constructors. Builders return
+/// floating references, which the call (or the enclosing tuple) sinks; readers borrow their argument.
+enum Variant {
+    /// A floating tuple of `children` (floating or not; the tuple takes its own references).
+    static func tuple(_ children: [OpaquePointer?]) -> OpaquePointer {
+        children.withUnsafeBufferPointer { g_variant_new_tuple($0.baseAddress, gsize($0.count)) }
+    }
+
+    static func string(_ value: String) -> OpaquePointer { g_variant_new_string(value) }
+
+    static func objectPath(_ value: String) -> OpaquePointer { g_variant_new_object_path(value) }
+
+    /// An `ao` array of object paths.
+    static func objectPaths(_ paths: [String]) -> OpaquePointer {
+        withCStrings(paths) { g_variant_new_objv($0, gssize(paths.count)) }
+    }
+
+    /// `(s)`: the parameters of `org.freedesktop.DBus.Properties.GetAll`.
+    static func getAllParameters(interface: String) -> OpaquePointer { tuple([string(interface)]) }
+
+    /// The value of `key` in an `a{sv}`, `a{s*}` or `a{o*}` dictionary (unboxed from its variant), or `nil`.
+    /// The caller releases it.
+    static func lookup(_ dictionary: OpaquePointer, _ key: String) -> OpaquePointer? {
+        g_variant_lookup_value(dictionary, key, nil)
+    }
+
+    /// The first child of a reply tuple, e.g. the `a{sv}` of a `GetAll` reply. The caller releases it.
+    static func firstChild(_ reply: OpaquePointer) -> OpaquePointer {
+        g_variant_get_child_value(reply, 0)
+    }
+
+    /// Reads a property from an `a{sv}` dictionary with `read`, or returns `nil` when it is absent
+    /// or of another type than `type` (a GVariant type string).
+    static func property<T>(_ dictionary: OpaquePointer, _ key: String, type: String, _ read: (OpaquePointer) -> T) -> T? {
+        guard let value = lookup(dictionary, key) else { return nil }
+        defer { g_variant_unref(value) }
+        guard g_variant_is_of_type(value, g_variant_type_checked_(type)) != 0 else { return nil }
+        return read(value)
+    }
+
+    static func stringValue(_ value: OpaquePointer) -> String {
+        String(cString: g_variant_get_string(value, nil))
+    }
+
+    /// The entries of an `a{ss}` dictionary.
+    static func stringMap(_ value: OpaquePointer) -> [String: String] {
+        var result: [String: String] = [:]
+        for index in 0..<g_variant_n_children(value) {
+            let entry: OpaquePointer = g_variant_get_child_value(value, index)
+            defer { g_variant_unref(entry) }
+            let key: OpaquePointer = g_variant_get_child_value(entry, 0)
+            defer { g_variant_unref(key) }
+            let item: OpaquePointer = g_variant_get_child_value(entry, 1)
+            defer { g_variant_unref(item) }
+            result[stringValue(key)] = stringValue(item)
+        }
+        return result
+    }
+
+    /// The strings of a NULL-terminated `gchar**`; does not release it.
+    static func strings(_ vector: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?) -> [String] {
+        var result: [String] = []
+        var cursor = vector
+        while let current = cursor, let element = current.pointee {
+            result.append(String(cString: element))
+            cursor = current + 1
+        }
+        return result
+    }
+}
+
+/// Calls `body` with a NULL-terminated array of C strings that lives for the duration of the call.
+func withCStrings<T>(_ strings: [String], _ body: (UnsafeMutablePointer<UnsafePointer<gchar>?>) throws -> T) rethrows -> T {
+    let copies = strings.map { strdup($0) }
+    defer { copies.forEach { free($0) } }
+    var vector: [UnsafePointer<gchar>?] = copies.map { UnsafePointer($0) } + [nil]
+    return try vector.withUnsafeMutableBufferPointer { try body($0.baseAddress!) }
+}
