@@ -289,11 +289,12 @@ struct TokenEndpointClientTests {
             server.updateFaults { $0.tokenLatencyMilliseconds = 10_000 }
             let client = server.tokenClient()
             let task = Task { try await client.password(username: "alice", password: "wonderland") }
-            // Wait until the request is at the server, so the cancellation hits a request in flight.
-            for _ in 0..<200 where server.stats.tokenRequests == 0 {
-                try await Task.sleep(for: .milliseconds(10))
+            // Wait until the request is at the server, so the cancellation hits a request in flight. Bounded
+            // generously: with the whole suite running on two cores, reaching the server can take seconds.
+            for _ in 0..<2000 where server.stats.tokenRequests == 0 {
+                try await Task.sleep(for: .milliseconds(5))
             }
-            #expect(server.stats.tokenRequests == 1)
+            try #require(server.stats.tokenRequests == 1)
             task.cancel()
             let result = await task.result
             // Promptly: the server has not answered yet (it waits 10 s before it does).
