@@ -62,25 +62,32 @@ public struct Keyring: Sendable {
     /// Every item that has all of `attributes` (and possibly more), locked ones included, with metadata only.
     public func items(matching attributes: [String: String]) async throws -> [KeyringItem] {
         try await call { calls in
-            try calls.search(attributes) { found in found.items }
+            try calls.search(attributes)
         }
     }
 
     /// The secret of the item whose attributes are exactly `attributes`, or `nil` when there is none.
     ///
-    /// When several items match exactly (in different collections, say), the most recently modified wins.
+    /// Two D-Bus round trips, as few as libsecret's own `secret_password_lookup` makes. When several items match
+    /// exactly (in different collections, say), the most recently modified wins, at one round trip more.
     /// - Throws: ``KeyringError`` — `locked` when that item is locked and cannot be unlocked.
     public func lookup(_ attributes: [String: String]) async throws -> KeyringSecret? {
         try await withUnlocking {
             try await call { calls in
-                // The candidates' secrets come with their attributes: two round trips in all.
-                try calls.search(attributes, readingSecrets: true) { found in
-                    guard let newest = Self.newest(found.items.filter { $0.hasExactly(attributes) }) else { return nil }
+                try calls.searchForReading(attributes) { found in
+                    let exact = found.candidates.filter { KeyringItem.attributes($0.attributes, matchExactly: attributes) }
+                    guard var chosen = exact.first else { return nil }
+                    if exact.count > 1 {
+                        let modified = try found.modified(exact.map(\.path))
+                        chosen = exact.max { lhs, rhs in
+                            (modified[lhs.path] ?? .distantPast, lhs.path) < (modified[rhs.path] ?? .distantPast, rhs.path)
+                        } ?? chosen
+                    }
                     // The service gives no secret for an item that is locked.
-                    guard !newest.isLocked, let secret = try found.secret(of: newest) else {
+                    guard !chosen.isLocked, let secret = try found.secret(of: chosen.path) else {
                         throw NeedsUnlock(attributes: attributes)
                     }
-                    return KeyringSecret(item: newest, secret: secret)
+                    return KeyringSecret(path: chosen.path, attributes: chosen.attributes, secret: secret)
                 }
             }
         }
@@ -124,7 +131,7 @@ public struct Keyring: Sendable {
         in collection: KeyringCollection,
         calls: SecretServiceCalls
     ) throws -> KeyringItem {
-        let exact = try calls.search(attributes) { found in found.items.filter { $0.hasExactly(attributes) } }
+        let exact = try calls.search(attributes).filter { $0.hasExactly(attributes) }
         if exact.contains(where: \.isLocked) { throw NeedsUnlock(attributes: attributes) }
         // The usual case, one item: replace its secret where it is, without resolving the collection.
         // Three round trips in all: the search, the item's properties, the new secret.
@@ -156,7 +163,7 @@ public struct Keyring: Sendable {
         try await Self.writes.withLock(Self.lockKey(attributes)) {
             try await withUnlocking {
                 try await call { calls in
-                    let exact = try calls.search(attributes) { found in found.items.filter { $0.hasExactly(attributes) } }
+                    let exact = try calls.search(attributes).filter { $0.hasExactly(attributes) }
                     if exact.contains(where: \.isLocked) { throw NeedsUnlock(attributes: attributes) }
                     for item in exact { try calls.delete(at: item.path) }
                     return exact.count

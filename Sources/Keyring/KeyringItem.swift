@@ -38,23 +38,15 @@ public struct KeyringItem: Sendable, Hashable {
 
     /// Whether the item's attributes are exactly `attributes`, ignoring `xdg:schema`.
     public func hasExactly(_ attributes: [String: String]) -> Bool {
-        var own = self.attributes
-        own.removeValue(forKey: Self.schemaAttribute)
-        var wanted = attributes
-        wanted.removeValue(forKey: Self.schemaAttribute)
+        Self.attributes(self.attributes, matchExactly: attributes)
+    }
+
+    /// Whether an item's attributes `own` are exactly `wanted`, ignoring `xdg:schema` on either side.
+    static func attributes(_ own: [String: String], matchExactly wanted: [String: String]) -> Bool {
+        var own = own
+        own.removeValue(forKey: schemaAttribute)
+        var wanted = wanted
+        wanted.removeValue(forKey: schemaAttribute)
         return own == wanted
     }
-}
-
-/// An item together with its secret.
-public struct KeyringSecret: Sendable {
-    /// The item the secret was read from.
-    public let item: KeyringItem
-    /// The secret, as text.
-    public let secret: String
-}
-
-extension KeyringSecret: CustomStringConvertible {
-    /// Describes the item; the secret is redacted.
-    public var description: String { "KeyringSecret(item: \(item.path), secret: <redacted>)" }
 }

@@ -23,6 +23,22 @@ enum Variant {
     /// `(s)`: the parameters of `org.freedesktop.DBus.Properties.GetAll`.
     static func getAllParameters(interface: String) -> OpaquePointer { tuple([string(interface)]) }
 
+    /// `(ss)`: the parameters of `org.freedesktop.DBus.Properties.Get`.
+    static func getParameters(interface: String, property: String) -> OpaquePointer {
+        tuple([string(interface), string(property)])
+    }
+
+    /// Reads the value of a `Properties.Get` reply `(v)` with `read`, or returns `nil` when it is of another
+    /// type than `type` (a GVariant type string).
+    static func boxedProperty<T>(_ reply: OpaquePointer, type: String, _ read: (OpaquePointer) -> T) -> T? {
+        let boxed = firstChild(reply)
+        defer { g_variant_unref(boxed) }
+        guard let value = g_variant_get_variant(boxed) else { return nil }
+        defer { g_variant_unref(value) }
+        guard g_variant_is_of_type(value, g_variant_type_checked_(type)) != 0 else { return nil }
+        return read(value)
+    }
+
     /// The value of `key` in an `a{sv}`, `a{s*}` or `a{o*}` dictionary (unboxed from its variant), or `nil`.
     /// The caller releases it.
     static func lookup(_ dictionary: OpaquePointer, _ key: String) -> OpaquePointer? {

@@ -28,10 +28,10 @@ struct SecretServiceCalls {
     let service: UnsafeMutablePointer<SecretService>
     let cancellable: UnsafeMutablePointer<GCancellable>
 
-    private static let itemInterface = "org.freedesktop.Secret.Item"
+    fileprivate static let itemInterface = "org.freedesktop.Secret.Item"
     private static let collectionInterface = "org.freedesktop.Secret.Collection"
     private static let serviceInterface = "org.freedesktop.Secret.Service"
-    private static let propertiesInterface = "org.freedesktop.DBus.Properties"
+    fileprivate static let propertiesInterface = "org.freedesktop.DBus.Properties"
     private static let servicePath = "/org/freedesktop/secrets"
 
     /// Connects to the Secret Service (libsecret shares one connection and session per process) and runs `body`.
@@ -60,72 +60,112 @@ struct SecretServiceCalls {
 
     // MARK: Searching
 
-    /// What a search found: the items, and the secrets of the unlocked ones when they were asked for.
-    /// Valid only inside the body of ``search(_:readingSecrets:_:)``.
-    struct Found {
-        /// Every item having all of the searched attributes, locked ones included.
-        let items: [KeyringItem]
-        fileprivate let secrets: OpaquePointer?
-        fileprivate let calls: SecretServiceCalls
-
-        /// The secret of `item` as UTF-8 text, or `nil` when the service gives none because it is locked.
-        func secret(of item: KeyringItem) throws -> String? {
-            if let secrets, let encoded = Variant.lookup(secrets, item.path) {
-                defer { g_variant_unref(encoded) }
-                return try calls.decodeText(encoded, path: item.path)
-            }
-            // Not in the batch (the item was locked or replaced meanwhile): ask for this one alone.
-            return try calls.readSecret(at: item.path)
-        }
-    }
-
-    /// Searches every collection, locked ones included, for items having all of `attributes`, runs `body`
-    /// on them and releases them. Two round trips: the search, then every item's properties (and, with
-    /// `readingSecrets`, the unlocked items' secrets) together.
-    ///
-    /// The secrets are fetched before the caller knows which item it wants, to save a round trip; those of
-    /// items it does not read are released undecoded.
-    func search<T>(_ attributes: [String: String], readingSecrets: Bool = false, _ body: (Found) throws -> T) throws -> T {
-        let table = makeAttributeTable(attributes)
-        defer { g_hash_table_unref(table) }
-        var unlockedVector: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?
-        var lockedVector: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?
-        // A NULL schema: no `xdg:schema` filter, so items written by `secret-tool store` (which carry none) are
-        // found. Locked items are listed separately, never silently dropped and never prompted for.
-        _ = try withGError("searching for items") {
-            secret_service_search_for_dbus_paths_sync(service, nil, table, cancellable, &unlockedVector, &lockedVector, $0)
-        }
-        defer {
-            g_strfreev(unlockedVector)
-            g_strfreev(lockedVector)
-        }
-        let unlocked = Variant.strings(unlockedVector)
-        let paths = unlocked + Variant.strings(lockedVector)
-        let askSecrets = readingSecrets && !unlocked.isEmpty
-        return try withBatch(size: paths.count + 1) { batch in
+    /// Every item having all of `attributes`, locked ones included, with its metadata. Two round trips: the
+    /// search, then every found item's properties together.
+    func search(_ attributes: [String: String]) throws -> [KeyringItem] {
+        let (unlocked, locked) = try searchPaths(attributes)
+        let paths = unlocked + locked
+        return try withBatch(size: paths.count) { batch in
             for (index, path) in paths.enumerated() {
                 clibsecret_batch_call(
                     batch, guint(index), path, Self.propertiesInterface, "GetAll",
                     Variant.getAllParameters(interface: Self.itemInterface), "(a{sv})")
             }
-            if askSecrets {
+            clibsecret_batch_wait(batch)
+            return try paths.indices.compactMap { index in
+                // `nil`: deleted since the search.
+                guard let reply = try take(batch, index, "reading the properties of \(paths[index])", skippingMissing: true) else {
+                    return nil
+                }
+                defer { g_variant_unref(reply) }
+                return Self.item(at: paths[index], from: reply)
+            }
+        }
+    }
+
+    /// An item found by ``searchForReading(_:_:)``: what deciding whether to read it needs, and no more.
+    struct Candidate {
+        let path: String
+        let attributes: [String: String]
+        let isLocked: Bool
+    }
+
+    /// What ``searchForReading(_:_:)`` found. Valid only inside its body.
+    struct Readable {
+        /// Every item having all of the searched attributes, locked ones included.
+        let candidates: [Candidate]
+        fileprivate let secrets: OpaquePointer?
+        fileprivate let calls: SecretServiceCalls
+
+        /// The secret of the candidate at `path` as UTF-8 text, or `nil` when the service gives none because
+        /// the item is locked.
+        func secret(of path: String) throws -> String? {
+            if let secrets, let encoded = Variant.lookup(secrets, path) {
+                defer { g_variant_unref(encoded) }
+                return try calls.decodeText(encoded, path: path)
+            }
+            // Not in the batch (the item was locked or replaced meanwhile): ask for this one alone.
+            return try calls.readSecret(at: path)
+        }
+
+        /// When the items at `paths` were last modified (one more round trip; only duplicates need it).
+        func modified(_ paths: [String]) throws -> [String: Date] {
+            try calls.withBatch(size: paths.count) { batch in
+                for (index, path) in paths.enumerated() {
+                    clibsecret_batch_call(
+                        batch, guint(index), path, SecretServiceCalls.propertiesInterface, "Get",
+                        Variant.getParameters(interface: SecretServiceCalls.itemInterface, property: "Modified"), "(v)")
+                }
+                clibsecret_batch_wait(batch)
+                var dates: [String: Date] = [:]
+                for (index, path) in paths.enumerated() {
+                    guard let reply = try calls.take(batch, index, "reading when \(path) changed", skippingMissing: true) else {
+                        continue
+                    }
+                    defer { g_variant_unref(reply) }
+                    dates[path] = Variant.boxedProperty(reply, type: "t") { Date(timeIntervalSince1970: TimeInterval(g_variant_get_uint64($0))) }
+                }
+                return dates
+            }
+        }
+    }
+
+    /// Searches for items having all of `attributes` to read one of them: two round trips, the search, then
+    /// every found item's attributes together with the unlocked ones' secrets.
+    ///
+    /// The secrets are fetched before the caller knows which item it wants, to save a round trip; those of
+    /// items it does not read are released undecoded. Only the attributes are read, not `GetAll`: gnome-keyring
+    /// answers each further property about as slowly as the secret itself.
+    func searchForReading<T>(_ attributes: [String: String], _ body: (Readable) throws -> T) throws -> T {
+        let (unlocked, locked) = try searchPaths(attributes)
+        let paths = unlocked + locked
+        return try withBatch(size: paths.count + 1) { batch in
+            for (index, path) in paths.enumerated() {
+                clibsecret_batch_call(
+                    batch, guint(index), path, Self.propertiesInterface, "Get",
+                    Variant.getParameters(interface: Self.itemInterface, property: "Attributes"), "(v)")
+            }
+            if !unlocked.isEmpty {
                 let session = String(cString: secret_service_get_session_dbus_path(service))
                 clibsecret_batch_call(
                     batch, guint(paths.count), Self.servicePath, Self.serviceInterface, "GetSecrets",
                     Variant.tuple([Variant.objectPaths(unlocked), Variant.objectPath(session)]), "(a{o(oayays)})")
             }
             clibsecret_batch_wait(batch)
-            var items: [KeyringItem] = []
+            var candidates: [Candidate] = []
             for (index, path) in paths.enumerated() {
-                guard let reply = try take(batch, index, "reading the properties of \(path)", skippingMissing: true) else {
+                guard let reply = try take(batch, index, "reading the attributes of \(path)", skippingMissing: true) else {
                     continue  // deleted since the search
                 }
                 defer { g_variant_unref(reply) }
-                items.append(Self.item(at: path, from: reply))
+                candidates.append(Candidate(
+                    path: path,
+                    attributes: Variant.boxedProperty(reply, type: "a{ss}", Variant.stringMap) ?? [:],
+                    isLocked: index >= unlocked.count))
             }
-            // Without the secrets (an item locked or deleted meanwhile), `Found.secret(of:)` reads one alone.
+            // Without the secrets (an item locked or deleted meanwhile), `Readable.secret(of:)` reads one alone.
             var secretsReply: OpaquePointer?
-            if askSecrets {
+            if !unlocked.isEmpty {
                 do {
                     secretsReply = try take(batch, paths.count, "reading secrets", skippingMissing: true)
                 } catch let failure as GLibFailure where failure.info.kind == .locked {
@@ -135,8 +175,26 @@ struct SecretServiceCalls {
             defer { if let secretsReply { g_variant_unref(secretsReply) } }
             let secrets = secretsReply.map(Variant.firstChild)
             defer { if let secrets { g_variant_unref(secrets) } }
-            return try body(Found(items: items, secrets: secrets, calls: self))
+            return try body(Readable(candidates: candidates, secrets: secrets, calls: self))
         }
+    }
+
+    /// The paths of the items having all of `attributes`, unlocked and locked ones apart.
+    private func searchPaths(_ attributes: [String: String]) throws -> (unlocked: [String], locked: [String]) {
+        let table = makeAttributeTable(attributes)
+        defer { g_hash_table_unref(table) }
+        var unlocked: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?
+        var locked: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?
+        // A NULL schema: no `xdg:schema` filter, so items written by `secret-tool store` (which carry none) are
+        // found. Locked items are listed separately, never silently dropped and never prompted for.
+        _ = try withGError("searching for items") {
+            secret_service_search_for_dbus_paths_sync(service, nil, table, cancellable, &unlocked, &locked, $0)
+        }
+        defer {
+            g_strfreev(unlocked)
+            g_strfreev(locked)
+        }
+        return (Variant.strings(unlocked), Variant.strings(locked))
     }
 
     /// The item at `path` described by its `GetAll` reply `(a{sv})`.
@@ -294,9 +352,7 @@ struct SecretServiceCalls {
     /// Asks the service to unlock what `request` names, showing its prompt if it has one.
     /// Returns whether everything is unlocked afterwards.
     func unlock(_ request: NeedsUnlock) throws -> Bool {
-        var paths = try search(request.attributes) { found in
-            found.items.filter { $0.isLocked && $0.hasExactly(request.attributes) }.map(\.path)
-        }
+        var paths = try search(request.attributes).filter { $0.isLocked && $0.hasExactly(request.attributes) }.map(\.path)
         if let target = request.collection, let collection = try collection(target), collection.isLocked {
             paths.append(collection.path)
         }
@@ -324,7 +380,7 @@ struct SecretServiceCalls {
 
     // MARK: Batches
 
-    private func withBatch<T>(size: Int, _ body: (UnsafeMutablePointer<ClibsecretBatch>) throws -> T) rethrows -> T {
+    fileprivate func withBatch<T>(size: Int, _ body: (UnsafeMutablePointer<ClibsecretBatch>) throws -> T) rethrows -> T {
         let batch = clibsecret_batch_new(
             clibsecret_service_connection(service), clibsecret_service_bus_name(service), guint(size), cancellable)!
         defer { clibsecret_batch_free(batch) }
@@ -333,7 +389,7 @@ struct SecretServiceCalls {
 
     /// The reply in `index`, through ``withGError(_:_:)``. With `skippingMissing`, an object that no longer
     /// exists (deleted since it was found) gives `nil` instead of an error.
-    private func take(
+    fileprivate func take(
         _ batch: UnsafeMutablePointer<ClibsecretBatch>, _ index: Int, _ action: @autoclosure () -> String,
         skippingMissing: Bool = false
     ) throws -> OpaquePointer? {
