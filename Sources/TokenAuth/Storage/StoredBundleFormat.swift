@@ -64,7 +64,10 @@ enum StoredBundleFormat {
 
     /// Decodes a stored secret. `entry` names the item in errors.
     static func decode(_ text: String, entry: String) throws -> StoredCredentials {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        // What we write has no surrounding white space: trim (a full copy) only text that has some.
+        let padded = text.unicodeScalars.first?.properties.isWhitespace == true
+            || text.unicodeScalars.last?.properties.isWhitespace == true
+        let trimmed = padded ? text.trimmingCharacters(in: .whitespacesAndNewlines) : text
         // A JSON array is JSON, so not a bare token (no token starts with "[": RFC 6750's b64token).
         if trimmed.hasPrefix("[") { throw AuthStoreError.corrupt(entry, "it is JSON but not an object") }
         guard trimmed.hasPrefix("{") else {
@@ -74,24 +77,18 @@ enum StoredBundleFormat {
             return StoredCredentials(auth: Auth(accessToken: trimmed))
         }
         let data = Data(trimmed.utf8)
-        guard let probe = try? JSONDecoder().decode(VersionProbe.self, from: data) else {
-            throw AuthStoreError.corrupt(entry, "it is not valid JSON")
-        }
-        guard let version = probe.version else { throw AuthStoreError.corrupt(entry, "it has no \"version\"") }
-        guard version == currentVersion else {
-            if version > currentVersion { throw AuthStoreError.unsupportedVersion(entry, version) }
-            throw AuthStoreError.corrupt(entry, "\"version\" \(version) is not a known format")
-        }
+        // One decode when the text is what we write; the version is checked before anything else is trusted.
         let bundle: BundleV1
         do {
             bundle = try JSONDecoder().decode(BundleV1.self, from: data)
-        } catch DecodingError.keyNotFound(let key, _) {
-            throw AuthStoreError.corrupt(entry, "\"\(key.stringValue)\" is missing")
-        } catch DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context) {
-            let field = context.codingPath.map(\.stringValue).joined(separator: ".")
-            throw AuthStoreError.corrupt(entry, "\"\(field)\" has the wrong type")
         } catch {
-            throw AuthStoreError.corrupt(entry, "it is not a token bundle")
+            // Explain the failure: an unknown version first, then what is wrong in a version 1 bundle.
+            try checkVersion(of: data, entry: entry)
+            throw describe(error, entry: entry)
+        }
+        guard bundle.version == currentVersion else {
+            try checkVersion(of: data, entry: entry)
+            throw AuthStoreError.corrupt(entry, "\"version\" \(bundle.version) is not a known format")
         }
         guard !bundle.accessToken.isEmpty else { throw AuthStoreError.corrupt(entry, "\"access_token\" is empty") }
 
@@ -116,6 +113,31 @@ enum StoredBundleFormat {
             refreshedAt = date
         }
         return StoredCredentials(auth: auth, client: try client(of: bundle, entry: entry), refreshedAt: refreshedAt)
+    }
+
+    /// Throws unless `data` is a JSON object whose `version` is this format's.
+    private static func checkVersion(of data: Data, entry: String) throws {
+        guard let probe = try? JSONDecoder().decode(VersionProbe.self, from: data) else {
+            throw AuthStoreError.corrupt(entry, "it is not valid JSON")
+        }
+        guard let version = probe.version else { throw AuthStoreError.corrupt(entry, "it has no \"version\"") }
+        guard version == currentVersion else {
+            if version > currentVersion { throw AuthStoreError.unsupportedVersion(entry, version) }
+            throw AuthStoreError.corrupt(entry, "\"version\" \(version) is not a known format")
+        }
+    }
+
+    /// What a failed decode of a version 1 bundle means, in the item's terms.
+    private static func describe(_ error: any Error, entry: String) -> AuthStoreError {
+        switch error {
+        case DecodingError.keyNotFound(let key, _):
+            return .corrupt(entry, "\"\(key.stringValue)\" is missing")
+        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
+            let field = context.codingPath.map(\.stringValue).joined(separator: ".")
+            return .corrupt(entry, "\"\(field)\" has the wrong type")
+        default:
+            return .corrupt(entry, "it is not a token bundle")
+        }
     }
 
     private static func client(of bundle: BundleV1, entry: String) throws -> OAuthClient? {

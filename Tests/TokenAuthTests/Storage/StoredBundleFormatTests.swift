@@ -127,11 +127,23 @@ struct StoredBundleFormatTests {
         #expect(error?.description.contains(Self.entry) == true)
     }
 
-    @Test("a bundle of a future version is unsupportedVersion, not corrupt")
-    func futureVersion() {
-        let error = decodingError(#"{"version":2,"access_token":"x","something_new":{"a":1}}"#)
+    @Test("a bundle of a future version is unsupportedVersion, not corrupt, whatever its members look like", arguments: [
+        #"{"version":2,"access_token":"x","something_new":{"a":1}}"#,
+        #"{"version":2,"access_token":{"value":"x"},"expires_at":1800000000}"#,
+        #"{"version":3}"#,
+    ])
+    func futureVersion(text: String) {
+        let error = decodingError(text)
         #expect(error?.code == .unsupportedVersion)
         #expect(error?.description.contains("newer format") == true)
+    }
+
+    @Test("a bundle with white space or a newline around it, as a hand edit or `echo` leaves it, reads the same")
+    func paddedBundle() throws {
+        let text = try StoredBundleFormat.encode(Self.fullCredentials)
+        for padded in ["\n" + text, text + "\n", "  " + text + " \r\n", "\u{00A0}" + text + "\u{2029}"] {
+            #expect(try StoredBundleFormat.decode(padded, entry: Self.entry) == Self.fullCredentials)
+        }
     }
 
     @Test("the error for an unreadable bundle never quotes its tokens")
