@@ -66,7 +66,10 @@ public struct URLSessionTransport: HTTPTransport {
         var data: Data
         var urlResponse: URLResponse
         do {
-            (data, urlResponse) = try await owner.session.data(for: urlRequest, delegate: collector)
+            // Not left to URLSession to give up on a cancelled transfer: FoundationNetworking may wait for the answer.
+            (data, urlResponse) = try await abandoningOnCancellation { [session = owner.session, urlRequest] in
+                try await session.data(for: urlRequest, delegate: collector)
+            }
         } catch let error as URLError {
             if collector.exceeded {
                 throw HTTPTransportError.responseTooLarge(limit: maximumResponseBodySize)
