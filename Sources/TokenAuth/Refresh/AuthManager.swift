@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 
 /// Hands out valid access tokens, refreshing them when they expire — once, however many callers need it.
 ///
@@ -22,12 +23,15 @@ import Logging
 ///   newer tokens stored by another process are adopted without a request.
 ///
 /// Expiry is decided by the injected wall clock, so a laptop that slept sees real time.
+///
+/// A token that is valid, stored and needs no decision is handed out without entering the actor, so callers
+/// under load do not queue behind each other for it.
 public actor AuthManager {
     private let store: any AuthStore
     private let refresher: any TokenRefresher
     /// The manager's settings.
     public nonisolated let configuration: Configuration
-    private let now: WallClock
+    private nonisolated let now: WallClock
     private let lock: (any RefreshLock)?
     private let logger: Logger
     private let random: @Sendable (ClosedRange<Double>) -> Double
@@ -36,11 +40,14 @@ public actor AuthManager {
     public nonisolated let events: AsyncStream<AuthEvent>
     private let eventSink: AsyncStream<AuthEvent>.Continuation
 
-    // Session state.
-    private var current: Auth?
-    private var loaded = false
+    // Session state. Every change republishes `servable`.
+    private var current: Auth? { didSet { publishServable() } }
+    private var loaded = false { didSet { publishServable() } }
     /// Tokens the store has not accepted yet; written again on the next call.
-    private var unsaved: Auth?
+    private var unsaved: Auth? { didSet { publishServable() } }
+    /// `current` when a caller may have it without asking the actor: loaded, and not waiting to be written.
+    /// Whether it is still valid is checked by the reader, against the wall clock.
+    private nonisolated let servable = Mutex<Auth?>(nil)
     /// Whether a write of `unsaved` is under way, so concurrent callers do not repeat it.
     private var saving = false
     /// A refresh token the server rejected for good; not sent again.
@@ -89,7 +96,15 @@ public actor AuthManager {
 
     /// A token bundle whose access token is valid for at least the configured leeway, refreshing first if needed.
     /// - Throws: ``AuthError`` (`loginRequired`, `transient`, `excessiveRefresh`) or the store's own error.
-    public func validAuth() async throws -> Auth {
+    public nonisolated func validAuth() async throws -> Auth {
+        if let auth = servable.withLock({ $0 }), auth.isValid(at: now(), leeway: configuration.leeway) {
+            return auth
+        }
+        return try await decideValidAuth()
+    }
+
+    /// ``validAuth()`` when the token needs loading, writing, refreshing or a look at a failure.
+    private func decideValidAuth() async throws -> Auth {
         try await prepare()
         guard let auth = current else {
             if configuration.usesClientCredentials { return try await sharedRefresh() }
@@ -106,7 +121,7 @@ public actor AuthManager {
     }
 
     /// The access token of ``validAuth()``.
-    public func validToken() async throws -> String {
+    public nonisolated func validToken() async throws -> String {
         try await validAuth().accessToken
     }
 
@@ -157,6 +172,11 @@ public actor AuthManager {
     }
 
     // MARK: Loading and saving
+
+    private func publishServable() {
+        let auth = loaded && unsaved == nil ? current : nil
+        servable.withLock { $0 = auth }
+    }
 
     var loadedFromStore: Bool { loaded }
 
