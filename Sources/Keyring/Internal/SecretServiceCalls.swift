@@ -252,8 +252,12 @@ struct SecretServiceCalls {
     func replace(at path: String, secret: String, label: String?) throws {
         let value = textValue(secret)
         defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
-        // Floating by contract; taking the reference makes it ours either way, and the tuple adds its own.
-        let encoded = g_variant_take_ref(secret_service_encode_dbus_secret(service, value))
+        // NULL only without a session, which `with` always opens. Floating by contract; taking the reference
+        // makes it ours either way, and the tuple adds its own.
+        guard let floating = secret_service_encode_dbus_secret(service, value) else {
+            throw KeyringError.other("The secret could not be encoded for the Secret Service session.", nil)
+        }
+        let encoded = g_variant_take_ref(floating)
         defer { g_variant_unref(encoded) }
         try withBatch(size: 2) { batch in
             clibsecret_batch_call(batch, 0, path, Self.itemInterface, "SetSecret", Variant.tuple([encoded]), "()")
