@@ -15,6 +15,8 @@ struct KeyringStore {
     let sample: Auth
     /// Service attribute prefix; each peer gets an item of its own.
     let servicePrefix: String
+    /// Each round's operations per implementation are run in this many chunks, the implementations taking turns.
+    static let chunksPerRound = 4
 
     enum Implementation: String, CaseIterable {
         case swift = "KeyringAuthStore (Swift)"
@@ -56,16 +58,20 @@ struct KeyringStore {
         }
 
         let implementations = Implementation.allCases
+        let chunk = max(1, options.storeOperations / Self.chunksPerRound)
         for round in 0..<options.rounds {
-            // Rotate who goes first, so no implementation always follows the same neighbour.
-            let order = implementations.indices.map { implementations[($0 + round) % implementations.count] }
-            for implementation in order where unavailable[implementation] == nil {
-                do {
-                    let measured = try await measure(implementation, payload: payload)
-                    latencies[implementation, default: Latencies()].save += measured.save
-                    latencies[implementation, default: Latencies()].load += measured.load
-                } catch {
-                    unavailable[implementation] = "failed: \(error)"
+            // Small chunks taking turns, so a burst of load from elsewhere on the machine hits every implementation
+            // alike; who goes first rotates, so no implementation always follows the same neighbour.
+            for step in 0..<Self.chunksPerRound {
+                let order = implementations.indices.map { implementations[($0 + round + step) % implementations.count] }
+                for implementation in order where unavailable[implementation] == nil {
+                    do {
+                        let measured = try await measure(implementation, operations: chunk, payload: payload)
+                        latencies[implementation, default: Latencies()].save += measured.save
+                        latencies[implementation, default: Latencies()].load += measured.load
+                    } catch {
+                        unavailable[implementation] = "failed: \(error)"
+                    }
                 }
             }
             Progress.say("keyring store round \(round + 1) done")
@@ -82,9 +88,10 @@ struct KeyringStore {
         }
         addRatios(latencies, to: &report)
         report.notes.append(
-            "Per operation: ours = Keyring.store (search, SetSecret; the alias only to create) or Keyring.lookup (search, "
-                + "item properties, GetSecret) on a blocking thread; floor = secret_password_storev_sync / "
-                + "secret_password_lookupv_sync; Python keyring opens a D-Bus connection per call.")
+            "Per operation, in D-Bus round trips: ours = Keyring.store, 3 (SearchItems; the items' GetAll; SetSecret) or "
+                + "Keyring.lookup, 2 (SearchItems; the items' Get Attributes with GetSecrets, pipelined), on a blocking "
+                + "thread; floor = secret_password_storev_sync, 1 (CreateItem replacing) / secret_password_lookupv_sync, "
+                + "2 (SearchItems; GetSecrets); Python keyring opens a D-Bus connection per call.")
         return report
     }
 
@@ -137,9 +144,8 @@ struct KeyringStore {
         return path.split(separator: ":").map { "\($0)/secret-tool" }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
-    /// One round's saves and loads for `implementation`, in milliseconds.
-    private func measure(_ implementation: Implementation, payload: Data) async throws -> Latencies {
-        let operations = options.storeOperations
+    /// `operations` saves, then as many loads, by `implementation`, in milliseconds.
+    private func measure(_ implementation: Implementation, operations: Int, payload: Data) async throws -> Latencies {
         switch implementation {
         case .swift:
             var result = Latencies()
@@ -155,9 +161,10 @@ struct KeyringStore {
             }
             return result
         case .floor:
-            return try await inProcessPeer(options.floor!, [], implementation, payload: payload)
+            return try await inProcessPeer(options.floor!, [], implementation, operations: operations, payload: payload)
         case .python:
-            return try await inProcessPeer(options.python!, [options.pythonPeerScript!], implementation, payload: payload)
+            return try await inProcessPeer(
+                options.python!, [options.pythonPeerScript!], implementation, operations: operations, payload: payload)
         case .secretTool:
             let tool = secretTool!
             let service = service(.secretTool)
@@ -182,10 +189,10 @@ struct KeyringStore {
 
     /// A peer that times its own calls and prints `{"save_ns":[…],"load_ns":[…]}`.
     private func inProcessPeer(
-        _ executable: String, _ leading: [String], _ implementation: Implementation, payload: Data
+        _ executable: String, _ leading: [String], _ implementation: Implementation, operations: Int, payload: Data
     ) async throws -> Latencies {
         let result = try await ChildProcess.run(
-            executable, leading + [service(implementation), account, "\(options.storeOperations)"],
+            executable, leading + [service(implementation), account, "\(operations)"],
             stdin: payload, timeout: .seconds(120))
         guard result.status == 0 else {
             throw PeerFailure(description: "exit \(result.status): \(result.stderrText.trimmingCharacters(in: .whitespacesAndNewlines))")

@@ -13,7 +13,7 @@ struct Options: Sendable {
     /// Keyring reads timed for figure 3's ratio.
     var keyringReads = 50
     /// Saves and loads per implementation per round (figure 4).
-    var storeOperations = 20
+    var storeOperations = 40
     /// Requests per round and mode at 64 concurrent (figure 5); a quarter of them at 1.
     var clientRequests = 4_000
     /// Figures to run, by number; all when empty.
