@@ -57,7 +57,7 @@ public actor AuthManager {
     private var generation = 0
 
     // Refresh coordination.
-    private var flight: RefreshFlight?
+    private var flight: Flight<Auth>?
     private var nextFlightID = 0
     private var recentRefreshes: [Date] = []
     private var consecutiveFailures = 0
@@ -214,7 +214,7 @@ public actor AuthManager {
     private func sharedRefresh() async throws -> Auth {
         if let flight { return try await flight.wait() }
         nextFlightID += 1
-        let flight = RefreshFlight(id: nextFlightID)
+        let flight = Flight<Auth>(id: nextFlightID)
         self.flight = flight
         let generation = self.generation
         Task {
@@ -231,7 +231,7 @@ public actor AuthManager {
     }
 
     /// Clears the in-flight slot only if it still holds `flight`.
-    private func land(_ flight: RefreshFlight) {
+    private func land(_ flight: Flight<Auth>) {
         if self.flight === flight { self.flight = nil }
     }
 

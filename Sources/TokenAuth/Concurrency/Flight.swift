@@ -1,30 +1,30 @@
 import Synchronization
 
-/// One refresh that any number of callers wait for.
+/// One result, of work running in a task of its own, that any number of callers wait for.
 ///
-/// The refresh runs in a task of its own, so a waiter that is cancelled stops waiting at once (it gets
-/// `CancellationError`) while the refresh goes on for the others, and still persists its result.
-final class RefreshFlight: Sendable {
+/// A waiter that is cancelled stops waiting at once (it gets `CancellationError`) while the work goes on for the
+/// others: a refresh shared by every caller that needs it, or a transfer its caller abandons.
+final class Flight<Value: Sendable>: Sendable {
     private struct State {
-        var result: Result<Auth, any Error>?
-        var waiters: [Int: CheckedContinuation<Auth, any Error>] = [:]
+        var result: Result<Value, any Error>?
+        var waiters: [Int: CheckedContinuation<Value, any Error>] = [:]
         var nextWaiter = 0
     }
 
     let id: Int
     private let state = Mutex(State())
 
-    init(id: Int) { self.id = id }
+    init(id: Int = 0) { self.id = id }
 
     /// Waits for the result; returns early with `CancellationError` if the calling task is cancelled.
-    func wait() async throws -> Auth {
+    func wait() async throws -> Value {
         let waiter = state.withLock { state -> Int in
             defer { state.nextWaiter += 1 }
             return state.nextWaiter
         }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                let ready = state.withLock { state -> Result<Auth, any Error>? in
+                let ready = state.withLock { state -> Result<Value, any Error>? in
                     if let result = state.result { return result }
                     if Task.isCancelled { return .failure(CancellationError()) }
                     state.waiters[waiter] = continuation
@@ -39,8 +39,8 @@ final class RefreshFlight: Sendable {
     }
 
     /// Hands `result` to every waiter, present and future.
-    func finish(_ result: Result<Auth, any Error>) {
-        let waiters = state.withLock { state -> [CheckedContinuation<Auth, any Error>] in
+    func finish(_ result: Result<Value, any Error>) {
+        let waiters = state.withLock { state -> [CheckedContinuation<Value, any Error>] in
             state.result = result
             defer { state.waiters = [:] }
             return Array(state.waiters.values)
