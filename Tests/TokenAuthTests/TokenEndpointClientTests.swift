@@ -286,7 +286,8 @@ struct TokenEndpointClientTests {
     @Test("a cancelled request stops waiting promptly")
     func cancellation() async throws {
         try await withServer { server in
-            server.updateFaults { $0.tokenLatencyMilliseconds = 10_000 }
+            // Far longer than a whole test run, in which ~250 tests share two cooperative threads for ~30 s.
+            server.updateFaults { $0.tokenLatencyMilliseconds = 120_000 }
             let client = server.tokenClient()
             let task = Task { try await client.password(username: "alice", password: "wonderland") }
             // Wait until the request is at the server, so the cancellation hits a request in flight. Bounded
@@ -297,7 +298,7 @@ struct TokenEndpointClientTests {
             try #require(server.stats.tokenRequests == 1)
             task.cancel()
             let result = await task.result
-            // Promptly: the server has not answered yet (it waits 10 s before it does).
+            // Promptly: the server has not answered yet (it waits 120 s before it does).
             #expect(server.stats.responsesByStatus.isEmpty)
             #expect(throws: CancellationError.self) { try result.get() }
             server.faults = OAuthTestServer.Faults()

@@ -264,8 +264,9 @@ struct AuthorizedClientTests {
         let fixture = try await NetworkingFixture.start()
         defer { Task { await fixture.shutdown() } }
         let (client, _) = fixture.client(fixture.seed(expiresIn: 3600))
-        // The token endpoint with injected latency stands in for a slow API.
-        fixture.server.updateFaults { $0.tokenLatencyMilliseconds = 10_000 }
+        // The token endpoint with injected latency stands in for a slow API; 120 s is far longer than a whole
+        // test run, in which ~250 tests share two cooperative threads for ~30 s.
+        fixture.server.updateFaults { $0.tokenLatencyMilliseconds = 120_000 }
         let slow = HTTPRequest(method: .post, url: fixture.server.tokenEndpoint)
 
         let task = Task { try await client.send(slow, body: Data("grant_type=client_credentials".utf8)) }
