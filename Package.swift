@@ -7,6 +7,8 @@ let package = Package(
     products: [
         .library(name: "Keyring", targets: ["Keyring"]),
         .library(name: "TokenAuth", targets: ["TokenAuth"]),
+        .library(name: "TokenAuthKeyring", targets: ["TokenAuthKeyring"]),
+        .library(name: "TokenAuthTesting", targets: ["TokenAuthTesting"]),
         .library(name: "TokenAuthOpenCombine", targets: ["TokenAuthOpenCombine"]),
         .library(name: "TokenAuthOpenAPI", targets: ["TokenAuthOpenAPI"]),
         .executable(name: "tokenctl", targets: ["tokenctl"]),
@@ -33,20 +35,35 @@ let package = Package(
             name: "Keyring",
             dependencies: ["CLibSecret"]
         ),
-        // OAuth token bundles: the model, stores, the refresher, the token-endpoint client and HTTP.
+        // The core: OAuth token bundles, the storage protocols, the refresher, the OAuth clients and HTTP.
+        // No libsecret anywhere in its build graph: it builds where there is no Secret Service.
         .target(
             name: "TokenAuth",
             dependencies: [
-                "Keyring",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
+            ]
+        ),
+        // Token bundles in the Secret Service: the keyring store, its stored format, and keyring conveniences.
+        .target(
+            name: "TokenAuthKeyring",
+            dependencies: ["TokenAuth", "Keyring"]
+        ),
+        // Test doubles for apps and for this package's tests: clocks, a scripted token endpoint, stores and
+        // transports that count, fail or hold their answer on demand.
+        .target(
+            name: "TokenAuthTesting",
+            dependencies: [
+                "TokenAuth",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
         .executableTarget(
             name: "tokenctl",
             dependencies: [
                 "TokenAuth",
+                "TokenAuthKeyring",
                 "Keyring",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -68,6 +85,7 @@ let package = Package(
             name: "tokenkeyring-demo",
             dependencies: [
                 "TokenAuth",
+                "TokenAuthKeyring",
                 "Keyring",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
@@ -76,7 +94,7 @@ let package = Package(
         .executableTarget(
             name: "tokenkeyring-bench",
             dependencies: [
-                "TokenAuth", "Keyring", "OAuthTestServer",
+                "TokenAuth", "TokenAuthKeyring", "TokenAuthTesting", "Keyring", "OAuthTestServer",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
             ]
@@ -87,18 +105,33 @@ let package = Package(
             dependencies: ["Keyring"],
             path: "Tests/KeyringTestSupport"
         ),
+        // Shared by the TokenAuth test targets: a real OAuth server with a manual wall clock, and event capture.
+        .target(
+            name: "OAuthTestSupport",
+            dependencies: ["TokenAuth", "TokenAuthTesting", "OAuthTestServer"],
+            path: "Tests/OAuthTestSupport"
+        ),
         .testTarget(
             name: "KeyringTests",
             dependencies: ["Keyring", "KeyringTestSupport"]
         ),
+        // The core's tests: no keyring. Doubles from TokenAuthTesting, real HTTP from OAuthTestServer.
         .testTarget(
             name: "TokenAuthTests",
-            dependencies: ["TokenAuth", "Keyring", "OAuthTestServer", "KeyringTestSupport"]
+            dependencies: ["TokenAuth", "TokenAuthTesting", "OAuthTestServer", "OAuthTestSupport"]
+        ),
+        // The keyring store against a real Secret Service.
+        .testTarget(
+            name: "TokenAuthKeyringTests",
+            dependencies: [
+                "TokenAuthKeyring", "TokenAuth", "TokenAuthTesting", "Keyring", "OAuthTestServer", "KeyringTestSupport",
+                "OAuthTestSupport",
+            ]
         ),
         // Runs the built `tokenctl` as a child process: exit codes, output, and the keyring items it leaves.
         .testTarget(
             name: "tokenctlTests",
-            dependencies: ["KeyringTestSupport", "Keyring", "TokenAuth", "OAuthTestServer", "tokenctl"]
+            dependencies: ["KeyringTestSupport", "Keyring", "TokenAuth", "TokenAuthKeyring", "OAuthTestServer", "tokenctl"]
         ),
         // Adapters over AuthorizedClient, each its own product so apps that do not want them do not build them.
         .target(
@@ -111,12 +144,12 @@ let package = Package(
         ),
         .testTarget(
             name: "TokenAuthOpenCombineTests",
-            dependencies: ["TokenAuthOpenCombine", "TokenAuth", "OAuthTestServer"]
+            dependencies: ["TokenAuthOpenCombine", "TokenAuth", "TokenAuthTesting", "OAuthTestServer"]
         ),
         .testTarget(
             name: "TokenAuthOpenAPITests",
             dependencies: [
-                "TokenAuthOpenAPI", "TokenAuth", "OAuthTestServer",
+                "TokenAuthOpenAPI", "TokenAuth", "TokenAuthTesting", "OAuthTestServer",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
             ]
         ),

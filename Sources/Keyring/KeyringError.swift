@@ -82,7 +82,7 @@ extension KeyringError {
         KeyringError(
             .timedOut,
             "The Secret Service did not answer within \(timeout).",
-            fix: "Check that the keyring daemon is responsive (`tokenctl doctor`), then try again or raise the timeout.",
+            fix: "Check that the keyring daemon is responsive, then try again or raise the timeout.",
             underlying: detail)
     }
 
@@ -113,6 +113,6 @@ extension KeyringError {
     }
 
     static func other(_ summary: String, _ detail: String?) -> KeyringError {
-        KeyringError(.other, summary, fix: "See the underlying error; `tokenctl doctor` checks the keyring set-up.", underlying: detail)
+        KeyringError(.other, summary, fix: "See the underlying error; a diagnosis of the keyring set-up checks it step by step.", underlying: detail)
     }
 }

@@ -71,25 +71,12 @@ public struct AuthorizationMiddleware: ClientMiddleware {
         if unauthenticatedOperations.contains(operationID) {
             return try await next(request, body, baseURL)
         }
-        let auth = try await AuthorizedClientError.mappingLoginRequired { try await manager.validAuth() }
+        let exchange = AuthorizedExchange(manager: manager, classifier: classifier, insufficientScope: .passesThrough)
+        let auth = try await exchange.validAuth()
         let (sentBody, replayable) = try await replayable(body)
-
-        let first = try await inspect(try await next(AuthorizingSender.authorize(request, with: auth), sentBody, baseURL))
-        guard first.rejected else { return (first.response, first.body) }
-
-        let replacement = try await AuthorizedClientError.mappingLoginRequired {
-            try await manager.refresh(rejecting: auth.accessToken)
+        return try await exchange.run(authorizedWith: auth, canRetry: replayable) { auth in
+            try await inspect(try await next(AuthorizedExchange.authorize(request, with: auth), sentBody, baseURL))
         }
-        guard replayable, replacement.accessToken != auth.accessToken else {
-            throw AuthorizedClientError.unauthorized(first.response, body: first.data)
-        }
-        try Task.checkCancellation()
-        let second = try await inspect(
-            try await next(AuthorizingSender.authorize(request, with: replacement), sentBody, baseURL))
-        if second.rejected {
-            throw AuthorizedClientError.unauthorized(second.response, body: second.data)
-        }
-        return (second.response, second.body)
     }
 
     /// The body to send (possibly collected into memory) and whether it can be sent twice.
@@ -102,16 +89,17 @@ public struct AuthorizationMiddleware: ClientMiddleware {
         return (HTTPBody(data), true)
     }
 
-    /// A response with, for non-2xx ones, the collected body and the classifier's verdict.
+    /// A response with, for non-2xx ones, the body collected for the classifier (and handed on as collected);
+    /// 2xx bodies stream through untouched.
     private func inspect(
         _ received: (HTTPResponse, HTTPBody?)
-    ) async throws -> (response: HTTPResponse, body: HTTPBody?, data: Data, rejected: Bool) {
+    ) async throws -> AuthorizedExchange.Attempt<(HTTPResponse, HTTPBody?)> {
         let (response, body) = received
-        guard response.status.kind != .successful else { return (response, body, Data(), false) }
+        guard response.status.kind != .successful else {
+            return AuthorizedExchange.Attempt(response: response, body: Data(), value: (response, body))
+        }
         var data = Data()
         if let body { data = try await Data(collecting: body, upTo: maximumErrorBodySize) }
-        let rejected = !AuthorizingSender.isInsufficientScope(response)
-            && classifier.isTokenRejected(response, body: data)
-        return (response, body == nil ? nil : HTTPBody(data), data, rejected)
+        return AuthorizedExchange.Attempt(response: response, body: data, value: (response, body == nil ? nil : HTTPBody(data)))
     }
 }

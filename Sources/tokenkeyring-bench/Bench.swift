@@ -1,6 +1,7 @@
 import Foundation
 import Keyring
 import TokenAuth
+import TokenAuthKeyring
 
 /// `tokenkeyring-bench`: the figures of issue 6, side by side in one process. Run it through `scripts/bench`.
 ///

@@ -1,6 +1,7 @@
 import Foundation
 import Keyring
 import TokenAuth
+import TokenAuthKeyring
 
 /// Figure 2: `tokenctl token` processes started at once over one expired keyring item.
 ///

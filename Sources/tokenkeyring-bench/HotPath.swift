@@ -1,6 +1,7 @@
 import Foundation
 import Keyring
 import TokenAuth
+import TokenAuthKeyring
 
 /// Figure 3: `validToken()` when the token in memory is valid — what every authorized request pays — against
 /// a keyring read (`KeyringAuthStore.load`), which is what a client without the in-memory copy pays per request.

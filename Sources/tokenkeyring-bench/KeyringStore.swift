@@ -1,6 +1,7 @@
 import Foundation
 import Keyring
 import TokenAuth
+import TokenAuthKeyring
 
 /// Figure 4: saving and loading one token bundle in the Secret Service — our store against the libsecret floor,
 /// `secret-tool` and Python `keyring`, taking turns within each round.

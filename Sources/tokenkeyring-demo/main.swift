@@ -10,6 +10,7 @@ import Foundation
 import HTTPTypes
 import Keyring
 import TokenAuth
+import TokenAuthKeyring
 
 func usage(_ message: String) -> Never {
     let text = "tokenkeyring-demo: \(message)\nusage: tokenkeyring-demo --service S --account A --count N URL\n"

@@ -128,7 +128,7 @@ struct AuthorizationMiddlewareTests {
     func unauthenticatedOperation() async throws {
         let fixture = try await Fixture.start(expiresIn: 3600)
         defer { Task { await fixture.server.shutdown() } }
-        try await fixture.manager.clear()
+        try await fixture.manager.signOut()
         let middleware = AuthorizationMiddleware(manager: fixture.manager, unauthenticatedOperations: ["test"])
 
         let (response, _) = try await fixture.call(

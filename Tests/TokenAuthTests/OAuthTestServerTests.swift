@@ -3,6 +3,7 @@ import HTTPTypes
 import OAuthTestServer
 import Testing
 import TokenAuth
+import TokenAuthTesting
 
 /// The local OAuth server itself: what tests elsewhere rely on.
 @Suite("Local OAuth test server")
@@ -234,7 +235,7 @@ struct OAuthTestServerTests {
             clientSecret: "cli-secret"
         ))
         let clock = ManualWallClock()
-        let tokens = try await TokenEndpointClient(client: client.client, clock: clock.wallClock)
+        let tokens = try await TokenEndpointClient(client: client.client, wallClock: clock.wallClock)
             .password(username: "bob", password: "builder")
         #expect(tokens.expiresAt == clock.now.addingTimeInterval(120))
         let stats = try await call(.get, baseURL.appendingPathComponent("_admin/stats"))

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TokenAuth
+import TokenAuthTesting
 
 @Suite("Retry-After parsing")
 struct RetryAfterTests {

@@ -2,6 +2,7 @@ import Foundation
 import OAuthTestServer
 import Testing
 @testable import TokenAuth
+import TokenAuthTesting
 
 /// The token-endpoint client against a real OAuthTestServer on 127.0.0.1, over the real URLSession transport.
 @Suite("Token endpoint client against the local OAuth server")

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Testing
 @testable import TokenAuth
+import TokenAuthTesting
 
 @Suite("Classifying token-endpoint failures")
 struct TokenEndpointErrorTests {
@@ -17,7 +18,7 @@ struct TokenEndpointErrorTests {
     ) -> (TokenEndpointClient, CannedTransport) {
         let transport = CannedTransport(status: status, headers: headers, json: body)
         let oauthClient = OAuthClient(tokenEndpoint: endpoint, clientID: "app", clientSecret: secret)
-        return (TokenEndpointClient(client: oauthClient, transport: transport, clock: clock.wallClock), transport)
+        return (TokenEndpointClient(client: oauthClient, transport: transport, wallClock: clock.wallClock), transport)
     }
 
     @Test("RFC 6749 error codes that refuse the grant are permanent", arguments: [

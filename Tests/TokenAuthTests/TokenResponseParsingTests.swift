@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TokenAuth
+import TokenAuthTesting
 
 @Suite("Parsing token responses (RFC 6749 §5.1, §5.2)")
 struct TokenResponseParsingTests {

@@ -2,6 +2,7 @@ import Foundation
 import OAuthTestServer
 import Testing
 @testable import TokenAuth
+import TokenAuthTesting
 
 @Suite("TokenRevocationClient (RFC 7009) against the local OAuth server")
 struct TokenRevocationClientTests {

@@ -3,6 +3,7 @@ import Keyring
 import KeyringTestSupport
 import Testing
 import TokenAuth
+import TokenAuthKeyring
 
 /// The built `tokenctl` against the private gnome-keyring of `scripts/test`: exit codes, what it prints and what
 /// it leaves in the keyring. Every test uses a service of its own.

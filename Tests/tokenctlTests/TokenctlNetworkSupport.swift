@@ -3,6 +3,7 @@ import KeyringTestSupport
 import OAuthTestServer
 import Testing
 import TokenAuth
+import TokenAuthKeyring
 
 /// The suites of the network commands (login, request, status, logout), one test at a time: each test runs several
 /// `tokenctl` processes against a single-threaded gnome-keyring, and a dozen such tests at once on a 2-core machine

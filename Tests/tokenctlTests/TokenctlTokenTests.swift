@@ -4,6 +4,7 @@ import KeyringTestSupport
 import OAuthTestServer
 import Testing
 import TokenAuth
+import TokenAuthKeyring
 
 @Suite("tokenctl token and refresh against a real OAuth server", .needsSecretService)
 struct TokenctlTokenTests {

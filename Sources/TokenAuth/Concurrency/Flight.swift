@@ -11,10 +11,9 @@ final class Flight<Value: Sendable>: Sendable {
         var nextWaiter = 0
     }
 
-    let id: Int
     private let state = Mutex(State())
 
-    init(id: Int = 0) { self.id = id }
+    init() {}
 
     /// Waits for the result; returns early with `CancellationError` if the calling task is cancelled.
     func wait() async throws -> Value {

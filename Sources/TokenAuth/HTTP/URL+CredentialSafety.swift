@@ -3,7 +3,7 @@ import Foundation
 extension URL {
     /// Whether a bearer token or client credentials may be sent to this URL: `https` with a host, or plain `http`
     /// to a loopback host (RFC 8252 §8.3). Anything else would expose the credential to the network.
-    public var canCarryCredentials: Bool {
+    package var canCarryCredentials: Bool {
         let host = self.host ?? ""
         switch scheme?.lowercased() {
         case "https": return !host.isEmpty

@@ -34,15 +34,15 @@ import HTTPTypesFoundation
 /// Copies share the manager, the transport and the queue of the callback API.
 public struct AuthorizedClient: Sendable {
     /// Where tokens come from.
-    public var manager: AuthManager { sender.manager }
+    public var manager: AuthManager { exchange.manager }
     /// How requests are sent; share it with the manager's ``TokenEndpointClient``.
-    public var transport: any HTTPTransport { sender.transport }
+    public let transport: any HTTPTransport
     /// What counts as a rejected token.
-    public var classifier: TokenRejectionClassifier { sender.classifier }
+    public var classifier: TokenRejectionClassifier { exchange.classifier }
     /// The decoder ``load(_:for:body:requiresAuthentication:decoder:)`` uses unless given another.
     public let decoder: JSONDecoder
 
-    let sender: AuthorizingSender
+    let exchange: AuthorizedExchange
     let callbacks: CallbackPipeline
 
     /// Creates a client.
@@ -59,9 +59,10 @@ public struct AuthorizedClient: Sendable {
         classifier: TokenRejectionClassifier = .standard,
         decoder: JSONDecoder = JSONDecoder()
     ) {
-        sender = AuthorizingSender(manager: manager, transport: transport, classifier: classifier)
+        exchange = AuthorizedExchange(manager: manager, classifier: classifier, insufficientScope: .throwsError)
+        self.transport = transport
         self.decoder = decoder
-        callbacks = CallbackPipeline(sender: sender)
+        callbacks = CallbackPipeline(exchange: exchange, transport: transport)
     }
 
     /// Sends a request and returns the response and its whole body.
@@ -79,7 +80,7 @@ public struct AuthorizedClient: Sendable {
         body: Data? = nil,
         requiresAuthentication: Bool = true
     ) async throws -> (HTTPResponse, Data) {
-        try await sender.send(request, body: body, requiresAuthentication: requiresAuthentication)
+        try await exchange.send(request, body: body, through: transport, requiresAuthentication: requiresAuthentication)
     }
 
     /// Sends a request and decodes its 2xx JSON body.

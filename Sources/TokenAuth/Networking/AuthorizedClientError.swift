@@ -115,7 +115,7 @@ public struct AuthorizedClientError: Error, Sendable, CustomStringConvertible {
                 + "endpoint issues tokens this resource does not accept: check the client's scope and audience, "
                 + "or sign in again."
         case .loginRequired:
-            return authError.map { "\($0)" } ?? "Sign-in required. Sign in again (for example `tokenctl login`)."
+            return authError.map { "\($0)" } ?? "Sign-in required. Sign in again."
         case .insufficientScope:
             let scope = self.challenge?.scope.map { " It needs the scope \"\($0)\"." } ?? ""
             return "The access token lacks the permission this resource needs (\(status)\(challenge)).\(scope) "

@@ -19,14 +19,14 @@ final class CallbackPipeline: Sendable {
 
     private let continuation: AsyncStream<Job>.Continuation
 
-    init(sender: AuthorizingSender) {
+    init(exchange: AuthorizedExchange, transport: any HTTPTransport) {
         let (jobs, continuation) = AsyncStream.makeStream(of: Job.self)
         self.continuation = continuation
-        // The worker holds the stream and the sender, not the pipeline: when the last client copy goes, `deinit`
-        // finishes the stream and the worker ends after the jobs already submitted.
+        // The worker holds the stream, the exchange and the transport, not the pipeline: when the last client
+        // copy goes, `deinit` finishes the stream and the worker ends after the jobs already submitted.
         Task {
             for await job in jobs {
-                await Self.dispatch(job, sender: sender)
+                await Self.dispatch(job, exchange: exchange, transport: transport)
             }
         }
     }
@@ -41,12 +41,12 @@ final class CallbackPipeline: Sendable {
         }
     }
 
-    private static func dispatch(_ job: Job, sender: AuthorizingSender) async {
+    private static func dispatch(_ job: Job, exchange: AuthorizedExchange, transport: any HTTPTransport) async {
         guard job.handle.isQueued else { return }
         var auth: Auth?
         if job.requiresAuthentication {
             do {
-                auth = try await sender.validAuth()
+                auth = try await exchange.validAuth()
             } catch {
                 job.handle.finish(.failure(error))
                 return
@@ -55,11 +55,10 @@ final class CallbackPipeline: Sendable {
         let operation: @Sendable () async -> Void = { [auth] in
             let result: CallbackRequest.Result
             do {
-                if let auth {
-                    result = .success(try await sender.send(job.request, body: job.body, authorizedWith: auth))
-                } else {
-                    result = .success(try await sender.transport.send(job.request, body: job.body))
-                }
+                result = .success(
+                    try await exchange.send(
+                        job.request, body: job.body, through: transport, authorizedWith: auth,
+                        requiresAuthentication: job.requiresAuthentication))
             } catch {
                 result = .failure(error)
             }

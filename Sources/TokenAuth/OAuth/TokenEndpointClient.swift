@@ -16,7 +16,7 @@ public struct TokenEndpointClient: Sendable {
     /// The client identity and token endpoint.
     public let client: OAuthClient
     private let transport: any HTTPTransport
-    private let clock: WallClock
+    private let wallClock: WallClock
 
     /// Creates a token-endpoint client.
     ///
@@ -24,16 +24,16 @@ public struct TokenEndpointClient: Sendable {
     ///   - client: The token endpoint and how to authenticate to it.
     ///   - transport: How requests are sent. The default is a ``URLSessionTransport`` that accepts at most
     ///     ``TokenResponse/maximumSize`` bytes; whatever the transport, larger answers are rejected.
-    ///   - clock: The wall clock, read when a request is sent (for `expires_in`) and when a `Retry-After` date
+    ///   - wallClock: The wall clock, read when a request is sent (for `expires_in`) and when a `Retry-After` date
     ///     arrives.
     public init(
         client: OAuthClient,
         transport: any HTTPTransport = URLSessionTransport(maximumResponseBodySize: TokenResponse.maximumSize),
-        clock: @escaping WallClock = systemWallClock
+        wallClock: @escaping WallClock = systemWallClock
     ) {
         self.client = client
         self.transport = transport
-        self.clock = clock
+        self.wallClock = wallClock
     }
 
     /// Exchanges a refresh token for new tokens (RFC 6749 §6).
@@ -100,7 +100,7 @@ public struct TokenEndpointClient: Sendable {
         let allSecrets = secrets + [client.clientSecret].compactMap { $0 }
 
         let request = HTTPRequest(method: .post, url: endpoint, headerFields: headerFields)
-        let sentAt = clock()
+        let sentAt = wallClock()
         let response: HTTPResponse
         let body: Data
         do {
@@ -122,7 +122,7 @@ public struct TokenEndpointClient: Sendable {
         if response.status.kind == .successful {
             return try TokenResponse.parse(data: body, sentAt: sentAt, statusCode: status, secrets: secrets)
         }
-        let retryAfter = RetryAfter.parse(response.headerFields[.retryAfter], now: clock())
+        let retryAfter = RetryAfter.parse(response.headerFields[.retryAfter], now: wallClock())
         if body.count <= TokenResponse.maximumSize,
             let errorBody = try? JSONDecoder().decode(TokenResponseBody.self, from: body),
             let code = errorBody.error, !code.isEmpty

@@ -48,19 +48,30 @@ public struct AuthError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Whether the user has to sign in again.
     public var isLoginRequired: Bool { code == .loginRequired }
 
-    /// What happened and what to do.
+    /// What happened and what to do, for a person: the summary, then ``fix``.
     public var description: String {
         switch code {
         case .loginRequired:
             var text = "Sign-in required: \(reason)."
             if let oauthErrorCode { text += " The server answered \(oauthErrorCode)" + (oauthErrorDescription.map { " (\"\($0)\")" } ?? "") + "." }
-            return text + " Sign in again (for example `tokenctl login`)."
+            return text + " " + fix
         case .transient:
-            let wait = retryAfter.map { " Try again in \(Self.seconds($0)) s." } ?? " Try again shortly."
-            return "The tokens could not be refreshed just now and were kept: \(reason).\(wait)"
+            return "The tokens could not be refreshed just now and were kept: \(reason). " + fix
         default:
-            return "Refreshing stopped: \(reason). Check that the server accepts the tokens it issues "
-                + "(a resource that rejects every new token causes this), then try again."
+            return "Refreshing stopped: \(reason). " + fix
+        }
+    }
+
+    /// What the user or the app can do about it.
+    public var fix: String {
+        switch code {
+        case .loginRequired:
+            return "Sign in again."
+        case .transient:
+            return retryAfter.map { "Try again in \(Self.seconds($0)) s." } ?? "Try again shortly."
+        default:
+            return "Check that the server accepts the tokens it issues (a resource that rejects every new token "
+                + "causes this), then try again."
         }
     }
 
@@ -69,13 +80,13 @@ public struct AuthError: Error, Sendable, Equatable, CustomStringConvertible {
         return seconds + (attoseconds > 0 ? 1 : 0)
     }
 
-    static func loginRequired(_ reason: String, rejection: TokenEndpointError? = nil) -> AuthError {
+    package static func loginRequired(_ reason: String, rejection: TokenEndpointError? = nil) -> AuthError {
         AuthError(
             .loginRequired, reason, oauthErrorCode: rejection?.oauthErrorCode,
             oauthErrorDescription: rejection?.errorDescription, underlying: rejection)
     }
 
-    static func transient(_ reason: String, retryAfter: Duration?, underlying: TokenEndpointError?) -> AuthError {
+    package static func transient(_ reason: String, retryAfter: Duration?, underlying: TokenEndpointError?) -> AuthError {
         AuthError(.transient, reason, retryAfter: retryAfter, underlying: underlying)
     }
 }

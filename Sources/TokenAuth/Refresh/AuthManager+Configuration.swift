@@ -2,7 +2,7 @@ extension AuthManager {
     /// What to do with stored credentials when the server rejects them for good (`invalid_grant` and the like).
     public enum RejectionPolicy: Sendable, Hashable {
         /// Keep the stored item (the default): nothing is deleted because of an error, and the user can still
-        /// inspect it with `tokenctl show`. The manager remembers the rejection and asks for a login without
+        /// inspect it (`tokenctl show`). The manager remembers the rejection and asks for a login without
         /// asking the server again, until new credentials are stored.
         case keepStoredCredentials
         /// Erase the stored item, as a logout would.

@@ -5,7 +5,6 @@ import Synchronization
 /// Hands out valid access tokens, refreshing them when they expire — once, however many callers need it.
 ///
 /// ```swift
-/// let store = KeyringAuthStore(service: "api.example.com", account: "ada", client: client)
 /// let manager = AuthManager(store: store, refresher: TokenEndpointClient(client: client))
 /// let token = try await manager.validToken()
 /// ```
@@ -18,7 +17,7 @@ import Synchronization
 ///   on the next call — a rotated refresh token is never lost.
 /// - **Failure classes.** A permanent rejection (`invalid_grant`, …) is ``AuthError/Code/loginRequired``; a
 ///   transient one (network, 5xx, 429, malformed answer) keeps the tokens, honours `Retry-After` and backs off.
-/// - **Logout wins.** ``clear()`` during a refresh discards the refresh's result: nothing is written back.
+/// - **Sign-out wins.** ``signOut()`` during a refresh discards the refresh's result: nothing is written back.
 /// - **Across processes.** With a ``RefreshLock``, each refresh runs under the lock and first re-reads the store:
 ///   newer tokens stored by another process are adopted without a request.
 ///
@@ -26,12 +25,16 @@ import Synchronization
 ///
 /// A token that is valid, stored and needs no decision is handed out without entering the actor, so callers
 /// under load do not queue behind each other for it.
+///
+/// The actor only coordinates. Its rules live in two values with their own invariants: ``SessionState`` (the
+/// tokens, the write still owed to the store, a rejection, the generation) and ``RefreshThrottle`` (the
+/// excessive-refresh window and the backoff). Its only other mutable field is the refresh under way.
 public actor AuthManager {
     private let store: any AuthStore
     private let refresher: any TokenRefresher
     /// The manager's settings.
     public nonisolated let configuration: Configuration
-    private nonisolated let now: WallClock
+    private nonisolated let wallClock: WallClock
     private let lock: (any RefreshLock)?
     private let logger: Logger
     private let random: @Sendable (ClosedRange<Double>) -> Double
@@ -40,43 +43,36 @@ public actor AuthManager {
     public nonisolated let events: AsyncStream<AuthEvent>
     private let eventSink: AsyncStream<AuthEvent>.Continuation
 
-    // Session state. Every change republishes `servable`.
-    private var current: Auth? { didSet { publishServable() } }
-    private var loaded = false { didSet { publishServable() } }
-    /// Tokens the store has not accepted yet; written again on the next call.
-    private var unsaved: Auth? { didSet { publishServable() } }
-    /// `current` when a caller may have it without asking the actor: loaded, and not waiting to be written.
-    /// Whether it is still valid is checked by the reader, against the wall clock.
-    private nonisolated let servable = Mutex<Auth?>(nil)
-    /// Whether a write of `unsaved` is under way, so concurrent callers do not repeat it.
-    private var saving = false
-    /// A refresh token the server rejected for good; not sent again.
-    private var rejectedRefreshToken: String?
-    private var rejection: AuthError?
-    /// Bumped by `clear()`: a refresh started in an older generation must not write back.
-    private var generation = 0
-
-    // Refresh coordination.
+    /// The session. Every change republishes `servable`.
+    private var session = SessionState() {
+        didSet {
+            let auth = session.servable
+            servable.withLock { $0 = auth }
+        }
+    }
+    /// When the token endpoint may be asked again.
+    private var throttle: RefreshThrottle
+    /// The refresh under way, which every caller that needs one joins.
     private var flight: Flight<Auth>?
-    private var nextFlightID = 0
-    private var recentRefreshes: [Date] = []
-    private var consecutiveFailures = 0
-    private var notBefore: Date?
-    private var lastTransient: AuthError?
+    /// ``SessionState/servable``, readable without entering the actor. Whether it is still valid is checked by
+    /// the reader, against the wall clock.
+    private nonisolated let servable = Mutex<Auth?>(nil)
 
     /// Creates a manager.
     /// - Parameters:
     ///   - store: where tokens are loaded from and saved to.
     ///   - refresher: the token endpoint, usually a ``TokenEndpointClient``.
+    ///   - configuration: leeway, refresh limits, backoff and failure policy.
     ///   - lock: coordinates refreshes with other processes sharing the store (e.g. ``FileRefreshLock``).
-    ///   - now: the wall clock that decides expiry.
+    ///   - wallClock: the wall clock that decides expiry.
+    ///   - logger: where the manager logs; it never logs a token.
     ///   - random: the source of backoff jitter.
     public init(
         store: any AuthStore,
         refresher: any TokenRefresher,
         configuration: Configuration = Configuration(),
         lock: (any RefreshLock)? = nil,
-        now: @escaping WallClock = systemWallClock,
+        wallClock: @escaping WallClock = systemWallClock,
         logger: Logger = Logger(label: "TokenAuth.AuthManager"),
         random: @escaping @Sendable (ClosedRange<Double>) -> Double = { Double.random(in: $0) }
     ) {
@@ -84,9 +80,11 @@ public actor AuthManager {
         self.refresher = refresher
         self.configuration = configuration
         self.lock = lock
-        self.now = now
+        self.wallClock = wallClock
         self.logger = logger
         self.random = random
+        throttle = RefreshThrottle(
+            limit: configuration.refreshLimit, window: configuration.refreshWindow, backoff: configuration.backoff)
         (events, eventSink) = AsyncStream.makeStream(of: AuthEvent.self, bufferingPolicy: .bufferingNewest(100))
     }
 
@@ -97,7 +95,7 @@ public actor AuthManager {
     /// A token bundle whose access token is valid for at least the configured leeway, refreshing first if needed.
     /// - Throws: ``AuthError`` (`loginRequired`, `transient`, `excessiveRefresh`) or the store's own error.
     public nonisolated func validAuth() async throws -> Auth {
-        if let auth = servable.withLock({ $0 }), auth.isValid(at: now(), leeway: configuration.leeway) {
+        if let auth = servable.withLock({ $0 }), auth.isValid(at: wallClock(), leeway: configuration.leeway) {
             return auth
         }
         return try await decideValidAuth()
@@ -106,14 +104,14 @@ public actor AuthManager {
     /// ``validAuth()`` when the token needs loading, writing, refreshing or a look at a failure.
     private func decideValidAuth() async throws -> Auth {
         try await prepare()
-        guard let auth = current else {
+        guard let auth = session.current else {
             if configuration.usesClientCredentials { return try await sharedRefresh() }
-            throw rejection ?? AuthError.loginRequired("no credentials are stored")
+            throw session.rejection ?? AuthError.loginRequired("no credentials are stored")
         }
-        if auth.isValid(at: now(), leeway: configuration.leeway) { return auth }
+        if auth.isValid(at: wallClock(), leeway: configuration.leeway) { return auth }
         do {
             return try await sharedRefresh()
-        } catch let error as AuthError where error.code == .transient && auth.isValid(at: now()) {
+        } catch let error as AuthError where error.code == .transient && auth.isValid(at: wallClock()) {
             // Not expired yet, only inside the leeway: the old token still works.
             logger.notice("refresh failed transiently; serving the token that is still valid")
             return auth
@@ -139,32 +137,23 @@ public actor AuthManager {
     public func refresh(rejecting accessToken: String) async throws -> Auth {
         try await prepare()
         if let flight { return try await flight.wait() }
-        if let auth = current, auth.accessToken != accessToken, auth.isValid(at: now()) {
+        if let auth = session.current, auth.accessToken != accessToken, auth.isValid(at: wallClock()) {
             return auth
         }
         return try await sharedRefresh()
     }
 
-    /// Replaces the session with new tokens, e.g. after a login, and stores them.
+    /// Replaces the session with new tokens, e.g. after a sign-in, and stores them.
     public func signIn(_ auth: Auth) async throws {
-        generation += 1
-        current = auth
-        loaded = true
-        resetFailures()
-        rejectedRefreshToken = nil
-        rejection = nil
-        unsaved = auth
+        session.signIn(auth)
+        throttle.reset()
         try await saveUnsaved()
     }
 
-    /// Logs out: discards the session and erases the stored tokens. A refresh under way is waited for and its
+    /// Signs out: discards the session and erases the stored tokens. A refresh under way is waited for and its
     /// result discarded; its waiters get ``AuthError/Code/loginRequired``.
-    public func clear() async throws {
-        generation += 1
-        current = nil
-        unsaved = nil
-        loaded = true
-        rejection = AuthError.loginRequired("the session was logged out")
+    public func signOut() async throws {
+        session.signOut()
         if let flight { _ = try? await flight.wait() }
         try await store.erase()
         emit(.loggedOut)
@@ -173,34 +162,33 @@ public actor AuthManager {
 
     // MARK: Loading and saving
 
-    private func publishServable() {
-        let auth = loaded && unsaved == nil ? current : nil
-        servable.withLock { $0 = auth }
-    }
+    /// Whether the store was read, or the session set, since the manager was created.
+    package var isLoaded: Bool { session.loaded }
 
-    var loadedFromStore: Bool { loaded }
+    /// How many sign-ins and sign-outs the session has seen, for tests that act in the middle of one.
+    package var sessionGeneration: Int { session.generation }
 
-    func adoptLoaded(_ auth: Auth) {
-        current = auth
-        loaded = true
+    /// Starts from tokens the caller has just loaded from the store, saving the manager a second read.
+    package func prime(with auth: Auth) {
+        guard !session.loaded else { return }
+        session.load(auth)
     }
 
     private func prepare() async throws {
-        if !loaded {
-            current = try await store.load()
-            loaded = true
+        if !session.loaded {
+            session.load(try await store.load())
         }
-        if unsaved != nil, !saving { try? await saveUnsaved() }
+        if session.unsaved != nil, !session.saving { try? await saveUnsaved() }
     }
 
-    /// Writes ``unsaved``; on failure keeps it for the next call and reports it.
+    /// Writes the session's unsaved tokens; on failure keeps them for the next call and reports it.
     private func saveUnsaved() async throws {
-        guard let auth = unsaved else { return }
-        saving = true
-        defer { saving = false }
+        guard let auth = session.unsaved else { return }
+        session.saving = true
+        defer { session.saving = false }
         do {
             try await store.save(auth)
-            if unsaved == auth { unsaved = nil }
+            session.saved(auth)
             emit(.saved)
         } catch {
             emit(.saveFailed(reason: "\(error)"))
@@ -213,10 +201,9 @@ public actor AuthManager {
 
     private func sharedRefresh() async throws -> Auth {
         if let flight { return try await flight.wait() }
-        nextFlightID += 1
-        let flight = Flight<Auth>(id: nextFlightID)
+        let flight = Flight<Auth>()
         self.flight = flight
-        let generation = self.generation
+        let generation = session.generation
         Task {
             let result: Result<Auth, any Error>
             do {
@@ -244,14 +231,14 @@ public actor AuthManager {
 
     private func refreshHoldingLock(generation: Int, reread: Bool) async throws -> Auth {
         if reread, let adopted = try await adoptNewerStored() { return adopted }
-        let used = current?.refreshToken
+        let used = session.current?.refreshToken
         do {
             return try await requestTokens(generation: generation)
         } catch let error as AuthError where error.code == .loginRequired && error.oauthErrorCode == "invalid_grant" && reread {
             // Another process may have rotated the token we just spent: what it stored wins.
             if let stored = try await store.load(), stored.refreshToken != used {
                 adopt(stored)
-                if stored.isValid(at: now(), leeway: configuration.leeway) { return stored }
+                if stored.isValid(at: wallClock(), leeway: configuration.leeway) { return stored }
                 return try await requestTokens(generation: generation)
             }
             throw error
@@ -260,34 +247,34 @@ public actor AuthManager {
 
     /// Takes tokens another process stored, if they differ from ours and are valid.
     private func adoptNewerStored() async throws -> Auth? {
-        guard let stored = try await store.load(), stored != current,
-              stored.isValid(at: now(), leeway: configuration.leeway) else { return nil }
+        guard let stored = try await store.load(), stored != session.current,
+              stored.isValid(at: wallClock(), leeway: configuration.leeway) else { return nil }
         adopt(stored)
         return stored
     }
 
     private func adopt(_ stored: Auth) {
-        current = stored
-        rejectedRefreshToken = nil
-        rejection = nil
-        resetFailures()
+        session.adopt(stored)
+        throttle.reset()
         emit(.adoptedFromStore)
         logger.info("adopted newer tokens from the store")
     }
 
     private func requestTokens(generation: Int) async throws -> Auth {
-        let startedAt = now()
-        if let notBefore, startedAt < notBefore, let lastTransient {
-            throw AuthError.transient(
-                "the token endpoint failed recently (\(lastTransient.reason)); not asking again yet",
-                retryAfter: .seconds(notBefore.timeIntervalSince(startedAt)), underlying: lastTransient.underlying)
-        }
-        let refreshToken = current?.refreshToken
-        if let refreshToken, refreshToken == rejectedRefreshToken, let rejection { throw rejection }
+        let startedAt = wallClock()
+        if let backingOff = throttle.backingOff(at: startedAt) { throw backingOff }
+        let refreshToken = session.current?.refreshToken
+        if let rejection = session.knownRejection(of: refreshToken) { throw rejection }
         guard refreshToken != nil || configuration.usesClientCredentials else {
-            throw AuthError.loginRequired(current == nil ? "no credentials are stored" : "there is no refresh token")
+            throw AuthError.loginRequired(session.current == nil ? "no credentials are stored" : "there is no refresh token")
         }
-        try checkRefreshRate(at: startedAt)
+        guard throttle.admit(at: startedAt) else {
+            emit(.refreshFailed(.excessiveRefresh))
+            logger.warning("refresh limit reached", metadata: ["limit": "\(configuration.refreshLimit)"])
+            throw AuthError(
+                .excessiveRefresh,
+                "more than \(configuration.refreshLimit) refreshes within \(configuration.refreshWindow)")
+        }
 
         emit(.refreshStarted)
         logger.debug("refreshing", metadata: ["grant": "\(refreshToken == nil ? "client_credentials" : "refresh_token")"])
@@ -302,47 +289,34 @@ public actor AuthManager {
             throw try await failed(error, refreshToken: refreshToken, generation: generation)
         }
 
-        guard generation == self.generation else {
-            logger.info("discarding a refresh that finished after logout or sign-in")
+        guard session.isCurrent(generation) else {
+            logger.info("discarding a refresh that finished after sign-out or sign-in")
             return try sessionAfterReplacement()
         }
-        let previous = current
+        let previous = session.current
         let auth = response.auth(updating: previous)
-        resetFailures()
+        throttle.reset()
         emit(.refreshSucceeded)
         if let previous = previous?.refreshToken, let new = response.refreshToken, new != previous {
             emit(.refreshTokenRotated)
         }
         // Persist before release: store first, then make the tokens current and hand them out. On failure
-        // they are still handed out, and `unsaved` is written again on the next call.
-        unsaved = auth
+        // they are still handed out, and the unsaved tokens are written again on the next call.
+        session.stage(auth)
         try? await saveUnsaved()
-        guard generation == self.generation else {
-            // Logged out while saving: `clear()` waits for this refresh and then erases the store.
+        guard session.isCurrent(generation) else {
+            // Signed out while saving: `signOut()` waits for this refresh and then erases the store.
             return try sessionAfterReplacement()
         }
-        current = auth
+        session.release(auth)
         return auth
     }
 
-    /// What the waiters of a refresh get when `clear()` or `signIn(_:)` replaced the session meanwhile:
-    /// the new session's tokens after a sign-in, `loginRequired` after a logout.
+    /// What the waiters of a refresh get when `signOut()` or `signIn(_:)` replaced the session meanwhile:
+    /// the new session's tokens after a sign-in, `loginRequired` after a sign-out.
     private func sessionAfterReplacement() throws -> Auth {
-        if let current, current.isValid(at: now()) { return current }
-        throw rejection ?? AuthError.loginRequired("the session was logged out")
-    }
-
-    private func checkRefreshRate(at date: Date) throws {
-        let windowStart = date.addingTimeInterval(-configuration.refreshWindow.timeInterval)
-        recentRefreshes.removeAll { $0 <= windowStart }
-        guard recentRefreshes.count < configuration.refreshLimit else {
-            emit(.refreshFailed(.excessiveRefresh))
-            logger.warning("refresh limit reached", metadata: ["limit": "\(configuration.refreshLimit)"])
-            throw AuthError(
-                .excessiveRefresh,
-                "more than \(configuration.refreshLimit) refreshes within \(configuration.refreshWindow)")
-        }
-        recentRefreshes.append(date)
+        if let current = session.current, current.isValid(at: wallClock()) { return current }
+        throw session.rejection ?? AuthError.loginRequired("the session was logged out")
     }
 
     /// Classifies a token-endpoint failure, updating backoff or rejection state.
@@ -355,33 +329,25 @@ public actor AuthManager {
             let reason = endpointError.oauthErrorCode == nil
                 ? "\(endpointError)" : "the authorization server rejected the credentials"
             let rejection = AuthError.loginRequired(reason, rejection: endpointError)
-            if generation == self.generation {
-                self.rejection = rejection
-                rejectedRefreshToken = refreshToken
+            if session.isCurrent(generation) {
+                session.reject(refreshToken: refreshToken, because: rejection)
                 if configuration.rejectionPolicy == .eraseStoredCredentials {
-                    current = nil
-                    unsaved = nil
+                    session.forgetTokens()
                     try await store.erase()
                 }
             }
             return rejection
         }
-        consecutiveFailures += 1
-        let delay = configuration.backoff.delay(
-            afterFailures: consecutiveFailures, retryAfter: endpointError?.retryAfter, random: random)
-        notBefore = now().addingTimeInterval(delay.timeInterval)
+        let transient = throttle.recordFailure(
+            at: wallClock(), retryAfter: endpointError?.retryAfter, random: random
+        ) { delay in
+            AuthError.transient(endpointError.map { "\($0)" } ?? "\(error)", retryAfter: delay, underlying: endpointError)
+        }
         emit(.refreshFailed(.transient))
-        logger.notice("refresh failed; backing off", metadata: ["failures": "\(consecutiveFailures)", "delay": "\(delay)"])
-        let transient = AuthError.transient(
-            endpointError.map { "\($0)" } ?? "\(error)", retryAfter: delay, underlying: endpointError)
-        lastTransient = transient
+        logger.notice("refresh failed; backing off", metadata: [
+            "failures": "\(throttle.consecutiveFailures)", "delay": "\(transient.retryAfter ?? .zero)",
+        ])
         return transient
-    }
-
-    private func resetFailures() {
-        consecutiveFailures = 0
-        notBefore = nil
-        lastTransient = nil
     }
 
     private func emit(_ event: AuthEvent) {

@@ -2,6 +2,10 @@ import Foundation
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// A ``RefreshLock`` on an advisory `flock` of a file named after the service and account.
@@ -43,7 +47,7 @@ public struct FileRefreshLock: RefreshLock {
     }
 
     public func withLock<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
-        let descriptor = try open()
+        let descriptor = try openLockFile()
         defer { close(descriptor) }  // closing the descriptor releases the lock
         var waited = Duration.zero
         let pause = Duration.milliseconds(20)
@@ -60,10 +64,10 @@ public struct FileRefreshLock: RefreshLock {
         return try await body()
     }
 
-    private func open() throws -> Int32 {
+    private func openLockFile() throws -> Int32 {
         let directory = (path as NSString).deletingLastPathComponent
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let descriptor = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             throw Failure(reason: "cannot open \(path): \(String(cString: strerror(errno)))")
         }

@@ -22,23 +22,31 @@ public struct AuthStoreError: Error, Sendable, Equatable, CustomStringConvertibl
     /// What is wrong with it. Never contains a secret.
     public let reason: String
 
-    /// What happened and how to fix it.
+    /// What happened, then ``fix``.
     public var description: String {
         switch code {
         case .unsupportedVersion:
-            return "The stored tokens for \(entry) use a newer format (\(reason)); they were left untouched. "
-                + "Upgrade TokenKeyring, or replace them with `tokenctl import`."
+            return "The stored tokens for \(entry) use a newer format (\(reason)); they were left untouched. " + fix
         default:
-            return "The stored tokens for \(entry) could not be read: \(reason). They were left untouched; "
-                + "replace them with `tokenctl import` or remove them with `tokenctl delete`."
+            return "The stored tokens for \(entry) could not be read: \(reason). They were left untouched. " + fix
         }
     }
 
-    static func corrupt(_ entry: String, _ reason: String) -> AuthStoreError {
+    /// What the user can do about it.
+    public var fix: String {
+        switch code {
+        case .unsupportedVersion:
+            return "Upgrade TokenKeyring, or sign in again to replace them."
+        default:
+            return "Sign in again (or import tokens) to replace them, or delete the entry."
+        }
+    }
+
+    package static func corrupt(_ entry: String, _ reason: String) -> AuthStoreError {
         AuthStoreError(code: .corrupt, entry: entry, reason: reason)
     }
 
-    static func unsupportedVersion(_ entry: String, _ version: Int) -> AuthStoreError {
+    package static func unsupportedVersion(_ entry: String, _ version: Int) -> AuthStoreError {
         AuthStoreError(code: .unsupportedVersion, entry: entry, reason: "version \(version)")
     }
 }

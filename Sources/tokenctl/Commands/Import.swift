@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TokenAuth
+import TokenAuthKeyring
 
 extension TokenCtl {
     struct Import: AsyncParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TokenAuth
+import TokenAuthKeyring
 
 extension TokenCtl {
     struct Login: AsyncParsableCommand {
@@ -92,7 +93,7 @@ extension TokenCtl {
                     tokenEndpoint: URL(string: tokenURL)!, clientID: clientID,
                     clientSecret: clientSecretStdin ? input.secrets[0] : nil,
                     revocationEndpoint: revocationURL.flatMap { URL(string: $0) })
-                let login = TokenAuth.Login(client: client, transport: URLSessionTransport(
+                let login = SignIn(client: client, transport: URLSessionTransport(
                     maximumResponseBodySize: TokenResponse.maximumSize, timeout: .seconds(30)))
 
                 let credentials: StoredCredentials

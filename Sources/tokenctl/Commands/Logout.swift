@@ -1,5 +1,6 @@
 import ArgumentParser
 import TokenAuth
+import TokenAuthKeyring
 
 extension TokenCtl {
     struct Logout: AsyncParsableCommand {
@@ -18,7 +19,7 @@ extension TokenCtl {
 
         func run() async throws {
             try await reportingFailures {
-                let outcome = try await TokenAuth.Logout.perform(
+                let outcome = try await SignOut.perform(
                     service: item.service, account: item.account, keyring: keyringOptions.keyring)
                 guard outcome.deleted else { throw Failure.noCredentials(item) }
                 switch outcome.revocation {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HTTPTypes
 import TokenAuth
+import TokenAuthKeyring
 
 extension TokenCtl {
     struct Request: AsyncParsableCommand {

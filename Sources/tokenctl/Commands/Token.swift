@@ -1,5 +1,6 @@
 import ArgumentParser
 import TokenAuth
+import TokenAuthKeyring
 
 extension TokenCtl {
     struct Token: AsyncParsableCommand {

@@ -38,16 +38,19 @@ func reportingFailures(_ body: () async throws -> Void) async throws {
         Terminal.error(failure.message)
         throw failure.exitCode
     } catch let error as KeyringError {
-        Terminal.error(error.description)
+        let advice = error.code == .timedOut || error.code == .other || error.code == .serviceUnavailable
+            ? " Run `tokenctl doctor` to check the keyring set-up step by step." : ""
+        Terminal.error(error.description + advice)
         throw Exit.keyring
     } catch let error as AuthStoreError {
-        Terminal.error(error.description)
+        Terminal.error(error.description + " With tokenctl: replace them with `tokenctl import` (or `tokenctl login`), "
+            + "or remove them with `tokenctl delete`.")
         throw Exit.badInput
     } catch let error as AuthError {
-        Terminal.error(error.description)
+        Terminal.error(error.description + (error.isLoginRequired ? signInAdvice : ""))
         throw error.isLoginRequired ? Exit.noCredentials : Exit.transient
     } catch let error as AuthorizedClientError where error.isLoginRequired {
-        Terminal.error(error.description)
+        Terminal.error(error.description + signInAdvice)
         throw Exit.noCredentials
     } catch let error as TokenEndpointError {
         Terminal.error(error.description)
@@ -62,6 +65,9 @@ func reportingFailures(_ body: () async throws -> Void) async throws {
         throw Exit.transient
     }
 }
+
+/// What tokenctl adds to a library's "sign in again".
+private let signInAdvice = " With tokenctl: `tokenctl login` (or `tokenctl import` for tokens you have)."
 
 /// Where output goes: data on stdout, messages on stderr.
 enum Terminal {

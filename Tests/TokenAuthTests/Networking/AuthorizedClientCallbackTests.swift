@@ -6,6 +6,7 @@ import OAuthTestServer
 import Synchronization
 import Testing
 @testable import TokenAuth
+import TokenAuthTesting
 
 @Suite("AuthorizedClient's callback API")
 struct AuthorizedClientCallbackTests {

@@ -144,8 +144,8 @@ struct AuthorizedClientTests {
         let request = HTTPRequest(method: .get, url: fixture.server.resourceURL)
 
         // The first request is rejected and refreshes; the second left with the same old token.
-        _ = try await client.sender.send(request, body: nil, authorizedWith: old)
-        let (response, _) = try await client.sender.send(request, body: nil, authorizedWith: old)
+        _ = try await client.exchange.send(request, body: nil, through: client.transport, authorizedWith: old)
+        let (response, _) = try await client.exchange.send(request, body: nil, through: client.transport, authorizedWith: old)
 
         #expect(response.status == .ok)
         #expect(fixture.server.stats.refreshGrants == 1)

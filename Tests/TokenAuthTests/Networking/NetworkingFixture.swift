@@ -1,8 +1,10 @@
 import Foundation
 import HTTPTypes
 import OAuthTestServer
+import OAuthTestSupport
 import Synchronization
 @testable import TokenAuth
+import TokenAuthTesting
 
 /// A real OAuth server on loopback, one real `URLSessionTransport` shared by the token client and the
 /// authorized client, and a wall clock the test controls.
@@ -26,9 +28,9 @@ struct NetworkingFixture {
     func manager(store: any AuthStore) -> AuthManager {
         AuthManager(
             store: store,
-            refresher: TokenEndpointClient(client: base.client, transport: transport, clock: clock.wallClock),
+            refresher: TokenEndpointClient(client: base.client, transport: transport, wallClock: clock.wallClock),
             configuration: .init(backoff: Backoff(jitter: false)),
-            now: clock.wallClock)
+            wallClock: clock.wallClock)
     }
 
     /// An authorized client over a manager seeded with `auth` (or an empty store).

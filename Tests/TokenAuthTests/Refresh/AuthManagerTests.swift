@@ -1,7 +1,6 @@
 import Foundation
-import Keyring
-import KeyringTestSupport
 import OAuthTestServer
+import OAuthTestSupport
 import Testing
 @testable import TokenAuth
 
@@ -145,9 +144,9 @@ struct AuthManagerTests {
             let closed = try await OAuthTestServer.start()
             let endpoint = closed.tokenEndpoint
             await closed.shutdown()
-            refresher = TokenEndpointClient(client: OAuthClient(tokenEndpoint: endpoint, clientID: "test-client"), clock: fixture.clock.wallClock)
+            refresher = TokenEndpointClient(client: OAuthClient(tokenEndpoint: endpoint, clientID: "test-client"), wallClock: fixture.clock.wallClock)
         }
-        let manager = AuthManager(store: store, refresher: refresher, now: fixture.clock.wallClock)
+        let manager = AuthManager(store: store, refresher: refresher, wallClock: fixture.clock.wallClock)
 
         let error = await #expect(throws: AuthError.self) { try await manager.validToken() }
         #expect(error?.code == .transient)
@@ -228,7 +227,7 @@ struct AuthManagerTests {
 
         let waiter = Task { try await manager.validToken() }
         try await fixture.waitForTokenRequest()
-        try await manager.clear()
+        try await manager.signOut()
 
         let result = await waiter.result
         #expect(throws: AuthError.self) { try result.get() }

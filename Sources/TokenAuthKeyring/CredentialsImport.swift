@@ -1,14 +1,15 @@
 import Foundation
+import TokenAuth
 
 /// Reads credentials that a person or script hands over as text, e.g. on `tokenctl import`'s standard input.
-public enum CredentialsImport {
+package enum CredentialsImport {
     /// Why the text could not be imported. Never contains a token.
-    public struct Failure: Error, Sendable, CustomStringConvertible {
+    package struct Failure: Error, Sendable, CustomStringConvertible {
         /// What is wrong with the input.
-        public let reason: String
+        package let reason: String
 
         /// What is wrong and what is accepted.
-        public var description: String {
+        package var description: String {
             "The input is not usable credentials: \(reason). Give either the stored JSON format "
                 + "({\"version\":1,\"access_token\":…}) or an OAuth 2.0 token response ({\"access_token\":…,\"expires_in\":…})."
         }
@@ -18,7 +19,7 @@ public enum CredentialsImport {
     /// - the stored JSON format, recognised by its `version` member (see the README);
     /// - an RFC 6749 §5.1 token response, whose relative `expires_in` counts from `receivedAt`;
     /// - a single line of text, taken as a bare access token.
-    public static func parse(_ text: String, receivedAt: Date) throws(Failure) -> StoredCredentials {
+    package static func parse(_ text: String, receivedAt: Date) throws(Failure) -> StoredCredentials {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         if trimmed.hasPrefix("{"), !hasVersion(trimmed) {
             do {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import TokenAuth
+import TokenAuth
+@testable import TokenAuthKeyring
 
 /// The keyring item's text format, without a keyring: what is written, what is read back, what is refused.
 @Suite("The stored JSON bundle format")

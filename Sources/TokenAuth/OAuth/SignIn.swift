@@ -4,14 +4,14 @@ import Foundation
 /// the client that can refresh them.
 ///
 /// ```swift
-/// let login = Login(client: OAuthClient(tokenEndpoint: url, clientID: "cli"))
-/// let credentials = try await login.perform(.password(username: "ada", password: password), scope: "read")
-/// try await KeyringAuthStore(service: "api.example.com", account: "ada").save(credentials)
+/// let signIn = SignIn(client: OAuthClient(tokenEndpoint: url, clientID: "cli"))
+/// let credentials = try await signIn.perform(.password(username: "ada", password: password), scope: "read")
+/// try await manager.signIn(credentials.auth)
 /// ```
 ///
 /// The returned ``StoredCredentials`` record the client (token endpoint, id, secret, revocation endpoint), so the
 /// stored item alone is enough to refresh and to revoke later.
-public struct Login: Sendable {
+public struct SignIn: Sendable {
     /// A grant that signs in without user interaction.
     public enum Grant: Sendable {
         /// The resource owner password grant (RFC 6749 §4.3), for scripts and tests.
@@ -24,14 +24,14 @@ public struct Login: Sendable {
     public let client: OAuthClient
     private let endpoint: TokenEndpointClient
 
-    /// Creates a login for `client`.
+    /// Creates a sign-in for `client`.
     public init(
         client: OAuthClient,
         transport: any HTTPTransport = URLSessionTransport(maximumResponseBodySize: TokenResponse.maximumSize),
-        clock: @escaping WallClock = systemWallClock
+        wallClock: @escaping WallClock = systemWallClock
     ) {
         self.client = client
-        endpoint = TokenEndpointClient(client: client, transport: transport, clock: clock)
+        endpoint = TokenEndpointClient(client: client, transport: transport, wallClock: wallClock)
     }
 
     /// Performs `grant` and returns the tokens with the client recorded.
@@ -51,7 +51,7 @@ public struct Login: Sendable {
         return StoredCredentials(auth: auth, client: client)
     }
 
-    /// Tokens obtained elsewhere (a token response or the stored format), recorded with this login's client.
+    /// Tokens obtained elsewhere (a token response or the stored format), recorded with this sign-in's client.
     ///
     /// A client secret in `imported` is kept only when it belongs to the same client id and this client has none.
     public func adopting(_ imported: StoredCredentials, scope: String? = nil) -> StoredCredentials {

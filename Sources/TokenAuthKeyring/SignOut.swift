@@ -1,5 +1,6 @@
 import Foundation
 import Keyring
+import TokenAuth
 
 /// Signs an account out of a keyring item: revokes its tokens at the server when the item records a revocation
 /// endpoint (RFC 7009), then deletes the item.
@@ -8,7 +9,7 @@ import Keyring
 /// not be revoked stays valid only until it expires; ``Outcome/revocation`` says what happened so the caller can
 /// tell the user. Everything runs under the item's ``FileRefreshLock``, so a refresh in another process cannot
 /// write tokens back after the delete.
-public enum Logout {
+public enum SignOut {
     /// What happened at the revocation endpoint.
     public enum Revocation: Sendable, Equatable {
         /// Nothing was stored, or the item records no revocation endpoint: nothing was sent.
@@ -19,7 +20,7 @@ public enum Logout {
         case failed(TokenRevocationError)
     }
 
-    /// The result of a logout.
+    /// The result of a sign-out.
     public struct Outcome: Sendable, Equatable {
         /// Whether an item was stored (and is now deleted).
         public var deleted: Bool
@@ -27,7 +28,7 @@ public enum Logout {
         public var revocation: Revocation
     }
 
-    /// Logs `account` on `service` out.
+    /// Signs `account` on `service` out.
     /// - Throws: the store's errors (`KeyringError`, ``AuthStoreError`` for an item that cannot be read — then
     ///   nothing is revoked or deleted), or ``FileRefreshLock/Failure``.
     public static func perform(
@@ -35,7 +36,7 @@ public enum Logout {
         account: String,
         keyring: Keyring = Keyring(),
         transport: any HTTPTransport = URLSessionTransport(maximumResponseBodySize: 64 * 1024, timeout: .seconds(10)),
-        now: @escaping WallClock = systemWallClock
+        wallClock: @escaping WallClock = systemWallClock
     ) async throws -> Outcome {
         let store = KeyringAuthStore(service: service, account: account, keyring: keyring)
         return try await FileRefreshLock(service: service, account: account).withLock {
@@ -44,7 +45,7 @@ public enum Logout {
             }
             var revocation = Revocation.notConfigured
             if let client = credentials.client, let revoker = TokenRevocationClient(client: client, transport: transport) {
-                revocation = await revoke(credentials.auth, with: revoker, now: now)
+                revocation = await revoke(credentials.auth, with: revoker, wallClock: wallClock)
             }
             let deleted = try await store.delete()
             return Outcome(deleted: deleted, revocation: revocation)
@@ -53,10 +54,10 @@ public enum Logout {
 
     /// Revokes the refresh token first (at most servers that also ends its access tokens), then the access token
     /// unless it has expired. Stops at the first failure.
-    private static func revoke(_ auth: Auth, with revoker: TokenRevocationClient, now: WallClock) async -> Revocation {
+    private static func revoke(_ auth: Auth, with revoker: TokenRevocationClient, wallClock: WallClock) async -> Revocation {
         var tokens: [(String, TokenRevocationClient.TokenTypeHint)] = []
         if let refreshToken = auth.refreshToken { tokens.append((refreshToken, .refreshToken)) }
-        if auth.isValid(at: now()) { tokens.append((auth.accessToken, .accessToken)) }
+        if auth.isValid(at: wallClock()) { tokens.append((auth.accessToken, .accessToken)) }
         for (token, hint) in tokens {
             do {
                 try await revoker.revoke(token, hint: hint)

@@ -2,8 +2,10 @@ import Foundation
 import Keyring
 import KeyringTestSupport
 import OAuthTestServer
+import OAuthTestSupport
 import Testing
-@testable import TokenAuth
+import TokenAuth
+@testable import TokenAuthKeyring
 
 @Suite("AuthManager with the real keyring store", .needsSecretService)
 struct AuthManagerKeyringTests {

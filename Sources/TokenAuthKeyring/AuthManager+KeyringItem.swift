@@ -1,11 +1,12 @@
 import Foundation
 import Keyring
+import TokenAuth
 
 extension AuthManager {
     /// A manager for the keyring item of `account` on `service`, refreshing through the token endpoint and client
     /// recorded in the item, under a ``FileRefreshLock`` shared with every other process using the item.
     ///
-    /// This is what `tokenctl token` uses: one keyring item is all it needs. Refreshed tokens are written back with
+    /// One keyring item is all it needs (`tokenctl token` is built on it). Refreshed tokens are written back with
     /// the time of the refresh (`refreshed_at`). An item with no refresh token whose client has a secret — what a
     /// `client_credentials` login stores — gets new tokens with that grant (RFC 6749 §4.4 allows it only for
     /// confidential clients), asking for the stored scope.
@@ -16,33 +17,27 @@ extension AuthManager {
         keyring: Keyring = Keyring(),
         transport: any HTTPTransport = URLSessionTransport(maximumResponseBodySize: TokenResponse.maximumSize),
         configuration: Configuration = Configuration(),
-        now: @escaping WallClock = systemWallClock
+        wallClock: @escaping WallClock = systemWallClock
     ) async throws -> AuthManager {
         let reader = KeyringAuthStore(service: service, account: account, keyring: keyring)
         guard let credentials = try await reader.loadCredentials() else {
             throw AuthError.loginRequired("no credentials are stored for account \"\(account)\" on service \"\(service)\"")
         }
         let store = KeyringAuthStore(
-            service: service, account: account, client: credentials.client, keyring: keyring, refreshClock: now)
+            service: service, account: account, client: credentials.client, keyring: keyring, wallClock: wallClock)
         var configuration = configuration
         if credentials.auth.refreshToken == nil, credentials.client?.clientSecret != nil {
             configuration.usesClientCredentials = true
             configuration.scope = configuration.scope ?? credentials.auth.scope
         }
         let refresher: any TokenRefresher = credentials.client.map {
-            TokenEndpointClient(client: $0, transport: transport, clock: now)
+            TokenEndpointClient(client: $0, transport: transport, wallClock: wallClock)
         } ?? UnconfiguredRefresher(service: service, account: account)
         let manager = AuthManager(
             store: store, refresher: refresher, configuration: configuration,
-            lock: FileRefreshLock(service: service, account: account), now: now)
+            lock: FileRefreshLock(service: service, account: account), wallClock: wallClock)
         await manager.prime(with: credentials.auth)
         return manager
-    }
-
-    /// Starts from tokens the caller has just loaded, saving the manager a second read.
-    func prime(with auth: Auth) {
-        guard !loadedFromStore else { return }
-        adoptLoaded(auth)
     }
 }
 

@@ -2,58 +2,59 @@ import Foundation
 import OAuthTestServer
 import Testing
 import TokenAuth
+import TokenAuthTesting
 
 /// A real OAuth server on loopback, a wall clock the test controls, and helpers to seed sessions.
-struct RefreshFixture {
-    let server: OAuthTestServer
-    let clock: ManualWallClock
-    let client: OAuthClient
+public struct RefreshFixture: Sendable {
+    public let server: OAuthTestServer
+    public let clock: ManualWallClock
+    public let client: OAuthClient
 
-    static func start(_ configuration: OAuthTestServer.Configuration = .init()) async throws -> RefreshFixture {
+    public static func start(_ configuration: OAuthTestServer.Configuration = .init()) async throws -> RefreshFixture {
         let server = try await OAuthTestServer.start(configuration)
         return RefreshFixture(
             server: server, clock: ManualWallClock(),
             client: OAuthClient(tokenEndpoint: server.tokenEndpoint, clientID: "test-client"))
     }
 
-    var refresher: TokenEndpointClient {
-        TokenEndpointClient(client: client, clock: clock.wallClock)
+    public var refresher: TokenEndpointClient {
+        TokenEndpointClient(client: client, wallClock: clock.wallClock)
     }
 
     /// A session the server really issued, whose access token the client sees as expiring in `expiresIn` seconds
     /// (negative: already expired).
-    func seed(expiresIn: TimeInterval = -10, withRefreshToken: Bool = true) -> Auth {
+    public func seed(expiresIn: TimeInterval = -10, withRefreshToken: Bool = true) -> Auth {
         let issued = server.issueTokens(clientID: client.clientID, subject: "alice", withRefreshToken: withRefreshToken)
         return Auth(
             accessToken: issued.accessToken, refreshToken: issued.refreshToken,
             expiresAt: clock.now.addingTimeInterval(expiresIn))
     }
 
-    func manager(
+    public func manager(
         store: any AuthStore,
         configuration: AuthManager.Configuration = .init(backoff: Backoff(jitter: false)),
         lock: (any RefreshLock)? = nil
     ) -> AuthManager {
-        AuthManager(store: store, refresher: refresher, configuration: configuration, lock: lock, now: clock.wallClock)
+        AuthManager(store: store, refresher: refresher, configuration: configuration, lock: lock, wallClock: clock.wallClock)
     }
 
     /// Waits until a token request has reached the server (bounded: a request that never arrives fails the
     /// test instead of hanging it).
-    func waitForTokenRequest(sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    public func waitForTokenRequest(sourceLocation: SourceLocation = #_sourceLocation) async throws {
         for _ in 0..<2000 where server.stats.tokenRequests == 0 {
             try await Task.sleep(for: .milliseconds(5))
         }
         try #require(server.stats.tokenRequests > 0, "no token request reached the server", sourceLocation: sourceLocation)
     }
 
-    func shutdown() async { await server.shutdown() }
+    public func shutdown() async { await server.shutdown() }
 }
 
 /// Collects a manager's events as they arrive.
-actor EventLog {
-    private(set) var events: [AuthEvent] = []
+public actor EventLog {
+    public private(set) var events: [AuthEvent] = []
 
-    init(_ manager: AuthManager) {
+    public init(_ manager: AuthManager) {
         let stream = manager.events
         Task { await self.follow(stream) }
     }
@@ -63,7 +64,7 @@ actor EventLog {
     }
 
     /// Waits (bounded) until `predicate` holds for the events seen so far.
-    func waitFor(_ predicate: @Sendable ([AuthEvent]) -> Bool, attempts: Int = 200) async -> [AuthEvent] {
+    public func waitFor(_ predicate: @Sendable ([AuthEvent]) -> Bool, attempts: Int = 200) async -> [AuthEvent] {
         for _ in 0..<attempts where !predicate(events) {
             try? await Task.sleep(for: .milliseconds(10))
         }

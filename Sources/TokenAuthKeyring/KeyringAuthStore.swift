@@ -1,5 +1,6 @@
 import Foundation
 import Keyring
+import TokenAuth
 
 /// Token bundles in the Secret Service: one item per (service, account).
 ///
@@ -24,8 +25,8 @@ public struct KeyringAuthStore: AuthStore {
     /// Where new items are created.
     public let collection: KeyringCollection
     /// When set, saving an ``Auth`` records the time as the item's `refreshed_at`: give it to the store an
-    /// ``AuthManager`` writes refreshed tokens to, so `tokenctl status` can say when the last refresh was.
-    public let refreshClock: WallClock?
+    /// ``AuthManager`` writes refreshed tokens to, so that tools reading the item can say when the last refresh was.
+    public let wallClock: WallClock?
     private let keyring: Keyring
 
     /// Creates a store for one (service, account) item.
@@ -34,7 +35,7 @@ public struct KeyringAuthStore: AuthStore {
     ///     `tokenctl` can refresh them with nothing but the item.
     ///   - keyring: the Secret Service client (timeouts and prompt policy).
     ///   - collection: where a new item is created; an existing item is updated where it is.
-    ///   - refreshClock: when set, saves of an ``Auth`` (what the refresher writes back) record the time as
+    ///   - wallClock: when set, saves of an ``Auth`` (what the refresher writes back) record the time as
     ///     `refreshed_at`; saves of ``StoredCredentials`` store exactly what they are given.
     public init(
         service: String,
@@ -42,14 +43,14 @@ public struct KeyringAuthStore: AuthStore {
         client: OAuthClient? = nil,
         keyring: Keyring = Keyring(),
         collection: KeyringCollection = .default,
-        refreshClock: WallClock? = nil
+        wallClock: WallClock? = nil
     ) {
         self.service = service
         self.account = account
         self.client = client
         self.keyring = keyring
         self.collection = collection
-        self.refreshClock = refreshClock
+        self.wallClock = wallClock
     }
 
     /// The item's attributes: exactly these two.
@@ -73,7 +74,7 @@ public struct KeyringAuthStore: AuthStore {
     }
 
     /// Stores `auth` with this store's ``client``; without one, keeps the client the item already records.
-    /// With a ``refreshClock``, also records the time as `refreshed_at`.
+    /// With a ``wallClock``, also records the time as `refreshed_at`.
     public func save(_ auth: Auth) async throws {
         var client = self.client
         if client == nil {
@@ -84,7 +85,7 @@ public struct KeyringAuthStore: AuthStore {
             }
             // Any other error (locked, timed out) propagates: writing now would drop the recorded client.
         }
-        try await save(StoredCredentials(auth: auth, client: client, refreshedAt: refreshClock?()))
+        try await save(StoredCredentials(auth: auth, client: client, refreshedAt: wallClock?()))
     }
 
     /// Stores tokens and client, replacing the item in place.

@@ -1,38 +1,39 @@
 import Foundation
+import TokenAuth
 
 /// What can be shown about stored credentials without showing a token or secret.
-public struct CredentialsSummary: Sendable, Equatable, Encodable {
+struct CredentialsSummary: Sendable, Equatable, Encodable {
     /// The service the tokens are for.
-    public let service: String
+    let service: String
     /// The account they belong to.
-    public let account: String
+    let account: String
     /// The token type, e.g. `Bearer`.
-    public let tokenType: String
+    let tokenType: String
     /// When the access token expires, if known.
-    public let expiresAt: Date?
+    let expiresAt: Date?
     /// Whether the access token had expired at the time of the summary.
-    public let isExpired: Bool
+    let isExpired: Bool
     /// Seconds until expiry at the time of the summary (negative once expired); `nil` without a known expiry.
-    public let expiresInSeconds: Int?
+    let expiresInSeconds: Int?
     /// The granted scope.
-    public let scope: String?
+    let scope: String?
     /// Whether a refresh token is stored.
-    public let hasRefreshToken: Bool
+    let hasRefreshToken: Bool
     /// The token endpoint recorded with the tokens.
-    public let tokenEndpoint: URL?
+    let tokenEndpoint: URL?
     /// The client id recorded with the tokens.
-    public let clientID: String?
+    let clientID: String?
     /// Whether a client secret is stored.
-    public let hasClientSecret: Bool
+    let hasClientSecret: Bool
     /// The RFC 7009 revocation endpoint used on logout, if recorded.
-    public let revocationEndpoint: URL?
+    let revocationEndpoint: URL?
     /// When a refresh last stored the tokens, if recorded.
-    public let refreshedAt: Date?
+    let refreshedAt: Date?
     /// Seconds since ``refreshedAt`` at the time of the summary.
-    public let secondsSinceRefresh: Int?
+    let secondsSinceRefresh: Int?
 
     /// Summarises `credentials` as of `now`.
-    public init(service: String, account: String, credentials: StoredCredentials, now: Date) {
+    init(service: String, account: String, credentials: StoredCredentials, now: Date) {
         let auth = credentials.auth
         self.service = service
         self.account = account
@@ -51,13 +52,13 @@ public struct CredentialsSummary: Sendable, Equatable, Encodable {
     }
 
     /// "expires in 4 min", "expired 3 h 2 min ago", or "no expiry recorded".
-    public var relativeExpiry: String {
+    var relativeExpiry: String {
         guard let seconds = expiresInSeconds else { return "no expiry recorded" }
         return seconds > 0 ? "expires in \(Self.span(seconds))" : "expired \(Self.span(-seconds)) ago"
     }
 
     /// "3 min ago", or "never recorded" when no refresh time is stored.
-    public var relativeRefresh: String {
+    var relativeRefresh: String {
         guard let seconds = secondsSinceRefresh else { return "never recorded" }
         return "\(Self.span(seconds)) ago"
     }

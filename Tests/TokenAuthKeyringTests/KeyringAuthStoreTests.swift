@@ -3,6 +3,7 @@ import Keyring
 import KeyringTestSupport
 import Testing
 import TokenAuth
+import TokenAuthKeyring
 
 /// `KeyringAuthStore` against the private gnome-keyring of `scripts/test`. Every test uses a service of its own.
 @Suite("Token bundles in the real keyring", .needsSecretService)

@@ -1,4 +1,5 @@
 import Foundation
+import TokenAuth
 
 /// The keyring item's text: a stable, versioned JSON interchange format (documented in the README).
 ///

@@ -1,0 +1,85 @@
+import Synchronization
+import TokenAuth
+
+/// A token store in memory that the test controls: it counts loads, saves and erases, fails on demand, and
+/// holds its calls at gates, so a test can stop a refresh between "tokens received" and "tokens stored".
+///
+/// ```swift
+/// let store = ControlledAuthStore(expired)
+/// store.failSaves(with: LockedKeyring())   // the next saves throw
+/// store.saveGate.close()                   // saves wait until `saveGate.open()`
+/// ```
+///
+/// A held or failing call has already been counted. ``replaceStored(_:)`` changes what is stored behind the
+/// back of any manager, as another process sharing the entry would.
+public final class ControlledAuthStore: AuthStore {
+    private struct State {
+        var stored: Auth?
+        var loads = 0
+        var saves = 0
+        var erases = 0
+        var saved: [Auth] = []
+        var loadError: (any Error)?
+        var saveError: (any Error)?
+        var eraseError: (any Error)?
+    }
+
+    private let state: Mutex<State>
+    /// Holds ``load()`` while closed.
+    public let loadGate = Gate()
+    /// Holds ``save(_:)`` while closed, before anything is stored.
+    public let saveGate = Gate()
+
+    /// Creates a store holding `auth`.
+    public init(_ auth: Auth? = nil) {
+        state = Mutex(State(stored: auth))
+    }
+
+    /// What is stored now.
+    public var stored: Auth? { state.withLock { $0.stored } }
+    /// How many times ``load()`` was called.
+    public var loadCount: Int { state.withLock { $0.loads } }
+    /// How many times ``save(_:)`` was called, failed ones included.
+    public var saveCount: Int { state.withLock { $0.saves } }
+    /// How many times ``erase()`` was called.
+    public var eraseCount: Int { state.withLock { $0.erases } }
+    /// Every bundle stored successfully, in order.
+    public var savedBundles: [Auth] { state.withLock { $0.saved } }
+
+    /// Makes ``load()`` throw `error` from now on; `nil` makes it succeed again.
+    public func failLoads(with error: (any Error)?) { state.withLock { $0.loadError = error } }
+    /// Makes ``save(_:)`` throw `error` (storing nothing) from now on; `nil` makes it succeed again.
+    public func failSaves(with error: (any Error)?) { state.withLock { $0.saveError = error } }
+    /// Makes ``erase()`` throw `error` (erasing nothing) from now on; `nil` makes it succeed again.
+    public func failErases(with error: (any Error)?) { state.withLock { $0.eraseError = error } }
+
+    /// Replaces what is stored without counting a save: what another process sharing the entry does.
+    public func replaceStored(_ auth: Auth?) { state.withLock { $0.stored = auth } }
+
+    public func load() async throws -> Auth? {
+        state.withLock { $0.loads += 1 }
+        try await loadGate.pass()
+        return try state.withLock { state in
+            if let error = state.loadError { throw error }
+            return state.stored
+        }
+    }
+
+    public func save(_ auth: Auth) async throws {
+        state.withLock { $0.saves += 1 }
+        try await saveGate.pass()
+        try state.withLock { state in
+            if let error = state.saveError { throw error }
+            state.stored = auth
+            state.saved.append(auth)
+        }
+    }
+
+    public func erase() async throws {
+        try state.withLock { state in
+            state.erases += 1
+            if let error = state.eraseError { throw error }
+            state.stored = nil
+        }
+    }
+}
