@@ -61,3 +61,31 @@ stop_private_keyring() {
     [ -n "${TOKENKEYRING_SESSION_DIR:-}" ] && rm -rf "$TOKENKEYRING_SESSION_DIR"
     return 0
 }
+
+# Proves that the TokenAuth core needs no libsecret: the package's layering has no path from the core, its tests,
+# the testing doubles or the adapters to the keyring, and `swift build --target TokenAuth` succeeds with a
+# pkg-config that knows no package at all (so no libsecret-1 and no glib). As a control, the same environment must
+# fail to build Keyring: otherwise the pkg-config stand-in proved nothing.
+check_keyring_free_core() {
+    say "Checking that the TokenAuth core builds without libsecret…"
+    swift package describe --type json | python3 "$repo/scripts/lib/check-layers.py"
+    local nothing
+    nothing=$(mktemp -d "${TMPDIR:-/tmp}/no-pkg-config.XXXXXX")
+    printf '#!/bin/sh\n# Knows no package: what pkg-config says where libsecret and glib are not installed.\nexit 1\n' \
+        >"$nothing/pkg-config"
+    chmod +x "$nothing/pkg-config"
+    local status=0
+    PATH="$nothing:$PATH" PKG_CONFIG_PATH="" swift build --scratch-path .build-core --target TokenAuth >&2 || status=$?
+    if [ "$status" -ne 0 ]; then
+        rm -rf "$nothing"
+        say "TokenAuth does not build without libsecret."
+        return 1
+    fi
+    if PATH="$nothing:$PATH" PKG_CONFIG_PATH="" swift build --scratch-path .build-core --target Keyring >/dev/null 2>&1; then
+        rm -rf "$nothing"
+        say "Keyring built without pkg-config finding libsecret: the check above proves nothing."
+        return 1
+    fi
+    rm -rf "$nothing"
+    say "TokenAuth builds where pkg-config finds neither libsecret nor glib; Keyring does not (as expected)."
+}

@@ -1,0 +1,245 @@
+import Foundation
+import Testing
+import TokenAuth
+import TokenAuthTesting
+
+/// Every rule of ``AuthManager``, proven with the doubles of TokenAuthTesting: counted grants, held answers and
+/// held writes instead of timing, a manual wall clock instead of sleeping, and no keyring.
+@Suite("AuthManager rules, with the testing doubles", .timeLimit(.minutes(1)))
+struct AuthManagerRuleTests {
+    let clock = ManualWallClock()
+
+    /// A session whose access token expired ten seconds ago.
+    var expired: Auth { Auth(accessToken: "access-0", refreshToken: "refresh-0", expiresAt: clock.now.addingTimeInterval(-10)) }
+
+    func manager(
+        _ store: ControlledAuthStore,
+        _ endpoint: ScriptedTokenEndpoint,
+        lock: (any RefreshLock)? = nil,
+        configuration: AuthManager.Configuration = .init(backoff: Backoff(jitter: false))
+    ) -> AuthManager {
+        AuthManager(store: store, refresher: endpoint, configuration: configuration, lock: lock, wallClock: clock.wallClock)
+    }
+
+    @Test("single flight: 200 concurrent callers over an expired token cause one grant and all get its token")
+    func singleFlight() async throws {
+        let store = ControlledAuthStore(expired)
+        let endpoint = ScriptedTokenEndpoint(wallClock: clock.wallClock)
+        endpoint.gate.close()
+        let manager = manager(store, endpoint)
+
+        let tokens = try await withThrowingTaskGroup(of: String.self) { group in
+            for _ in 0..<200 { group.addTask { try await manager.validToken() } }
+            await endpoint.waitForGrants(1)
+            endpoint.gate.open()
+            return try await group.reduce(into: [String]()) { $0.append($1) }
+        }
+        #expect(endpoint.grantCount == 1)
+        #expect(Set(tokens) == ["access-1"])
+        #expect(tokens.count == 200)
+    }
+
+    @Test("stale-token check: a rejection of a token that was already replaced refreshes nothing")
+    func staleTokenCheck() async throws {
+        let store = ControlledAuthStore(expired)
+        let endpoint = ScriptedTokenEndpoint(wallClock: clock.wallClock)
+        let manager = manager(store, endpoint)
+
+        let fresh = try await manager.refresh(rejecting: "access-0")
+        #expect(fresh.accessToken == "access-1")
+        let again = try await manager.refresh(rejecting: "access-0")
+        #expect(again.accessToken == "access-1")
+        #expect(endpoint.grantCount == 1)
+        // The current token rejected: that one does refresh.
+        #expect(try await manager.refresh(rejecting: "access-1").accessToken == "access-2")
+        #expect(endpoint.grantCount == 2)
+    }
+
+    @Test("persist before release: no caller has the new token before the store has it")
+    func persistBeforeRelease() async throws {
+        let store = ControlledAuthStore(expired)
+        let endpoint = ScriptedTokenEndpoint(wallClock: clock.wallClock)
+        let manager = manager(store, endpoint)
+        store.saveGate.close()
+
+        // Each caller notes what the store held at the moment it got its token.
+        let caller = Task { (token: try await manager.validToken(), storedThen: store.stored?.accessToken) }
+        await store.saveGate.waitUntilArrivals(1)
+        // The new tokens arrived and their write is held.
+        #expect(endpoint.answerCount == 1)
+        #expect(store.stored?.accessToken == "access-0")
+        let second = Task { (token: try await manager.validToken(), storedThen: store.stored?.accessToken) }
+        store.saveGate.open()
+        let (first, late) = (try await caller.value, try await second.value)
+        #expect(first.token == "access-1" && first.storedThen == "access-1")
+        #expect(late.token == "access-1" && late.storedThen == "access-1")
+        #expect(store.stored?.accessToken == "access-1")
+        #expect(store.stored?.refreshToken == "refresh-1")
+        #expect(endpoint.grantCount == 1)
+    }
+
+    @Test("a failed save still serves the new token, keeps it off the fast path, and is retried on the next call")
+    func failedSaveIsRetried() async throws {
+        let store = ControlledAuthStore(expired)
+        let endpoint = ScriptedTokenEndpoint(wallClock: clock.wallClock)
+        let manager = manager(store, endpoint)
+        struct Locked: Error {}
+        store.failSaves(with: Locked())
+
+        #expect(try await manager.validToken() == "access-1")
+        #expect(store.saveCount == 1)
+        #expect(store.stored?.refreshToken == "refresh-0")
+
+        // Still failing: the token is served, and the write is attempted again on every call.
+        #expect(try await manager.validToken() == "access-1")
+        #expect(store.saveCount == 2)
+
+        store.failSaves(with: nil)
+        #expect(try await manager.validToken() == "access-1")
+        #expect(store.saveCount == 3)
+        #expect(store.stored?.refreshToken == "refresh-1")
+        // Written: now a call needs no decision and no write.
+        #expect(try await manager.validToken() == "access-1")
+        #expect(store.saveCount == 3)
+        #expect(endpoint.grantCount == 1)
+    }
+
+    @Test("sign-out during a refresh: nothing is written back, and the waiters get loginRequired")
+    func signOutDuringRefresh() async throws {
+        let store = ControlledAuthStore(expired)
+        let endpoint = ScriptedTokenEndpoint(wallClock: clock.wallClock)
+        endpoint.gate.close()
+        let manager = manager(store, endpoint)
+
+        let caller = Task { try await manager.validToken() }
+        await endpoint.waitForGrants(1)
+        let generation = await manager.sessionGeneration
+        let signOut = Task { try await manager.signOut() }
+        // `signOut()` ends the session at once and then waits for the refresh: answer once it has begun.
+        try await waitUntil { await manager.sessionGeneration > generation }
+        endpoint.gate.open()
+        try await signOut.value
+        let error = await #expect(throws: AuthError.self) { try await caller.value }
+        #expect(error?.code == .loginRequired)
+        #expect(store.stored == nil)
+        #expect(store.savedBundles.isEmpty)
+        await #expect(throws: AuthError.self) { try await manager.validToken() }
+    }
+
+    @Test("sign-in during a refresh wins: the waiters get the new session, and the refresh result is not stored")
+    func signInDuringRefresh() async throws {
+        let store = ControlledAuthStore(expired)
+        let endpoint = ScriptedTokenEndpoint(wallClock: clock.wallClock)
+        endpoint.gate.close()
+        let manager = manager(store, endpoint)
+        let signedIn = Auth(accessToken: "signed-in", refreshToken: "r-new", expiresAt: clock.now.addingTimeInterval(3600))
+
+        let caller = Task { try await manager.validToken() }
+        await endpoint.waitForGrants(1)
+        try await manager.signIn(signedIn)
+        endpoint.gate.open()
+
+        #expect(try await caller.value == "signed-in")
+        #expect(store.savedBundles == [signedIn])
+        #expect(try await manager.validToken() == "signed-in")
+    }
+
+    @Test("a cancelled caller stops waiting; the shared refresh goes on, is stored and serves the others")
+    func cancellation() async throws {
+        let store = ControlledAuthStore(expired)
+        let endpoint = ScriptedTokenEndpoint(wallClock: clock.wallClock)
+        endpoint.gate.close()
+        let manager = manager(store, endpoint)
+
+        let cancelled = Task { try await manager.validToken() }
+        await endpoint.waitForGrants(1)
+        let other = Task { try await manager.validToken() }
+        cancelled.cancel()
+        await #expect(throws: CancellationError.self) { try await cancelled.value }
+        #expect(endpoint.answerCount == 0)
+
+        endpoint.gate.open()
+        #expect(try await other.value == "access-1")
+        #expect(store.stored?.accessToken == "access-1")
+        #expect(endpoint.grantCount == 1)
+    }
+
+    @Test("backoff: after a transient failure the endpoint is left alone for 1 s, then 2 s, then asked again")
+    func backoff() async throws {
+        let store = ControlledAuthStore(expired)
+        let endpoint = ScriptedTokenEndpoint(wallClock: clock.wallClock)
+        let manager = manager(store, endpoint)
+        endpoint.fail(with: TokenEndpointError.serverError)
+        endpoint.fail(with: TokenEndpointError.serverError)
+
+        var error = await #expect(throws: AuthError.self) { try await manager.validToken() }
+        #expect(error?.code == .transient)
+        #expect(error?.retryAfter == .seconds(1))
+        clock.advance(by: 0.5)
+        error = await #expect(throws: AuthError.self) { try await manager.validToken() }
+        #expect(error?.code == .transient)
+        #expect(endpoint.grantCount == 1)  // not asked while backing off
+
+        clock.advance(by: 0.6)
+        error = await #expect(throws: AuthError.self) { try await manager.validToken() }
+        #expect(error?.retryAfter == .seconds(2))
+        #expect(endpoint.grantCount == 2)
+
+        clock.advance(by: 2.1)
+        #expect(try await manager.validToken() == "access-3")
+        #expect(endpoint.grantCount == 3)
+        #expect(store.stored?.accessToken == "access-3")
+    }
+
+    @Test("a permanent rejection is loginRequired, keeps the stored tokens, and never resends the refresh token")
+    func permanentRejection() async throws {
+        let store = ControlledAuthStore(expired)
+        let endpoint = ScriptedTokenEndpoint(wallClock: clock.wallClock)
+        let manager = manager(store, endpoint)
+        endpoint.fail(with: TokenEndpointError.invalidGrant)
+
+        for _ in 0..<3 {
+            let error = await #expect(throws: AuthError.self) { try await manager.validToken() }
+            #expect(error?.code == .loginRequired)
+        }
+        #expect(endpoint.grantCount == 1)
+        #expect(store.stored == expired)
+        #expect(store.eraseCount == 0)
+    }
+
+    @Test("across processes: two managers with a real FileRefreshLock over one store make one grant")
+    func crossProcess() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tokenauth-rules-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let lock = FileRefreshLock(service: "rules.example", account: "ada", directory: directory)
+        let store = ControlledAuthStore(expired)
+        let endpoint = ScriptedTokenEndpoint(wallClock: clock.wallClock)
+        endpoint.gate.close()
+        let first = manager(store, endpoint, lock: lock)
+        let second = manager(store, endpoint, lock: lock)
+
+        let a = Task { try await first.validToken() }
+        await endpoint.waitForGrants(1)
+        // The first holds the lock while its grant is held; the second loads the expired tokens and queues on it.
+        let b = Task { try await second.validToken() }
+        await store.loadGate.waitUntilArrivals(2)
+        endpoint.gate.open()
+
+        #expect(try await a.value == "access-1")
+        #expect(try await b.value == "access-1")
+        #expect(endpoint.grantCount == 1)
+        #expect(store.stored?.refreshToken == "refresh-1")
+    }
+}
+
+/// Waits until `condition` holds, checking every millisecond for at most 10 s; fails the test if it never does.
+func waitUntil(
+    _ condition: () async -> Bool,
+    sourceLocation: SourceLocation = #_sourceLocation
+) async throws {
+    for _ in 0..<10_000 {
+        if await condition() { return }
+        try await Task.sleep(for: .milliseconds(1))
+    }
+    try #require(await condition(), "the condition never held", sourceLocation: sourceLocation)
+}
