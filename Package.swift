@@ -28,10 +28,15 @@ let package = Package(
             pkgConfig: "libsecret-1",
             providers: [.apt(["libsecret-1-dev"])]
         ),
+        // Batched D-Bus calls in C, for Keyring. Gets GIO's headers and flags from CLibSecret's pkg-config.
+        .target(
+            name: "CDBusBatch",
+            dependencies: ["CLibSecret"]
+        ),
         // Items in the freedesktop Secret Service, keyed by attributes. Knows nothing about tokens.
         .target(
             name: "Keyring",
-            dependencies: ["CLibSecret"]
+            dependencies: ["CLibSecret", "CDBusBatch"]
         ),
         // OAuth token bundles: the model, stores, the refresher, the token-endpoint client and HTTP.
         .target(
