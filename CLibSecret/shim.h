@@ -43,40 +43,4 @@ static inline const char *clibsecret_service_bus_name(SecretService *service) {
     return g_dbus_proxy_get_name(G_DBUS_PROXY(service));
 }
 
-/// Asks the bus whether `name` has an owner right now (org.freedesktop.DBus.NameHasOwner).
-/// Returns -1 and sets `error` when the call fails.
-static inline int clibsecret_bus_name_has_owner(GDBusConnection *connection, const char *name,
-                                                GCancellable *cancellable, GError **error) {
-    GVariant *reply = g_dbus_connection_call_sync(connection, "org.freedesktop.DBus", "/org/freedesktop/DBus",
-                                                  "org.freedesktop.DBus", "NameHasOwner",
-                                                  g_variant_new("(s)", name), G_VARIANT_TYPE("(b)"),
-                                                  G_DBUS_CALL_FLAGS_NONE, -1, cancellable, error);
-    if (reply == NULL) return -1;
-    gboolean owned = FALSE;
-    g_variant_get(reply, "(b)", &owned);
-    g_variant_unref(reply);
-    return owned ? 1 : 0;
-}
-
-/// Whether the bus can start a provider of `name` on demand (org.freedesktop.DBus.ListActivatableNames).
-/// Returns -1 and sets `error` when the call fails.
-static inline int clibsecret_bus_name_is_activatable(GDBusConnection *connection, const char *name,
-                                                     GCancellable *cancellable, GError **error) {
-    GVariant *reply = g_dbus_connection_call_sync(connection, "org.freedesktop.DBus", "/org/freedesktop/DBus",
-                                                  "org.freedesktop.DBus", "ListActivatableNames",
-                                                  NULL, G_VARIANT_TYPE("(as)"),
-                                                  G_DBUS_CALL_FLAGS_NONE, -1, cancellable, error);
-    if (reply == NULL) return -1;
-    GVariantIter *names = NULL;
-    const char *candidate = NULL;
-    int found = 0;
-    g_variant_get(reply, "(as)", &names);
-    while (g_variant_iter_loop(names, "&s", &candidate)) {
-        if (g_strcmp0(candidate, name) == 0) found = 1;
-    }
-    g_variant_iter_free(names);
-    g_variant_unref(reply);
-    return found;
-}
-
 #endif
