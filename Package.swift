@@ -30,10 +30,15 @@ let package = Package(
             pkgConfig: "libsecret-1",
             providers: [.apt(["libsecret-1-dev"])]
         ),
+        // Batched D-Bus calls in C, for Keyring. Gets GIO's headers and flags from CLibSecret's pkg-config.
+        .target(
+            name: "CDBusBatch",
+            dependencies: ["CLibSecret"]
+        ),
         // Items in the freedesktop Secret Service, keyed by attributes. Knows nothing about tokens.
         .target(
             name: "Keyring",
-            dependencies: ["CLibSecret"]
+            dependencies: ["CLibSecret", "CDBusBatch"]
         ),
         // The core: OAuth token bundles, the storage protocols, the refresher, the OAuth clients and HTTP.
         // No libsecret anywhere in its build graph: it builds where there is no Secret Service.

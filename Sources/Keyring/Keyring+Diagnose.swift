@@ -62,16 +62,21 @@ private struct Diagnostician {
 
         // 2. A Secret Service provider on it, running or startable.
         do {
-            let owned = try withGError("asking the bus") {
-                clibsecret_bus_name_has_owner(connection, Self.serviceName, cancellable, $0)
+            let name = Variant.tuple([Variant.string(Self.serviceName)])
+            let owned = try askBus(connection, "NameHasOwner", name, replyType: "(b)") { reply in
+                let owned = Variant.firstChild(reply)
+                defer { g_variant_unref(owned) }
+                return g_variant_get_boolean(owned) != 0
             }
-            if owned == 1 {
+            if owned == true {
                 checks.append(Check(name: "Secret Service", status: .ok, detail: "\(Self.serviceName) is running", fix: nil))
             } else {
-                let activatable = try withGError("asking the bus") {
-                    clibsecret_bus_name_is_activatable(connection, Self.serviceName, cancellable, $0)
+                let activatable = try askBus(connection, "ListActivatableNames", nil, replyType: "(as)") { reply in
+                    let names = Variant.firstChild(reply)
+                    defer { g_variant_unref(names) }
+                    return Variant.stringArray(names).contains(Self.serviceName)
                 }
-                guard activatable == 1 else {
+                guard activatable == true else {
                     return fail("Secret Service", .serviceUnavailable("nobody owns \(Self.serviceName) and D-Bus cannot start it"))
                 }
                 checks.append(Check(
@@ -109,5 +114,21 @@ private struct Diagnostician {
         } catch {
             return fail("session", .other("The session check failed.", "\(error)"))
         }
+    }
+
+    /// Calls `method` of the bus itself (`org.freedesktop.DBus`) and reads its reply with `read`; `nil` when GDBus
+    /// gives no reply and no error. Consumes a floating `parameters`.
+    private func askBus<T>(
+        _ connection: OpaquePointer, _ method: String, _ parameters: OpaquePointer?, replyType: String,
+        _ read: (OpaquePointer) -> T
+    ) throws -> T? {
+        let reply: OpaquePointer? = try withGError("asking the bus") {
+            g_dbus_connection_call_sync(
+                connection, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", method, parameters,
+                g_variant_type_checked_(replyType), G_DBUS_CALL_FLAGS_NONE, -1, cancellable, $0)
+        }
+        guard let reply else { return nil }
+        defer { g_variant_unref(reply) }
+        return read(reply)
     }
 }

@@ -49,8 +49,8 @@ public struct Keyring: Sendable {
     public let configuration: Configuration
 
     /// Writes to the same attributes are serialised within the process, so that concurrent saves
-    /// leave one item, not several.
-    private static let writes = KeyedAsyncLock()
+    /// leave one item, not several. A write waits for its turn at most ``Configuration/timeout``.
+    static let writes = KeyedAsyncLock()
 
     /// Creates a keyring client. It connects lazily, on the first call.
     public init(configuration: Configuration = Configuration()) {
@@ -103,7 +103,9 @@ public struct Keyring: Sendable {
     /// secret and the others are deleted. Items with further attributes are left alone.
     /// - Returns: the item now holding the secret.
     /// - Throws: ``KeyringError`` — `secretTooLarge` over ``maximumSecretSize``; `locked`, `serviceUnavailable`,
-    ///   `noDefaultCollection` or `timedOut` otherwise. Nothing is deleted when the write fails.
+    ///   `noDefaultCollection` or `timedOut` otherwise (also when another write to the same attributes in this
+    ///   process runs longer than the timeout); `CancellationError` when the task is cancelled. Nothing is deleted
+    ///   when the write fails.
     @discardableResult
     public func store(
         _ secret: String,
@@ -115,7 +117,7 @@ public struct Keyring: Sendable {
         guard size <= Self.maximumSecretSize else {
             throw KeyringError.secretTooLarge(size: size, limit: Self.maximumSecretSize)
         }
-        return try await Self.writes.withLock(Self.lockKey(attributes)) {
+        return try await Self.writes.withLock(Self.lockKey(attributes), timeout: configuration.timeout) {
             try await withUnlocking {
                 try await call { calls in
                     try Self.store(secret, label: label, attributes: attributes, in: collection, calls: calls)
@@ -158,9 +160,11 @@ public struct Keyring: Sendable {
 
     /// Deletes every item whose attributes are exactly `attributes`.
     /// - Returns: how many items were deleted (0 when there were none).
+    /// - Throws: ``KeyringError`` — `timedOut` also when another write to the same attributes in this process runs
+    ///   longer than the timeout; `CancellationError` when the task is cancelled.
     @discardableResult
     public func delete(_ attributes: [String: String]) async throws -> Int {
-        try await Self.writes.withLock(Self.lockKey(attributes)) {
+        try await Self.writes.withLock(Self.lockKey(attributes), timeout: configuration.timeout) {
             try await withUnlocking {
                 try await call { calls in
                     let exact = try calls.search(attributes).filter { $0.hasExactly(attributes) }
@@ -222,7 +226,8 @@ public struct Keyring: Sendable {
         items.max { lhs, rhs in (lhs.modified, lhs.path) < (rhs.modified, rhs.path) }
     }
 
-    private static func lockKey(_ attributes: [String: String]) -> String {
+    /// The key of ``writes`` for a write to the item with exactly `attributes`.
+    static func lockKey(_ attributes: [String: String]) -> String {
         attributes.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "\u{0}")
     }
 }

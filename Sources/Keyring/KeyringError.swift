@@ -86,6 +86,15 @@ extension KeyringError {
             underlying: detail)
     }
 
+    /// A write that waited for the lock of its item longer than the call's timeout, and so did not start.
+    static func writeStillRunning(after timeout: Duration) -> KeyringError {
+        KeyringError(
+            .timedOut,
+            "Another write to the same keyring item was still running after \(timeout); this write was not started.",
+            fix: "Try again once the other write has finished, or raise the timeout; if writes keep stalling, "
+                + "check for an unanswered unlock prompt and that the keyring daemon is responsive (`tokenctl doctor`).")
+    }
+
     static func notFound(_ detail: String?) -> KeyringError {
         KeyringError(.notFound, "The keyring item no longer exists.", fix: "Look it up again.", underlying: detail)
     }

@@ -10,7 +10,6 @@ import Synchronization
 /// passes or the calling task is cancelled; libsecret then returns at once with `G_IO_ERROR_CANCELLED`.
 enum BlockingCall {
     private static let queue = DispatchQueue(label: "TokenKeyring.Keyring.blocking", attributes: .concurrent)
-    private static let timers = DispatchQueue(label: "TokenKeyring.Keyring.timeouts")
 
     static func run<T: Sendable>(
         timeout: Duration,
@@ -24,11 +23,10 @@ enum BlockingCall {
                 // The timer answers the caller even if the blocking call ignored the cancellation;
                 // a late result of that call is then dropped. It settles the outcome *before* cancelling:
                 // the cancelled call returns at once, and its result (a cancellation) must not win the race.
-                let timer = Timer {
+                let timer = Timeout(after: timeout) {
                     outcome.finish(.failure(KeyringError.timedOut(after: timeout, nil)))
                     cancellable.cancel()
                 }
-                timers.asyncAfter(deadline: .now() + timeout.dispatchInterval, execute: timer.item)
                 queue.async {
                     defer { timer.cancel() }
                     do {
@@ -90,16 +88,6 @@ enum BlockingCall {
         }
     }
 
-    /// A timeout that the finished call cancels, so that timers do not pile up.
-    ///
-    /// `@unchecked Sendable` is safe: `DispatchWorkItem.cancel()` is thread-safe (libdispatch sets the
-    /// cancellation flag atomically), and `item` is never reassigned.
-    private struct Timer: @unchecked Sendable {
-        let item: DispatchWorkItem
-        init(_ block: @escaping @Sendable () -> Void) { item = DispatchWorkItem(block: block) }
-        func cancel() { item.cancel() }
-    }
-
     /// Owns one reference to a `GCancellable` and releases it when the last closure using it is gone.
     ///
     /// `@unchecked Sendable` is safe: the pointer never changes, and `g_cancellable_cancel` is documented
@@ -112,12 +100,5 @@ enum BlockingCall {
         deinit { g_object_unref(pointer) }
 
         func cancel() { g_cancellable_cancel(pointer) }
-    }
-}
-
-extension Duration {
-    var dispatchInterval: DispatchTimeInterval {
-        let (seconds, attoseconds) = components
-        return .nanoseconds(Int(clamping: seconds * 1_000_000_000 + attoseconds / 1_000_000_000))
     }
 }

@@ -78,6 +78,15 @@ enum Variant {
         return result
     }
 
+    /// The elements of an `as` array.
+    static func stringArray(_ value: OpaquePointer) -> [String] {
+        (0..<g_variant_n_children(value)).map { index in
+            let element: OpaquePointer = g_variant_get_child_value(value, index)
+            defer { g_variant_unref(element) }
+            return stringValue(element)
+        }
+    }
+
     /// The strings of a NULL-terminated `gchar**`; does not release it.
     static func strings(_ vector: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?) -> [String] {
         var result: [String] = []

@@ -21,7 +21,7 @@ struct CollectionInfo {
 ///
 /// Items are addressed by D-Bus object path, not through libsecret's `SecretItem` proxies: a proxy costs a
 /// `GetAll` round trip and a bus match rule of its own, and a search made one per found item. Calls whose
-/// answers do not depend on each other go out together in one ``ClibsecretBatch`` and cost one round trip.
+/// answers do not depend on each other go out together in one ``DBusBatch`` and cost one round trip.
 ///
 /// Only ever used on a ``BlockingCall`` thread, inside one call: it is neither stored nor sent anywhere.
 struct SecretServiceCalls {
@@ -65,21 +65,16 @@ struct SecretServiceCalls {
     func search(_ attributes: [String: String]) throws -> [KeyringItem] {
         let (unlocked, locked) = try searchPaths(attributes)
         let paths = unlocked + locked
-        return try withBatch(size: paths.count) { batch in
-            for (index, path) in paths.enumerated() {
-                clibsecret_batch_call(
-                    batch, guint(index), path, Self.propertiesInterface, "GetAll",
-                    Variant.getAllParameters(interface: Self.itemInterface), "(a{sv})")
-            }
-            clibsecret_batch_wait(batch)
-            return try paths.indices.compactMap { index in
-                // `nil`: deleted since the search.
-                guard let reply = try take(batch, index, "reading the properties of \(paths[index])", skippingMissing: true) else {
-                    return nil
-                }
-                defer { g_variant_unref(reply) }
-                return Self.item(at: paths[index], from: reply)
-            }
+        let batch = makeBatch(size: paths.count)
+        for (index, path) in paths.enumerated() {
+            batch.call(
+                index, path: path, interface: Self.propertiesInterface, method: "GetAll",
+                parameters: Variant.getAllParameters(interface: Self.itemInterface), replyType: "(a{sv})")
+        }
+        batch.wait()
+        return try paths.enumerated().compactMap { index, path in
+            // `nil`: deleted since the search.
+            try batch.take(index, "reading the properties of \(path)", skippingMissing: true) { Self.item(at: path, from: $0) }
         }
     }
 
@@ -110,23 +105,22 @@ struct SecretServiceCalls {
 
         /// When the items at `paths` were last modified (one more round trip; only duplicates need it).
         func modified(_ paths: [String]) throws -> [String: Date] {
-            try calls.withBatch(size: paths.count) { batch in
-                for (index, path) in paths.enumerated() {
-                    clibsecret_batch_call(
-                        batch, guint(index), path, SecretServiceCalls.propertiesInterface, "Get",
-                        Variant.getParameters(interface: SecretServiceCalls.itemInterface, property: "Modified"), "(v)")
-                }
-                clibsecret_batch_wait(batch)
-                var dates: [String: Date] = [:]
-                for (index, path) in paths.enumerated() {
-                    guard let reply = try calls.take(batch, index, "reading when \(path) changed", skippingMissing: true) else {
-                        continue
-                    }
-                    defer { g_variant_unref(reply) }
-                    dates[path] = Variant.boxedProperty(reply, type: "t") { Date(timeIntervalSince1970: TimeInterval(g_variant_get_uint64($0))) }
-                }
-                return dates
+            let batch = calls.makeBatch(size: paths.count)
+            for (index, path) in paths.enumerated() {
+                batch.call(
+                    index, path: path, interface: SecretServiceCalls.propertiesInterface, method: "Get",
+                    parameters: Variant.getParameters(interface: SecretServiceCalls.itemInterface, property: "Modified"),
+                    replyType: "(v)")
             }
+            batch.wait()
+            var dates: [String: Date] = [:]
+            for (index, path) in paths.enumerated() {
+                let modified = try batch.take(index, "reading when \(path) changed", skippingMissing: true) { reply in
+                    Variant.boxedProperty(reply, type: "t") { Date(timeIntervalSince1970: TimeInterval(g_variant_get_uint64($0))) }
+                }
+                dates[path] = modified ?? nil  // `nil`: deleted since the search, or no date
+            }
+            return dates
         }
     }
 
@@ -139,44 +133,41 @@ struct SecretServiceCalls {
     func searchForReading<T>(_ attributes: [String: String], _ body: (Readable) throws -> T) throws -> T {
         let (unlocked, locked) = try searchPaths(attributes)
         let paths = unlocked + locked
-        return try withBatch(size: paths.count + 1) { batch in
-            for (index, path) in paths.enumerated() {
-                clibsecret_batch_call(
-                    batch, guint(index), path, Self.propertiesInterface, "Get",
-                    Variant.getParameters(interface: Self.itemInterface, property: "Attributes"), "(v)")
-            }
-            if !unlocked.isEmpty {
-                let session = String(cString: secret_service_get_session_dbus_path(service))
-                clibsecret_batch_call(
-                    batch, guint(paths.count), Self.servicePath, Self.serviceInterface, "GetSecrets",
-                    Variant.tuple([Variant.objectPaths(unlocked), Variant.objectPath(session)]), "(a{o(oayays)})")
-            }
-            clibsecret_batch_wait(batch)
-            var candidates: [Candidate] = []
-            for (index, path) in paths.enumerated() {
-                guard let reply = try take(batch, index, "reading the attributes of \(path)", skippingMissing: true) else {
-                    continue  // deleted since the search
-                }
-                defer { g_variant_unref(reply) }
-                candidates.append(Candidate(
+        let batch = makeBatch(size: paths.count + 1)
+        for (index, path) in paths.enumerated() {
+            batch.call(
+                index, path: path, interface: Self.propertiesInterface, method: "Get",
+                parameters: Variant.getParameters(interface: Self.itemInterface, property: "Attributes"), replyType: "(v)")
+        }
+        if !unlocked.isEmpty {
+            let session = String(cString: secret_service_get_session_dbus_path(service))
+            batch.call(
+                paths.count, path: Self.servicePath, interface: Self.serviceInterface, method: "GetSecrets",
+                parameters: Variant.tuple([Variant.objectPaths(unlocked), Variant.objectPath(session)]),
+                replyType: "(a{o(oayays)})")
+        }
+        batch.wait()
+        let candidates = try paths.enumerated().compactMap { index, path in
+            // `nil`: deleted since the search.
+            try batch.take(index, "reading the attributes of \(path)", skippingMissing: true) { reply in
+                Candidate(
                     path: path,
                     attributes: Variant.boxedProperty(reply, type: "a{ss}", Variant.stringMap) ?? [:],
-                    isLocked: index >= unlocked.count))
+                    isLocked: index >= unlocked.count)
             }
-            // Without the secrets (an item locked or deleted meanwhile), `Readable.secret(of:)` reads one alone.
-            var secretsReply: OpaquePointer?
-            if !unlocked.isEmpty {
-                do {
-                    secretsReply = try take(batch, paths.count, "reading secrets", skippingMissing: true)
-                } catch let failure as GLibFailure where failure.info.kind == .locked {
-                    secretsReply = nil
-                }
-            }
-            defer { if let secretsReply { g_variant_unref(secretsReply) } }
-            let secrets = secretsReply.map(Variant.firstChild)
-            defer { if let secrets { g_variant_unref(secrets) } }
-            return try body(Readable(candidates: candidates, secrets: secrets, calls: self))
         }
+        // Without the secrets (an item locked or deleted meanwhile), `Readable.secret(of:)` reads one alone.
+        // The `a{o(oayays)}` keeps its own reference to the reply's data.
+        var secrets: OpaquePointer?
+        if !unlocked.isEmpty {
+            do {
+                secrets = try batch.take(paths.count, "reading secrets", skippingMissing: true, Variant.firstChild)
+            } catch let failure as GLibFailure where failure.info.kind == .locked {
+                secrets = nil
+            }
+        }
+        defer { if let secrets { g_variant_unref(secrets) } }
+        return try body(Readable(candidates: candidates, secrets: secrets, calls: self))
     }
 
     /// The paths of the items having all of `attributes`, unlocked and locked ones apart.
@@ -259,18 +250,19 @@ struct SecretServiceCalls {
         }
         let encoded = g_variant_take_ref(floating)
         defer { g_variant_unref(encoded) }
-        try withBatch(size: 2) { batch in
-            clibsecret_batch_call(batch, 0, path, Self.itemInterface, "SetSecret", Variant.tuple([encoded]), "()")
-            if let label {
-                let parameters = Variant.tuple([
-                    Variant.string(Self.itemInterface), Variant.string("Label"), g_variant_new_variant(Variant.string(label)),
-                ])
-                clibsecret_batch_call(batch, 1, path, Self.propertiesInterface, "Set", parameters, "()")
-            }
-            clibsecret_batch_wait(batch)
-            try take(batch, 0, "replacing the secret of \(path)").map { g_variant_unref($0) }
-            if label != nil { try take(batch, 1, "relabelling \(path)").map { g_variant_unref($0) } }
+        let batch = makeBatch(size: 2)
+        batch.call(
+            0, path: path, interface: Self.itemInterface, method: "SetSecret", parameters: Variant.tuple([encoded]),
+            replyType: "()")
+        if let label {
+            let parameters = Variant.tuple([
+                Variant.string(Self.itemInterface), Variant.string("Label"), g_variant_new_variant(Variant.string(label)),
+            ])
+            batch.call(1, path: path, interface: Self.propertiesInterface, method: "Set", parameters: parameters, replyType: "()")
         }
+        batch.wait()
+        _ = try batch.take(0, "replacing the secret of \(path)") { _ in }
+        if label != nil { _ = try batch.take(1, "relabelling \(path)") { _ in } }
     }
 
     /// A `text/plain` secret value holding all of `secret`'s UTF-8 bytes (NUL characters included).
@@ -308,15 +300,15 @@ struct SecretServiceCalls {
                 service, collection, properties, value, SECRET_ITEM_CREATE_NONE, cancellable, $0)
         }
         guard let path = takeString(created) else { throw KeyringError.other("The Secret Service created no item.", nil) }
-        let reply = try withBatch(size: 1) { batch in
-            clibsecret_batch_call(
-                batch, 0, path, Self.propertiesInterface, "GetAll", Variant.getAllParameters(interface: Self.itemInterface), "(a{sv})")
-            clibsecret_batch_wait(batch)
-            return try take(batch, 0, "reading the properties of \(path)")
+        let batch = makeBatch(size: 1)
+        batch.call(
+            0, path: path, interface: Self.propertiesInterface, method: "GetAll",
+            parameters: Variant.getAllParameters(interface: Self.itemInterface), replyType: "(a{sv})")
+        batch.wait()
+        guard let item = try batch.take(0, "reading the properties of \(path)", { Self.item(at: path, from: $0) }) else {
+            throw KeyringError.other("The Secret Service created no item.", nil)
         }
-        guard let reply else { throw KeyringError.other("The Secret Service created no item.", nil) }
-        defer { g_variant_unref(reply) }
-        return Self.item(at: path, from: reply)
+        return item
     }
 
     // MARK: Collections
@@ -334,21 +326,19 @@ struct SecretServiceCalls {
         case .path(let given):
             path = given
         }
-        let reply = try withBatch(size: 1) { batch in
-            clibsecret_batch_call(
-                batch, 0, path, Self.propertiesInterface, "GetAll",
-                Variant.getAllParameters(interface: Self.collectionInterface), "(a{sv})")
-            clibsecret_batch_wait(batch)
-            return try take(batch, 0, "finding the collection \(path)", skippingMissing: true)
+        let batch = makeBatch(size: 1)
+        batch.call(
+            0, path: path, interface: Self.propertiesInterface, method: "GetAll",
+            parameters: Variant.getAllParameters(interface: Self.collectionInterface), replyType: "(a{sv})")
+        batch.wait()
+        return try batch.take(0, "finding the collection \(path)", skippingMissing: true) { reply in
+            let properties = Variant.firstChild(reply)
+            defer { g_variant_unref(properties) }
+            return CollectionInfo(
+                path: path,
+                label: Variant.property(properties, "Label", type: "s", Variant.stringValue) ?? "",
+                isLocked: Variant.property(properties, "Locked", type: "b") { g_variant_get_boolean($0) != 0 } ?? false)
         }
-        guard let reply else { return nil }
-        defer { g_variant_unref(reply) }
-        let properties = Variant.firstChild(reply)
-        defer { g_variant_unref(properties) }
-        return CollectionInfo(
-            path: path,
-            label: Variant.property(properties, "Label", type: "s", Variant.stringValue) ?? "",
-            isLocked: Variant.property(properties, "Locked", type: "b") { g_variant_get_boolean($0) != 0 } ?? false)
     }
 
     // MARK: Locking
@@ -384,23 +374,10 @@ struct SecretServiceCalls {
 
     // MARK: Batches
 
-    fileprivate func withBatch<T>(size: Int, _ body: (UnsafeMutablePointer<ClibsecretBatch>) throws -> T) rethrows -> T {
-        let batch = clibsecret_batch_new(
-            clibsecret_service_connection(service), clibsecret_service_bus_name(service), guint(size), cancellable)!
-        defer { clibsecret_batch_free(batch) }
-        return try body(batch)
-    }
-
-    /// The reply in `index`, through ``withGError(_:_:)``. With `skippingMissing`, an object that no longer
-    /// exists (deleted since it was found) gives `nil` instead of an error.
-    fileprivate func take(
-        _ batch: UnsafeMutablePointer<ClibsecretBatch>, _ index: Int, _ action: @autoclosure () -> String,
-        skippingMissing: Bool = false
-    ) throws -> OpaquePointer? {
-        do {
-            return try withGError(action()) { clibsecret_batch_take(batch, guint(index), $0) }
-        } catch let failure as GLibFailure where skippingMissing && failure.info.kind == .notFound {
-            return nil
-        }
+    /// A batch of `size` calls to the Secret Service over libsecret's connection, bounded by this call's cancellable.
+    fileprivate func makeBatch(size: Int) -> DBusBatch {
+        DBusBatch(
+            connection: clibsecret_service_connection(service), destination: String(cString: clibsecret_service_bus_name(service)),
+            size: size, cancellable: cancellable)
     }
 }
