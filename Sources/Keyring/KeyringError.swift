@@ -92,7 +92,7 @@ extension KeyringError {
             .timedOut,
             "Another write to the same keyring item was still running after \(timeout); this write was not started.",
             fix: "Try again once the other write has finished, or raise the timeout; if writes keep stalling, "
-                + "check for an unanswered unlock prompt and that the keyring daemon is responsive (`tokenctl doctor`).")
+                + "check for an unanswered unlock prompt and that the keyring daemon is responsive.")
     }
 
     static func notFound(_ detail: String?) -> KeyringError {

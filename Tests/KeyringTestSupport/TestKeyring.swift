@@ -6,6 +6,10 @@ public enum TestKeyring {
     /// A keyring client that never prompts (a prompt cannot be shown headless) with a test-sized timeout.
     public static let keyring = Keyring(configuration: .init(timeout: .seconds(10), prompting: .never))
 
+    /// Like ``keyring``, for tests that queue many writes to one item: a queued write waits for the lock at most
+    /// its timeout, and 100 writes in a row can take longer than 10 s on a busy machine.
+    public static let patientKeyring = Keyring(configuration: .init(timeout: .seconds(120), prompting: .never))
+
     /// A service name no other test uses, so that tests running in parallel never see each other's items.
     public static func uniqueService(_ function: String = #function) -> String {
         "tokenkeyring-test.\(function.prefix(while: { $0 != "(" })).\(UUID().uuidString.prefix(8))"

@@ -137,7 +137,7 @@ struct KeyringStoreTests {
         let secrets = (0..<100).map { "secret-\($0)" }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for secret in secrets {
-                group.addTask { try await keyring.store(secret, label: "L", attributes: attributes) }
+                group.addTask { try await TestKeyring.patientKeyring.store(secret, label: "L", attributes: attributes) }
             }
             try await group.waitForAll()
         }

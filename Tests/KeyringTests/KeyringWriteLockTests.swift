@@ -39,9 +39,11 @@ struct KeyringWriteLockTests {
         defer { Task { try? await keyring.delete(attributes) } }
         let held = await HeldWriteLock(key)
 
-        let cancelled = Task { try await keyring.store("cancelled", label: "L", attributes: attributes) }
+        // Patient writes: only the cancellation may end their wait, however slow this machine is.
+        let patient = TestKeyring.patientKeyring
+        let cancelled = Task { try await patient.store("cancelled", label: "L", attributes: attributes) }
         try await waitUntilQueued(key, 1)
-        let behind = Task { try await keyring.store("behind", label: "L", attributes: attributes) }
+        let behind = Task { try await patient.store("behind", label: "L", attributes: attributes) }
         try await waitUntilQueued(key, 2)
         cancelled.cancel()
         await #expect(throws: CancellationError.self) { try await cancelled.value }

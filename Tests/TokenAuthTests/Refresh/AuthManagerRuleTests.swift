@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import TokenAuth
 import TokenAuthTesting
@@ -155,7 +156,9 @@ struct AuthManagerRuleTests {
         await endpoint.waitForGrants(1)
         let other = Task { try await manager.validToken() }
         cancelled.cancel()
-        await #expect(throws: CancellationError.self) { try await cancelled.value }
+        // Bounded: were cancellation ignored, the caller would wait for the held grant forever.
+        let outcome = await result(of: cancelled, within: .seconds(10))
+        #expect(outcome.map { if case .failure(let error) = $0 { error is CancellationError } else { false } } == true)
         #expect(endpoint.answerCount == 0)
 
         endpoint.gate.open()
@@ -242,4 +245,26 @@ func waitUntil(
         try await Task.sleep(for: .milliseconds(1))
     }
     try #require(await condition(), "the condition never held", sourceLocation: sourceLocation)
+}
+
+/// `task`'s result, or `nil` (and a test failure) when it has none within `limit`: a wait that fails, never hangs.
+func result<T: Sendable>(
+    of task: Task<T, any Error>,
+    within limit: Duration,
+    sourceLocation: SourceLocation = #_sourceLocation
+) async -> Result<T, any Error>? {
+    let first = Mutex<CheckedContinuation<Result<T, any Error>?, Never>?>(nil)
+    let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, any Error>?, Never>) in
+        first.withLock { $0 = continuation }
+        let finish: @Sendable (Result<T, any Error>?) -> Void = { value in
+            first.withLock { $0.take() }?.resume(returning: value)
+        }
+        Task { finish(await task.result) }
+        Task {
+            try? await Task.sleep(for: limit)
+            finish(nil)
+        }
+    }
+    if outcome == nil { Issue.record("the task had no result within \(limit)", sourceLocation: sourceLocation) }
+    return outcome
 }
