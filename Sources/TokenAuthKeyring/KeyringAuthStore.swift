@@ -88,6 +88,19 @@ public struct KeyringAuthStore: AuthStore {
         try await save(StoredCredentials(auth: auth, client: client, refreshedAt: wallClock?()))
     }
 
+    /// Stores refreshed tokens in place of the item they were refreshed from (what ``AuthManager`` writes after a
+    /// refresh), keeping its client unless this store has one, and recording the time with a ``wallClock``.
+    ///
+    /// Never creates an item and never replaces one it cannot read: a refresh must not bring back tokens that
+    /// were signed out in another process, nor overwrite an item written by a newer version. Only ``save(_:)``
+    /// (a sign-in) replaces those.
+    /// - Throws: ``AuthStoreError`` — `missing` when there is no item, `corrupt` or `unsupportedVersion` when it
+    ///   cannot be read (left untouched); `KeyringError` when the keyring cannot be used.
+    public func update(_ auth: Auth) async throws {
+        guard let stored = try await loadCredentials() else { throw AuthStoreError.missing(entry) }
+        try await save(StoredCredentials(auth: auth, client: client ?? stored.client, refreshedAt: wallClock?()))
+    }
+
     /// Stores tokens and client, replacing the item in place.
     public func save(_ credentials: StoredCredentials) async throws {
         let text = try StoredBundleFormat.encode(credentials)

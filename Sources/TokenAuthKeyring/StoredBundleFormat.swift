@@ -8,7 +8,7 @@ import TokenAuth
 ///  "expires_at":"2026-11-22T19:30:00Z","scope":"read write",
 ///  "token_endpoint":"https://auth.example/token","client_id":"app","client_secret":"…",
 ///  "client_auth":"client_secret_basic","revocation_endpoint":"https://auth.example/revoke",
-///  "refreshed_at":"2026-11-22T18:30:00Z"}
+///  "refreshed_at":"2026-11-22T18:30:00Z","issued_at":"2026-11-22T18:30:00Z"}
 /// ```
 /// Only `version` and `access_token` are required; readers ignore members they do not know, so optional members
 /// such as `refreshed_at` can be added without a new version. A secret that is not JSON but one line of text is
@@ -30,13 +30,14 @@ enum StoredBundleFormat {
         var clientAuth: String?
         var revocationEndpoint: String?
         var refreshedAt: String?
+        var issuedAt: String?
 
         enum CodingKeys: String, CodingKey {
             case version, scope
             case accessToken = "access_token", tokenType = "token_type", refreshToken = "refresh_token"
             case expiresAt = "expires_at", tokenEndpoint = "token_endpoint", clientID = "client_id"
             case clientSecret = "client_secret", clientAuth = "client_auth", revocationEndpoint = "revocation_endpoint"
-            case refreshedAt = "refreshed_at"
+            case refreshedAt = "refreshed_at", issuedAt = "issued_at"
         }
     }
 
@@ -57,7 +58,8 @@ enum StoredBundleFormat {
             clientSecret: client?.clientSecret,
             clientAuth: client?.authentication.rawValue,
             revocationEndpoint: client?.revocationEndpoint?.absoluteString,
-            refreshedAt: credentials.refreshedAt.map(RFC3339.format))
+            refreshedAt: credentials.refreshedAt.map(RFC3339.format),
+            issuedAt: auth.issuedAt.map(RFC3339.format))
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return String(decoding: try encoder.encode(bundle), as: UTF8.self)
@@ -93,27 +95,25 @@ enum StoredBundleFormat {
         }
         guard !bundle.accessToken.isEmpty else { throw AuthStoreError.corrupt(entry, "\"access_token\" is empty") }
 
-        var expiresAt: Date?
-        if let text = bundle.expiresAt {
-            guard let date = RFC3339.parse(text) else {
-                throw AuthStoreError.corrupt(entry, "\"expires_at\" is not an RFC 3339 date")
-            }
-            expiresAt = date
-        }
         let auth = Auth(
             accessToken: bundle.accessToken,
             tokenType: bundle.tokenType.map(TokenType.normalize) ?? "Bearer",
             refreshToken: bundle.refreshToken,
-            expiresAt: expiresAt,
-            scope: bundle.scope)
-        var refreshedAt: Date?
-        if let text = bundle.refreshedAt {
-            guard let date = RFC3339.parse(text) else {
-                throw AuthStoreError.corrupt(entry, "\"refreshed_at\" is not an RFC 3339 date")
-            }
-            refreshedAt = date
+            expiresAt: try date(bundle.expiresAt, "expires_at", entry: entry),
+            scope: bundle.scope,
+            issuedAt: try date(bundle.issuedAt, "issued_at", entry: entry))
+        return StoredCredentials(
+            auth: auth, client: try client(of: bundle, entry: entry),
+            refreshedAt: try date(bundle.refreshedAt, "refreshed_at", entry: entry))
+    }
+
+    /// An optional RFC 3339 member, or `corrupt` naming it when present and unreadable.
+    private static func date(_ text: String?, _ member: String, entry: String) throws -> Date? {
+        guard let text else { return nil }
+        guard let date = RFC3339.parse(text) else {
+            throw AuthStoreError.corrupt(entry, "\"\(member)\" is not an RFC 3339 date")
         }
-        return StoredCredentials(auth: auth, client: try client(of: bundle, entry: entry), refreshedAt: refreshedAt)
+        return date
     }
 
     /// Throws unless `data` is a JSON object whose `version` is this format's.

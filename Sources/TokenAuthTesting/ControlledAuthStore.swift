@@ -10,14 +10,16 @@ import TokenAuth
 /// store.saveGate.close()                   // saves wait until `saveGate.open()`
 /// ```
 ///
-/// A held or failing call has already been counted. ``replaceStored(_:)`` changes what is stored behind the
-/// back of any manager, as another process sharing the entry would.
+/// A held or failing call has already been counted, and a held load answers with what was stored when it arrived.
+/// ``replaceStored(_:)`` changes what is stored behind the back of any manager, as another process sharing the entry
+/// would.
 public final class ControlledAuthStore: AuthStore {
     private struct State {
         var stored: Auth?
         var loads = 0
         var saves = 0
         var erases = 0
+        var updates = 0
         var saved: [Auth] = []
         var loadError: (any Error)?
         var saveError: (any Error)?
@@ -39,10 +41,12 @@ public final class ControlledAuthStore: AuthStore {
     public var stored: Auth? { state.withLock { $0.stored } }
     /// How many times ``load()`` was called.
     public var loadCount: Int { state.withLock { $0.loads } }
-    /// How many times ``save(_:)`` was called, failed ones included.
+    /// How many times ``save(_:)`` or ``update(_:)`` was called, failed ones included.
     public var saveCount: Int { state.withLock { $0.saves } }
     /// How many times ``erase()`` was called.
     public var eraseCount: Int { state.withLock { $0.erases } }
+    /// How many of those calls were ``update(_:)``: writes of refreshed tokens.
+    public var updateCount: Int { state.withLock { $0.updates } }
     /// Every bundle stored successfully, in order.
     public var savedBundles: [Auth] { state.withLock { $0.saved } }
 
@@ -56,12 +60,17 @@ public final class ControlledAuthStore: AuthStore {
     /// Replaces what is stored without counting a save: what another process sharing the entry does.
     public func replaceStored(_ auth: Auth?) { state.withLock { $0.stored = auth } }
 
+    /// What was stored when the call arrived, delivered once ``loadGate`` lets it through: a read whose answer is
+    /// late, as a slow keyring's is.
     public func load() async throws -> Auth? {
-        state.withLock { $0.loads += 1 }
+        let stored = state.withLock { state in
+            state.loads += 1
+            return state.stored
+        }
         try await loadGate.pass()
         return try state.withLock { state in
             if let error = state.loadError { throw error }
-            return state.stored
+            return stored
         }
     }
 
@@ -70,6 +79,21 @@ public final class ControlledAuthStore: AuthStore {
         try await saveGate.pass()
         try state.withLock { state in
             if let error = state.saveError { throw error }
+            state.stored = auth
+            state.saved.append(auth)
+        }
+    }
+
+    /// As a store that refuses to create: throws ``AuthStoreError`` `missing` when nothing is stored.
+    public func update(_ auth: Auth) async throws {
+        state.withLock {
+            $0.saves += 1
+            $0.updates += 1
+        }
+        try await saveGate.pass()
+        try state.withLock { state in
+            if let error = state.saveError { throw error }
+            guard state.stored != nil else { throw AuthStoreError.missing("the controlled test store") }
             state.stored = auth
             state.saved.append(auth)
         }

@@ -14,7 +14,7 @@ import TokenAuth
 /// ```
 ///
 /// By default, grant number *n* answers `access-n` and, for a refresh, rotates to `refresh-n`, expiring
-/// ``lifetime`` after the wall clock's time. ``enqueue(_:)`` scripts the next answers, errors included; the
+/// ``lifetime`` after the wall clock's time (and issued at that time). ``enqueue(_:)`` scripts the next answers, errors included; the
 /// ``gate`` holds every answer while it is closed.
 public final class ScriptedTokenEndpoint: TokenRefresher {
     /// One grant the endpoint received.
@@ -92,8 +92,9 @@ public final class ScriptedTokenEndpoint: TokenRefresher {
         if let scripted { return try scripted.get() }
         var refreshToken: String?
         if case .refresh = grant, rotatesRefreshTokens { refreshToken = "refresh-\(number)" }
+        let now = wallClock()
         return TokenResponse(
             accessToken: "access-\(number)", refreshToken: refreshToken,
-            expiresAt: wallClock().addingTimeInterval(lifetime))
+            expiresAt: now.addingTimeInterval(lifetime), issuedAt: now)
     }
 }

@@ -74,4 +74,54 @@ struct AuthManagerKeyringTests {
         #expect(try await store.load() == served, "the next call wrote the new bundle")
         #expect(fixture.server.stats.refreshGrants == 2)
     }
+
+    @Test("tokens signed out by another process (the item deleted) are not brought back by a refresh")
+    func signOutInAnotherProcess() async throws {
+        let fixture = try await RefreshFixture.start()
+        defer { Task { await fixture.shutdown() } }
+        let service = TestKeyring.uniqueService()
+        let store = KeyringAuthStore(service: service, account: "alice", client: fixture.client, keyring: TestKeyring.keyring)
+        defer { Task { try? await store.erase() } }
+        let seeded = fixture.seed(expiresIn: 600)
+        try await store.save(seeded)
+        let lock = FileRefreshLock(
+            service: service, account: "alice",
+            directory: FileManager.default.temporaryDirectory.appendingPathComponent("signout-\(UUID().uuidString)"))
+        let manager = fixture.manager(store: store, lock: lock)
+        #expect(try await manager.validToken() == seeded.accessToken)  // process A has loaded the item
+
+        // Process B signs out without revoking (as `tokenctl delete` does): the refresh token stays valid.
+        #expect(try await KeyringAuthStore(service: service, account: "alice", keyring: TestKeyring.keyring).delete())
+        fixture.clock.advance(by: 3600)
+
+        let error = await #expect(throws: AuthError.self) { try await manager.validToken() }
+        #expect(error?.code == .loginRequired)
+        #expect(try await TestKeyring.keyring.items(matching: store.attributes).isEmpty)
+        #expect(fixture.server.stats.refreshGrants == 0)
+    }
+
+    @Test("an item that became unreadable is never overwritten by a refresh: the new token is served, the item kept")
+    func unreadableItemIsNotOverwritten() async throws {
+        let fixture = try await RefreshFixture.start()
+        defer { Task { await fixture.shutdown() } }
+        let store = KeyringAuthStore(service: TestKeyring.uniqueService(), account: "alice", client: fixture.client, keyring: TestKeyring.keyring)
+        defer { Task { try? await store.erase() } }
+        let seeded = fixture.seed(expiresIn: 600)
+        try await store.save(seeded)
+        let manager = fixture.manager(store: store)
+        #expect(try await manager.validToken() == seeded.accessToken)
+
+        // A newer version of some tool rewrites the item in a format this one cannot read.
+        let newer = #"{"version":2,"access_token":"written by a newer version"}"#
+        try await TestKeyring.keyring.store(newer, label: store.label, attributes: store.attributes)
+        fixture.clock.advance(by: 3600)
+
+        let served = try await manager.validToken()
+        #expect(served != seeded.accessToken)
+        #expect(fixture.server.stats.refreshGrants == 1)
+        #expect(try await TestKeyring.keyring.lookup(store.attributes)?.secret == newer)
+        // Retried on the next call, and refused again: still untouched.
+        #expect(try await manager.validToken() == served)
+        #expect(try await TestKeyring.keyring.lookup(store.attributes)?.secret == newer)
+    }
 }

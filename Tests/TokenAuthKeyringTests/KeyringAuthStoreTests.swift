@@ -21,6 +21,7 @@ struct KeyringAuthStoreTests {
         account: String = "ada",
         client: OAuthClient? = nil,
         collection: KeyringCollection = .default,
+        keyring: Keyring = TestKeyring.keyring,
         function: String = #function,
         _ body: (KeyringAuthStore) async throws -> T
     ) async throws -> T {
@@ -212,6 +213,29 @@ struct KeyringAuthStoreTests {
         }
     }
 
+    @Test("update (a refresh's write) creates no item, and never replaces one it cannot read")
+    func updateNeverCreatesNorClobbers() async throws {
+        try await withStore(client: Self.client) { store in
+            let missing = await #expect(throws: AuthStoreError.self) { try await store.update(Self.auth) }
+            #expect(missing?.code == .missing)
+            #expect(try await exactItems(store).isEmpty)
+
+            let unreadable = #"{"version":2,"access_token":"from a newer version"}"#
+            try await secretToolStore(store, unreadable)
+            let refused = await #expect(throws: AuthStoreError.self) { try await store.update(Self.auth) }
+            #expect(refused?.code == .unsupportedVersion)
+            #expect(try await secretToolLookup(store) == unreadable)
+
+            // A sign-in replaces it; a refresh then updates the one item in place.
+            try await store.save(Self.auth)
+            var refreshed = Self.auth
+            refreshed.accessToken = "access-2"
+            try await store.update(refreshed)
+            #expect(try await store.loadCredentials() == StoredCredentials(auth: refreshed, client: Self.client))
+            #expect(try await exactItems(store).count == 1)
+        }
+    }
+
     // MARK: Locked keyring
 
     @Test("in a locked collection load and save throw locked, not nothing-stored, and the item is intact after unlocking")
@@ -273,7 +297,7 @@ struct KeyringAuthStoreTests {
 
     @Test("100 concurrent saves of different bundles leave exactly one item holding one of them, and readers never see none")
     func concurrentSaves() async throws {
-        try await withStore(client: Self.client) { store in
+        try await withStore(client: Self.client, keyring: TestKeyring.patientKeyring) { store in
             let bundles = (0..<100).map { index in
                 Auth(accessToken: "access-\(index)", refreshToken: "refresh-\(index)", expiresAt: Self.expiry.addingTimeInterval(Double(index)))
             }

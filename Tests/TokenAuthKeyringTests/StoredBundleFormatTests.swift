@@ -209,7 +209,7 @@ struct CredentialsImportTests {
         let credentials = try CredentialsImport.parse(text, receivedAt: Self.received)
         #expect(credentials.auth == Auth(
             accessToken: "2YotnFZFEjr1zCsicMWpAA", tokenType: "Bearer", refreshToken: "tGzv3JOkF0XG5Qx2TlKWIA",
-            expiresAt: Self.received.addingTimeInterval(3600), scope: "read"))
+            expiresAt: Self.received.addingTimeInterval(3600), scope: "read", issuedAt: Self.received))
         #expect(credentials.client == nil)
     }
 

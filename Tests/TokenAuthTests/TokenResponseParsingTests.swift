@@ -31,7 +31,8 @@ struct TokenResponseParsingTests {
             tokenType: "Bearer",
             refreshToken: "rt",
             expiresAt: sentAt.addingTimeInterval(3600),
-            scope: "read write"
+            scope: "read write",
+            issuedAt: sentAt
         ))
     }
 
@@ -125,7 +126,8 @@ struct TokenResponseParsingTests {
     func authKeepsPreviousRefreshTokenAndScope() throws {
         let previous = Auth(accessToken: "old", refreshToken: "rt-old", expiresAt: sentAt, scope: "read")
         let auth = try parse(#"{"access_token":"new","token_type":"bearer","expires_in":60}"#).auth(updating: previous)
-        #expect(auth == Auth(accessToken: "new", tokenType: "Bearer", refreshToken: "rt-old", expiresAt: sentAt.addingTimeInterval(60), scope: "read"))
+        #expect(auth == Auth(accessToken: "new", tokenType: "Bearer", refreshToken: "rt-old", expiresAt: sentAt.addingTimeInterval(60), scope: "read",
+            issuedAt: sentAt))
     }
 
     @Test("a response with a new refresh token and scope replaces both")

@@ -258,6 +258,27 @@ struct TokenctlKeyringTests {
         }
     }
 
+    @Test("import over an item that cannot be read replaces it, and says so on stderr; over a readable one it says nothing")
+    func importReplacesUnreadableItem() async throws {
+        try await withService { service in
+            let newer = #"{"version":2,"access_token":"from a newer version"}"#
+            let stored = try await TestKeyring.secretTool(
+                ["store", "--label=newer", "service", service, "account", "ada"], stdin: newer)
+            try #require(stored.status == 0)
+
+            let imported = try await tokenctl(["import", "--service", service, "--account", "ada"], stdin: Self.storedFormat)
+            #expect(imported.status == 0)
+            #expect(imported.stderr.contains("Replaced the item"))
+            #expect(imported.stderr.contains("could not be read"))
+            #expect(try await secretToolLookup(service).contains(Self.accessToken))
+
+            let again = try await tokenctl(["import", "--service", service, "--account", "ada"], stdin: Self.storedFormat)
+            #expect(again.status == 0)
+            #expect(!again.stderr.contains("Replaced"))
+            expectNoSecrets([imported, again])
+        }
+    }
+
     @Test("an item in a locked collection: show and import exit 4 saying locked, list marks it, and it is intact after unlocking")
     func lockedCollection() async throws {
         let collection = try await TestKeyring.createCollection(label: "tokenctl-locked-\(UUID().uuidString.prefix(8))")

@@ -15,6 +15,10 @@ public struct Auth: Sendable, Equatable {
     public var expiresAt: Date?
     /// The scope the token was granted for, as the space-separated list of RFC 6749 §3.3.
     public var scope: String?
+    /// When the access token was issued, as this client saw it (when its request was sent), or `nil` when unknown.
+    /// With ``expiresAt`` it gives the token's lifetime, which bounds the refresh leeway
+    /// (see ``refreshLeeway(atMost:)``).
+    public var issuedAt: Date?
 
     /// Creates a token bundle.
     public init(
@@ -22,13 +26,15 @@ public struct Auth: Sendable, Equatable {
         tokenType: String = "Bearer",
         refreshToken: String? = nil,
         expiresAt: Date? = nil,
-        scope: String? = nil
+        scope: String? = nil,
+        issuedAt: Date? = nil
     ) {
         self.accessToken = accessToken
         self.tokenType = tokenType
         self.refreshToken = refreshToken
         self.expiresAt = expiresAt
         self.scope = scope
+        self.issuedAt = issuedAt
     }
 
     /// Whether the access token is still usable at `now` for at least `leeway` more.
@@ -37,6 +43,24 @@ public struct Auth: Sendable, Equatable {
     public func isValid(at now: Date, leeway: Duration = .zero) -> Bool {
         guard let expiresAt else { return true }
         return expiresAt.timeIntervalSince(now) > leeway.timeInterval
+    }
+
+    /// The leeway to refresh this token with: `leeway`, but at most half the token's lifetime when its lifetime is
+    /// known (``issuedAt`` to ``expiresAt``).
+    ///
+    /// A token that lives 30 s, refreshed 60 s before it expires, would be refreshed on every use; bounded to 15 s,
+    /// it is used for the first half of its life and refreshed once.
+    public func refreshLeeway(atMost leeway: Duration) -> Duration {
+        guard let issuedAt, let expiresAt else { return leeway }
+        let half = expiresAt.timeIntervalSince(issuedAt) / 2
+        guard half > 0 else { return leeway }
+        return min(leeway, .milliseconds(Int64((half * 1000).rounded(.down))))
+    }
+
+    /// Whether the token is valid at `now` for at least its ``refreshLeeway(atMost:)``: the test that decides
+    /// whether to refresh before use.
+    public func isFresh(at now: Date, leeway: Duration) -> Bool {
+        isValid(at: now, leeway: refreshLeeway(atMost: leeway))
     }
 }
 

@@ -18,6 +18,9 @@ public struct TokenResponse: Sendable, Equatable {
     public var expiresAt: Date?
     /// The granted scope, or `nil` when the response did not say (then it is the requested one, §5.1).
     public var scope: String?
+    /// When the request that obtained these tokens was sent: the start of the access token's lifetime as this client
+    /// can know it. `nil` when unknown.
+    public var issuedAt: Date?
 
     /// Creates a token response.
     public init(
@@ -25,13 +28,15 @@ public struct TokenResponse: Sendable, Equatable {
         tokenType: String = "Bearer",
         refreshToken: String? = nil,
         expiresAt: Date? = nil,
-        scope: String? = nil
+        scope: String? = nil,
+        issuedAt: Date? = nil
     ) {
         self.accessToken = accessToken
         self.tokenType = tokenType
         self.refreshToken = refreshToken
         self.expiresAt = expiresAt
         self.scope = scope
+        self.issuedAt = issuedAt
     }
 
     /// Parses the JSON body of a token response, without any network request — for example one that a user
@@ -84,7 +89,8 @@ public struct TokenResponse: Sendable, Equatable {
             tokenType: TokenType.normalize(body.tokenType ?? "Bearer"),
             refreshToken: body.refreshToken.flatMap { $0.isEmpty ? nil : $0 },
             expiresAt: body.expiresIn.map { sentAt.addingTimeInterval($0) },
-            scope: body.scope.flatMap { $0.isEmpty ? nil : $0 }
+            scope: body.scope.flatMap { $0.isEmpty ? nil : $0 },
+            issuedAt: sentAt
         )
     }
 
@@ -99,7 +105,8 @@ public struct TokenResponse: Sendable, Equatable {
             tokenType: tokenType,
             refreshToken: refreshToken ?? previous?.refreshToken,
             expiresAt: expiresAt,
-            scope: scope ?? previous?.scope
+            scope: scope ?? previous?.scope,
+            issuedAt: issuedAt
         )
     }
 }

@@ -28,7 +28,8 @@ import Synchronization
 ///
 /// The actor only coordinates. Its rules live in two values with their own invariants: ``SessionState`` (the
 /// tokens, the write still owed to the store, a rejection, the generation) and ``RefreshThrottle`` (the
-/// excessive-refresh window and the backoff). Its only other mutable field is the refresh under way.
+/// excessive-refresh window and the backoff). Its only other mutable fields are the two flights under way: the
+/// first load of the store, and a refresh.
 public actor AuthManager {
     private let store: any AuthStore
     private let refresher: any TokenRefresher
@@ -54,6 +55,8 @@ public actor AuthManager {
     private var throttle: RefreshThrottle
     /// The refresh under way, which every caller that needs one joins.
     private var flight: Flight<Auth>?
+    /// The first load of the store under way, which every first caller joins.
+    private var loading: Flight<Void>?
     /// ``SessionState/servable``, readable without entering the actor. Whether it is still valid is checked by
     /// the reader, against the wall clock.
     private nonisolated let servable = Mutex<Auth?>(nil)
@@ -95,7 +98,7 @@ public actor AuthManager {
     /// A token bundle whose access token is valid for at least the configured leeway, refreshing first if needed.
     /// - Throws: ``AuthError`` (`loginRequired`, `transient`, `excessiveRefresh`) or the store's own error.
     public nonisolated func validAuth() async throws -> Auth {
-        if let auth = servable.withLock({ $0 }), auth.isValid(at: wallClock(), leeway: configuration.leeway) {
+        if let auth = servable.withLock({ $0 }), auth.isFresh(at: wallClock(), leeway: configuration.leeway) {
             return auth
         }
         return try await decideValidAuth()
@@ -108,7 +111,7 @@ public actor AuthManager {
             if configuration.usesClientCredentials { return try await sharedRefresh() }
             throw session.rejection ?? AuthError.loginRequired("no credentials are stored")
         }
-        if auth.isValid(at: wallClock(), leeway: configuration.leeway) { return auth }
+        if auth.isFresh(at: wallClock(), leeway: configuration.leeway) { return auth }
         do {
             return try await sharedRefresh()
         } catch let error as AuthError where error.code == .transient && auth.isValid(at: wallClock()) {
@@ -162,9 +165,6 @@ public actor AuthManager {
 
     // MARK: Loading and saving
 
-    /// Whether the store was read, or the session set, since the manager was created.
-    package var isLoaded: Bool { session.loaded }
-
     /// How many sign-ins and sign-outs the session has seen, for tests that act in the middle of one.
     package var sessionGeneration: Int { session.generation }
 
@@ -175,21 +175,55 @@ public actor AuthManager {
     }
 
     private func prepare() async throws {
-        if !session.loaded {
-            session.load(try await store.load())
+        if !session.loaded { try await sharedLoad() }
+        if session.unsaved != nil, !session.saving {
+            // A refresh's tokens are written again under the lock, like the refresh itself: a sign-out in another
+            // process (which holds it while deleting) then cannot slip between "the entry is there" and the write.
+            if session.unsavedIsRefresh, let lock {
+                _ = try? await lock.withLock { try await self.saveUnsaved() }
+            } else {
+                try? await saveUnsaved()
+            }
         }
-        if session.unsaved != nil, !session.saving { try? await saveUnsaved() }
+    }
+
+    /// Loads the store once for all first callers. A load that ends after a sign-in or sign-out changes nothing.
+    private func sharedLoad() async throws {
+        if let loading { return try await loading.wait() }
+        let loading = Flight<Void>()
+        self.loading = loading
+        Task {
+            let result: Result<Void, any Error>
+            do {
+                self.session.load(try await self.store.load())
+                result = .success(())
+            } catch {
+                result = .failure(error)
+            }
+            if self.loading === loading { self.loading = nil }
+            loading.finish(result)
+        }
+        try await loading.wait()
     }
 
     /// Writes the session's unsaved tokens; on failure keeps them for the next call and reports it.
+    ///
+    /// A refresh's tokens go through ``AuthSaver/update(_:)``: when the entry they replace is gone, the session
+    /// was signed out elsewhere — nothing is written and the error is `loginRequired`.
     private func saveUnsaved() async throws {
         guard let auth = session.unsaved else { return }
         session.saving = true
         defer { session.saving = false }
         do {
-            try await store.save(auth)
+            if session.unsavedIsRefresh {
+                try await store.update(auth)
+            } else {
+                try await store.save(auth)
+            }
             session.saved(auth)
             emit(.saved)
+        } catch let error as AuthStoreError where error.code == .missing {
+            try signedOutElsewhere()
         } catch {
             emit(.saveFailed(reason: "\(error)"))
             logger.error("could not store the tokens; keeping them in memory and retrying on the next call", metadata: ["error": "\(error)"])
@@ -230,27 +264,49 @@ public actor AuthManager {
     }
 
     private func refreshHoldingLock(generation: Int, reread: Bool) async throws -> Auth {
-        if reread, let adopted = try await adoptNewerStored() { return adopted }
+        if reread {
+            let stored = try await rereadStore()
+            guard session.isCurrent(generation) else { return try sessionAfterReplacement() }
+            if let stored, stored != session.current, stored.isFresh(at: wallClock(), leeway: configuration.leeway) {
+                // Another process refreshed already: take its tokens instead of spending ours.
+                adopt(stored)
+                return stored
+            }
+        }
         let used = session.current?.refreshToken
         do {
             return try await requestTokens(generation: generation)
         } catch let error as AuthError where error.code == .loginRequired && error.oauthErrorCode == "invalid_grant" && reread {
             // Another process may have rotated the token we just spent: what it stored wins.
-            if let stored = try await store.load(), stored.refreshToken != used {
+            let stored = try await rereadStore()
+            guard session.isCurrent(generation) else { return try sessionAfterReplacement() }
+            if let stored, stored.refreshToken != used {
                 adopt(stored)
-                if stored.isValid(at: wallClock(), leeway: configuration.leeway) { return stored }
+                if stored.isFresh(at: wallClock(), leeway: configuration.leeway) { return stored }
                 return try await requestTokens(generation: generation)
             }
             throw error
         }
     }
 
-    /// Takes tokens another process stored, if they differ from ours and are valid.
-    private func adoptNewerStored() async throws -> Auth? {
-        guard let stored = try await store.load(), stored != session.current,
-              stored.isValid(at: wallClock(), leeway: configuration.leeway) else { return nil }
-        adopt(stored)
+    /// What the store holds now, read under the lock. When the entry the session loaded is gone, another process
+    /// signed out: the session ends and this throws `loginRequired`.
+    ///
+    /// A sign-in or sign-out here may have overtaken the refresh while it read: callers check the generation
+    /// before using the answer.
+    private func rereadStore() async throws -> Auth? {
+        let generation = session.generation
+        let stored = try await store.load()
+        if stored == nil, session.storeHasEntry, session.isCurrent(generation) { try signedOutElsewhere() }
         return stored
+    }
+
+    /// Ends the session because its stored entry is gone, and throws `loginRequired`. Nothing is written.
+    private func signedOutElsewhere() throws -> Never {
+        session.signedOutElsewhere()
+        emit(.loggedOut)
+        logger.info("the stored tokens were removed by another process; signed out")
+        throw session.rejection ?? AuthError.loginRequired("the session was signed out in another process")
     }
 
     private func adopt(_ stored: Auth) {
@@ -301,9 +357,16 @@ public actor AuthManager {
             emit(.refreshTokenRotated)
         }
         // Persist before release: store first, then make the tokens current and hand them out. On failure
-        // they are still handed out, and the unsaved tokens are written again on the next call.
+        // they are still handed out, and the unsaved tokens are written again on the next call — unless the
+        // entry they replace is gone (signed out elsewhere), which ends the session.
         session.stage(auth)
-        try? await saveUnsaved()
+        do {
+            try await saveUnsaved()
+        } catch let error as AuthError where error.code == .loginRequired {
+            throw error
+        } catch {
+            // Reported by `saveUnsaved`; written again on the next call.
+        }
         guard session.isCurrent(generation) else {
             // Signed out while saving: `signOut()` waits for this refresh and then erases the store.
             return try sessionAfterReplacement()

@@ -7,6 +7,9 @@
 /// - ``servable`` is `current` only when the session was loaded and nothing waits to be written: a token the
 ///   store has not accepted is handed out only through the actor, which retries the write first.
 /// - `unsaved`, when set, is what the next write must store; it is cleared only when the store accepted exactly it.
+///   `unsavedIsRefresh` says how: a refresh's tokens only replace the entry they came from (``AuthSaver/update(_:)``),
+///   a sign-in's replace whatever is there (``AuthSaver/save(_:)``).
+/// - `loaded` becomes `true` once and stays so: a load that finishes after a sign-in or sign-out changes nothing.
 /// - `rejectedRefreshToken` is set only together with `rejection`, and both are cleared by new credentials.
 /// - `generation` only grows. A refresh remembers the generation it started in; after ``signIn(_:)`` or
 ///   ``signOut()`` its result must not change the session.
@@ -17,6 +20,11 @@ struct SessionState: Sendable {
     private(set) var current: Auth?
     /// Tokens the store has not accepted yet.
     private(set) var unsaved: Auth?
+    /// Whether `unsaved` came from refreshing tokens that were stored, rather than from a sign-in.
+    private(set) var unsavedIsRefresh = false
+    /// Whether, as far as this session knows, the store holds its entry: loaded, adopted or written, and not
+    /// signed out since.
+    private(set) var storeHasEntry = false
     /// Whether a write of `unsaved` is under way, so that concurrent callers do not repeat it.
     var saving = false
     /// A refresh token the server rejected for good: it is not sent again.
@@ -32,9 +40,11 @@ struct SessionState: Sendable {
     /// Whether a refresh that started in `generation` may still change the session.
     func isCurrent(_ generation: Int) -> Bool { generation == self.generation }
 
-    /// The store's answer to the first load.
+    /// The store's answer to the first load; ignored when a sign-in or sign-out set the session meanwhile.
     mutating func load(_ stored: Auth?) {
+        guard !loaded else { return }
         current = stored
+        storeHasEntry = stored != nil
         loaded = true
     }
 
@@ -46,6 +56,7 @@ struct SessionState: Sendable {
         rejectedRefreshToken = nil
         rejection = nil
         unsaved = auth
+        unsavedIsRefresh = false
     }
 
     /// The session ends: nothing in memory, nothing to write, and a sign-in is required.
@@ -53,19 +64,33 @@ struct SessionState: Sendable {
         generation += 1
         current = nil
         unsaved = nil
+        storeHasEntry = false
         loaded = true
         rejection = AuthError.loginRequired("the session was logged out")
+    }
+
+    /// The stored entry is gone: another process signed out. Nothing is written back, and a sign-in is required.
+    /// The generation is not bumped: this is what a refresh found, not something that overtook it.
+    mutating func signedOutElsewhere() {
+        current = nil
+        unsaved = nil
+        storeHasEntry = false
+        rejectedRefreshToken = nil
+        rejection = AuthError.loginRequired("the session was signed out in another process")
     }
 
     /// Tokens that another process stored, taken as they are: they are already written.
     mutating func adopt(_ stored: Auth) {
         current = stored
+        storeHasEntry = true
         rejectedRefreshToken = nil
         rejection = nil
     }
 
-    /// Tokens a refresh obtained: to be written before they are handed out.
+    /// Tokens a refresh obtained: to be written before they are handed out. They replace the stored entry they
+    /// were refreshed from, if the store holds one.
     mutating func stage(_ auth: Auth) {
+        unsavedIsRefresh = storeHasEntry
         unsaved = auth
     }
 
@@ -76,6 +101,7 @@ struct SessionState: Sendable {
 
     /// The store accepted `auth`.
     mutating func saved(_ auth: Auth) {
+        storeHasEntry = true
         if unsaved == auth { unsaved = nil }
     }
 

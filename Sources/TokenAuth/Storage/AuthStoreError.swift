@@ -2,7 +2,7 @@
 public struct AuthStoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The kind of failure.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
-        private enum Base: String, Sendable, Hashable { case corrupt, unsupportedVersion }
+        private enum Base: String, Sendable, Hashable { case corrupt, unsupportedVersion, missing }
         private let base: Base
         private init(_ base: Base) { self.base = base }
 
@@ -10,6 +10,9 @@ public struct AuthStoreError: Error, Sendable, Equatable, CustomStringConvertibl
         public static let corrupt = Code(.corrupt)
         /// The entry was written by a newer version of the format; it was left untouched.
         public static let unsupportedVersion = Code(.unsupportedVersion)
+        /// A refresh was to replace the entry, and there is none any more: it was removed (signed out) elsewhere.
+        /// Nothing was written.
+        public static let missing = Code(.missing)
 
         /// The code's name.
         public var description: String { base.rawValue }
@@ -27,6 +30,8 @@ public struct AuthStoreError: Error, Sendable, Equatable, CustomStringConvertibl
         switch code {
         case .unsupportedVersion:
             return "The stored tokens for \(entry) use a newer format (\(reason)); they were left untouched. " + fix
+        case .missing:
+            return "The stored tokens for \(entry) were removed (\(reason)); the refreshed tokens were not written. " + fix
         default:
             return "The stored tokens for \(entry) could not be read: \(reason). They were left untouched. " + fix
         }
@@ -37,6 +42,8 @@ public struct AuthStoreError: Error, Sendable, Equatable, CustomStringConvertibl
         switch code {
         case .unsupportedVersion:
             return "Upgrade TokenKeyring, or sign in again to replace them."
+        case .missing:
+            return "Sign in again."
         default:
             return "Sign in again (or import tokens) to replace them, or delete the entry."
         }
@@ -44,6 +51,10 @@ public struct AuthStoreError: Error, Sendable, Equatable, CustomStringConvertibl
 
     package static func corrupt(_ entry: String, _ reason: String) -> AuthStoreError {
         AuthStoreError(code: .corrupt, entry: entry, reason: reason)
+    }
+
+    package static func missing(_ entry: String) -> AuthStoreError {
+        AuthStoreError(code: .missing, entry: entry, reason: "signed out elsewhere")
     }
 
     package static func unsupportedVersion(_ entry: String, _ version: Int) -> AuthStoreError {

@@ -50,7 +50,7 @@ extension TokenCtl {
                         revocationEndpoint: previous?.revocationEndpoint)
                 }
                 let store = KeyringAuthStore(service: item.service, account: item.account, keyring: keyringOptions.keyring)
-                try await store.save(credentials)
+                try await store.saveExplicitly(credentials)
                 Terminal.status("Stored tokens for account \"\(item.account)\" on service \"\(item.service)\".")
             }
         }

@@ -113,7 +113,7 @@ extension TokenCtl {
                     credentials = try await login.perform(.clientCredentials, scope: scope)
                 }
                 let store = KeyringAuthStore(service: item.service, account: item.account, keyring: keyringOptions.keyring)
-                try await store.save(credentials)
+                try await store.saveExplicitly(credentials)
                 let summary = CredentialsSummary(
                     service: item.service, account: item.account, credentials: credentials, now: systemWallClock())
                 Terminal.status(
