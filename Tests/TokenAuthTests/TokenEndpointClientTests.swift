@@ -306,6 +306,44 @@ struct TokenEndpointClientTests {
         }
     }
 
+    // MARK: Redirects
+
+    @Test("a token endpoint that redirects is a permanent configuration error naming the Location; the target gets nothing",
+          arguments: [301, 302, 303, 307, 308])
+    func redirectIsNotFollowed(status: Int) async throws {
+        try await withServer(Self.confidential) { server in
+            try await withServer(Self.confidential) { target in
+                let client = TokenEndpointClient(client: OAuthClient(
+                    tokenEndpoint: server.redirectURL(to: target.tokenEndpoint, status: status),
+                    clientID: "confidential", clientSecret: "s3cret-value"))
+                let error = await tokenError { try await client.password(username: "alice", password: "wonderland") }
+                #expect(error == .redirected)
+                #expect(error?.isPermanent == true)
+                #expect(error?.statusCode == status)
+                let description = error?.description ?? ""
+                #expect(description.contains("redirects to \(target.tokenEndpoint.absoluteString) (HTTP \(status))"))
+                #expect(description.contains("Use that URL as the token endpoint"))
+                #expect(!description.contains("s3cret-value") && !description.contains("wonderland"))
+                #expect(target.recordedRequests.isEmpty)
+                #expect(server.recordedRequests.count == 1)
+            }
+        }
+    }
+
+    @Test("a relative Location is named as the absolute URL to configure, without its query")
+    func relativeRedirectIsResolved() async throws {
+        try await withServer { server in
+            var endpoint = URLComponents(url: server.url("/redirect"), resolvingAgainstBaseURL: false)!
+            endpoint.queryItems = [URLQueryItem(name: "to", value: "/token/?code=private"), URLQueryItem(name: "status", value: "308")]
+            let client = TokenEndpointClient(client: OAuthClient(tokenEndpoint: endpoint.url!, clientID: "test-client"))
+            let error = await tokenError { try await client.password(username: "alice", password: "wonderland") }
+            #expect(error == .redirected)
+            #expect(error?.description.contains("redirects to \(server.url("/token/").absoluteString) (HTTP 308);") == true)
+            #expect(error?.description.contains("private") == false)
+            #expect(server.stats.tokenRequests == 0)
+        }
+    }
+
     // MARK: Expiry and token type
 
     @Test("expires_in counts from when the request was sent, by the injected clock")
