@@ -248,6 +248,17 @@ struct TokenEndpointClientTests {
         }
     }
 
+    @Test("an access_token with a space and a line break is a malformed response, never a token")
+    func headerBreakingTokenFault() async throws {
+        try await withServer { server in
+            server.updateFaults { $0.headerBreakingTokens = 1 }
+            let error = await tokenError { try await server.tokenClient().password(username: "alice", password: "wonderland") }
+            #expect(error == .malformedResponse)
+            #expect(error?.description.contains("its access_token contains spaces, control or non-ASCII characters") == true)
+            #expect(error?.description.contains("X-Injected") == false)
+        }
+    }
+
     @Test("an injected invalid_grant is permanent and carries the server's description")
     func invalidGrantFault() async throws {
         try await withServer { server in
