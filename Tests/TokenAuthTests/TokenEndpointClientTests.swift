@@ -341,17 +341,21 @@ struct TokenEndpointClientTests {
         }
     }
 
-    @Test("a relative Location is named as the absolute URL to configure, without its query")
+    @Test("a relative Location is named as the absolute URL to configure, without its query; a RecordingTransport passes the policy on")
     func relativeRedirectIsResolved() async throws {
         try await withServer { server in
             var endpoint = URLComponents(url: server.url("/redirect"), resolvingAgainstBaseURL: false)!
             endpoint.queryItems = [URLQueryItem(name: "to", value: "/token/?code=private"), URLQueryItem(name: "status", value: "308")]
-            let client = TokenEndpointClient(client: OAuthClient(tokenEndpoint: endpoint.url!, clientID: "test-client"))
+            let recorder = TokenAuthTesting.RecordingTransport(passingTo: URLSessionTransport())
+            let client = TokenEndpointClient(
+                client: OAuthClient(tokenEndpoint: endpoint.url!, clientID: "test-client"), transport: recorder)
             let error = await tokenError { try await client.password(username: "alice", password: "wonderland") }
             #expect(error == .redirected)
             #expect(error?.description.contains("redirects to \(server.url("/token/").absoluteString) (HTTP 308);") == true)
             #expect(error?.description.contains("private") == false)
             #expect(server.stats.tokenRequests == 0)
+            #expect(recorder.exchanges.map(\.redirects) == [.refuse])
+            #expect(recorder.exchanges.first?.response?.status.code == 308)
         }
     }
 
