@@ -2,7 +2,7 @@ extension OAuthTestServer {
     /// Failures the token endpoint injects, so clients can be tested against a misbehaving server.
     ///
     /// Counts are consumed one per token request, in this order: server errors, then unavailability, then
-    /// malformed bodies. `invalidGrantRefreshes` is consumed only by refresh grants that got past those and past
+    /// malformed bodies, then header-breaking tokens. `invalidGrantRefreshes` is consumed only by refresh grants that got past those and past
     /// client authentication. Set over HTTP with `POST /_admin/faults` and a JSON body of these properties;
     /// missing properties are zero or absent, so `{}` clears every fault.
     public struct Faults: Sendable, Equatable, Codable {
@@ -18,6 +18,9 @@ extension OAuthTestServer {
         public var malformed: Int
         /// The next this many refresh grants answer `invalid_grant` without spending the refresh token.
         public var invalidGrantRefreshes: Int
+        /// The next this many token requests answer `200 OK` with a token response whose `access_token` holds a
+        /// space and a line break, as a server that puts free text into tokens would.
+        public var headerBreakingTokens: Int
 
         /// Creates a set of faults; the defaults inject nothing.
         public init(
@@ -26,7 +29,8 @@ extension OAuthTestServer {
             unavailable: Int = 0,
             retryAfter: String? = nil,
             malformed: Int = 0,
-            invalidGrantRefreshes: Int = 0
+            invalidGrantRefreshes: Int = 0,
+            headerBreakingTokens: Int = 0
         ) {
             self.tokenLatencyMilliseconds = tokenLatencyMilliseconds
             self.serverErrors = serverErrors
@@ -34,6 +38,7 @@ extension OAuthTestServer {
             self.retryAfter = retryAfter
             self.malformed = malformed
             self.invalidGrantRefreshes = invalidGrantRefreshes
+            self.headerBreakingTokens = headerBreakingTokens
         }
 
         /// Decodes faults from JSON, treating each missing property as its default.
@@ -45,7 +50,8 @@ extension OAuthTestServer {
                 unavailable: try container.decodeIfPresent(Int.self, forKey: .unavailable) ?? 0,
                 retryAfter: try container.decodeIfPresent(String.self, forKey: .retryAfter),
                 malformed: try container.decodeIfPresent(Int.self, forKey: .malformed) ?? 0,
-                invalidGrantRefreshes: try container.decodeIfPresent(Int.self, forKey: .invalidGrantRefreshes) ?? 0
+                invalidGrantRefreshes: try container.decodeIfPresent(Int.self, forKey: .invalidGrantRefreshes) ?? 0,
+                headerBreakingTokens: try container.decodeIfPresent(Int.self, forKey: .headerBreakingTokens) ?? 0
             )
         }
     }
@@ -55,6 +61,7 @@ extension OAuthTestServer {
         case serverError
         case unavailable(retryAfter: String?)
         case malformed
+        case headerBreakingToken
     }
 }
 
@@ -72,6 +79,10 @@ extension OAuthTestServer.Faults {
         if malformed > 0 {
             malformed -= 1
             return .malformed
+        }
+        if headerBreakingTokens > 0 {
+            headerBreakingTokens -= 1
+            return .headerBreakingToken
         }
         return nil
     }

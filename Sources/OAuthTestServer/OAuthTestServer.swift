@@ -119,10 +119,12 @@ public final class OAuthTestServer: Sendable {
     /// The unauthenticated resource, `/public`.
     public var publicURL: URL { url("/public") }
 
-    /// A URL on this server that redirects (307) to `target`.
-    public func redirectURL(to target: URL) -> URL {
+    /// A URL on this server that redirects to `target` with `status` (301, 302, 303, 307 or 308), whatever the
+    /// request's method.
+    public func redirectURL(to target: URL, status: Int = 307) -> URL {
         var components = URLComponents(url: url("/redirect"), resolvingAgainstBaseURL: false)!
         components.queryItems = [URLQueryItem(name: "to", value: target.absoluteString)]
+        if status != 307 { components.queryItems?.append(URLQueryItem(name: "status", value: "\(status)")) }
         return components.url!
     }
 

@@ -188,6 +188,8 @@ struct TokenEndpoint: Sendable {
             return Reply.bytes(Data("Service Unavailable".utf8), contentType: "text/plain", status: .serviceUnavailable, headers: headers)
         case .malformed:
             return Reply.bytes(Data(#"{"access_token": "tru"#.utf8), contentType: "application/json", status: .ok, headers: [:])
+        case .headerBreakingToken:
+            return Reply.json(["access_token": "two words\r\nX-Injected: yes", "token_type": "Bearer", "expires_in": 3600])
         }
     }
 }

@@ -10,17 +10,24 @@ package enum CredentialsImport {
 
         /// What is wrong and what is accepted.
         package var description: String {
-            "The input is not usable credentials: \(reason). Give either the stored JSON format "
-                + "({\"version\":1,\"access_token\":…}) or an OAuth 2.0 token response ({\"access_token\":…,\"expires_in\":…})."
+            "The input is not usable credentials: \(reason). Give the stored JSON format "
+                + "({\"version\":1,\"access_token\":…}), an OAuth 2.0 token response ({\"access_token\":…,\"expires_in\":…}) "
+                + "or a bare access token on one line."
         }
     }
 
     /// Parses one of the accepted forms:
     /// - the stored JSON format, recognised by its `version` member (see the README);
     /// - an RFC 6749 §5.1 token response, whose relative `expires_in` counts from `receivedAt`;
-    /// - a single line of text, taken as a bare access token.
+    /// - a single line of RFC 6750 `b64token` characters, taken as a bare access token.
+    ///
+    /// Tokens with spaces, control or non-ASCII characters are refused: they end up in header fields.
     package static func parse(_ text: String, receivedAt: Date) throws(Failure) -> StoredCredentials {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard trimmed.hasPrefix("{") || trimmed.hasPrefix("[") || TokenSyntax.isB64Token(trimmed) else {
+            throw Failure(reason: "it is neither JSON nor a bare access token (one line of letters, digits, "
+                + "\"-._~+/\" and trailing \"=\", RFC 6750's b64token)")
+        }
         if trimmed.hasPrefix("{"), !hasVersion(trimmed) {
             do {
                 let response = try TokenResponse.parse(data: Data(trimmed.utf8), sentAt: receivedAt)
@@ -32,7 +39,17 @@ package enum CredentialsImport {
             }
         }
         do {
-            return try StoredBundleFormat.decode(trimmed, entry: "the input")
+            let credentials = try StoredBundleFormat.decode(trimmed, entry: "the input")
+            let auth = credentials.auth
+            guard TokenSyntax.isHeaderSafe(auth.accessToken), TokenSyntax.isHeaderSafe(auth.tokenType),
+                auth.refreshToken.map { $0.isEmpty || TokenSyntax.isHeaderSafe($0) } ?? true
+            else {
+                throw Failure(reason: "its access_token, refresh_token or token_type contains spaces, control or "
+                    + "non-ASCII characters")
+            }
+            return credentials
+        } catch let error as Failure {
+            throw error
         } catch let error as AuthStoreError {
             throw Failure(reason: error.reason)
         } catch {

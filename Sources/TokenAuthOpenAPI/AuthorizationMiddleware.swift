@@ -30,6 +30,13 @@ import TokenAuth
 ///
 /// The bodies of non-2xx responses are collected (up to ``maximumErrorBodySize``) so the classifier can read
 /// them; 2xx bodies stream through untouched.
+///
+/// **Plain HTTP and redirects.** Before taking a token, the middleware refuses a `baseURL` that is plain `http` to
+/// a host other than a loopback one, with ``AuthorizedClientError`` code `insecureURL` (unless
+/// ``allowsInsecureHTTP``). That is all it can guarantee: redirects happen inside the generated client's
+/// transport, after the middleware, so what a redirected request carries is that transport's rule. Use a
+/// transport that drops `Authorization` when a redirect leaves the origin, as ``URLSessionTransport`` of
+/// TokenAuth does.
 public struct AuthorizationMiddleware: ClientMiddleware {
     /// Where tokens come from.
     public let manager: AuthManager
@@ -41,6 +48,8 @@ public struct AuthorizationMiddleware: ClientMiddleware {
     public let maximumErrorBodySize: Int
     /// Operation IDs sent without a token and without retries, for operations that need no authentication.
     public let unauthenticatedOperations: Set<String>
+    /// Whether the token may be sent over plain HTTP to hosts other than loopback ones, for development only.
+    public let allowsInsecureHTTP: Bool
 
     /// Creates the middleware.
     public init(
@@ -48,18 +57,20 @@ public struct AuthorizationMiddleware: ClientMiddleware {
         classifier: TokenRejectionClassifier = .standard,
         maximumReplayableBodySize: Int = 4 * 1024 * 1024,
         maximumErrorBodySize: Int = 1024 * 1024,
-        unauthenticatedOperations: Set<String> = []
+        unauthenticatedOperations: Set<String> = [],
+        allowsInsecureHTTP: Bool = false
     ) {
         self.manager = manager
         self.classifier = classifier
         self.maximumReplayableBodySize = maximumReplayableBodySize
         self.maximumErrorBodySize = maximumErrorBodySize
         self.unauthenticatedOperations = unauthenticatedOperations
+        self.allowsInsecureHTTP = allowsInsecureHTTP
     }
 
     /// Authorizes `request`, sends it through `next`, and on a rejected token refreshes once and sends it once more.
     ///
-    /// - Throws: ``AuthorizedClientError`` (`loginRequired`, `unauthorized`), ``AuthError`` when the token endpoint
+    /// - Throws: ``AuthorizedClientError`` (`loginRequired`, `unauthorized`, `insecureURL`), ``AuthError`` when the token endpoint
     ///   failed transiently, what `next` throws, or `CancellationError`.
     public func intercept(
         _ request: HTTPRequest,
@@ -71,7 +82,10 @@ public struct AuthorizationMiddleware: ClientMiddleware {
         if unauthenticatedOperations.contains(operationID) {
             return try await next(request, body, baseURL)
         }
-        let exchange = AuthorizedExchange(manager: manager, classifier: classifier, insufficientScope: .passesThrough)
+        let exchange = AuthorizedExchange(
+            manager: manager, classifier: classifier, insufficientScope: .passesThrough,
+            allowsInsecureHTTP: allowsInsecureHTTP)
+        try exchange.checkTokenMayBeSent(to: baseURL)
         let auth = try await exchange.validAuth()
         let (sentBody, replayable) = try await replayable(body)
         return try await exchange.run(authorizedWith: auth, canRetry: replayable) { auth in

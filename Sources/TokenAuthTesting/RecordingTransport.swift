@@ -14,6 +14,8 @@ public final class RecordingTransport: HTTPTransport {
         public let body: Data?
         /// The response head, or `nil` when the transport threw.
         public let response: HTTPResponse?
+        /// What the sender asked the transport to do with a redirect.
+        public let redirects: HTTPRedirectPolicy
     }
 
     private let next: any HTTPTransport
@@ -31,12 +33,17 @@ public final class RecordingTransport: HTTPTransport {
     public var sendCount: Int { log.withLock { $0.count } }
 
     public func send(_ request: HTTPRequest, body: Data?) async throws -> (HTTPResponse, Data) {
+        try await send(request, body: body, redirects: .follow)
+    }
+
+    /// Records the request and passes it on to the next transport with the same redirect policy.
+    public func send(_ request: HTTPRequest, body: Data?, redirects: HTTPRedirectPolicy) async throws -> (HTTPResponse, Data) {
         do {
-            let (response, data) = try await next.send(request, body: body)
-            log.withLock { $0.append(Exchange(request: request, body: body, response: response)) }
+            let (response, data) = try await next.send(request, body: body, redirects: redirects)
+            log.withLock { $0.append(Exchange(request: request, body: body, response: response, redirects: redirects)) }
             return (response, data)
         } catch {
-            log.withLock { $0.append(Exchange(request: request, body: body, response: nil)) }
+            log.withLock { $0.append(Exchange(request: request, body: body, response: nil, redirects: redirects)) }
             throw error
         }
     }

@@ -233,6 +233,12 @@ struct CredentialsImportTests {
         #expect(credentials == StoredCredentials(auth: Auth(accessToken: "bare-token-value")))
     }
 
+    @Test("every RFC 6750 b64token character is accepted in a bare token, '=' only at the end")
+    func b64TokenCharacters() throws {
+        let token = "AZaz09-._~+/=="
+        #expect(try CredentialsImport.parse(token, receivedAt: Self.received).auth.accessToken == token)
+    }
+
     struct Garbage: CustomTestStringConvertible, Sendable {
         let name: String
         let text: String
@@ -248,6 +254,16 @@ struct CredentialsImportTests {
         Garbage(name: "an OAuth error response", text: #"{"error":"invalid_grant","error_description":"expired"}"#),
         Garbage(name: "a stored bundle of a future version", text: #"{"version":2,"access_token":"leak-me"}"#),
         Garbage(name: "a stored bundle with a bad expiry", text: #"{"version":1,"access_token":"leak-me","expires_at":"later"}"#),
+        Garbage(name: "one line that is not a b64token", text: "not json at all {leak-me\n"),
+        Garbage(name: "a bare token with a space", text: "leak-me too"),
+        Garbage(name: "a bare token with a control character", text: "leak-me\u{7}"),
+        Garbage(name: "a bare token with '=' inside", text: "leak=me"),
+        Garbage(name: "a stored bundle whose token has a line break",
+                text: #"{"version":1,"access_token":"leak-me\r\nX: y"}"#),
+        Garbage(name: "a stored bundle whose refresh token has a space",
+                text: #"{"version":1,"access_token":"a","refresh_token":"leak-me too"}"#),
+        Garbage(name: "a token response whose token_type has a space",
+                text: #"{"access_token":"leak-me","token_type":"Bearer leak-me"}"#),
     ])
     func garbage(_ input: Garbage) {
         let failure = #expect(throws: CredentialsImport.Failure.self) {

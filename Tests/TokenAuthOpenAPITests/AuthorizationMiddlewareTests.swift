@@ -137,4 +137,30 @@ struct AuthorizationMiddlewareTests {
         #expect(response.status == .ok)
         #expect(fixture.server.recordedRequests.first?.header("authorization") == nil)
     }
+
+    @Test("a plain-http baseURL to another host is refused before a token is taken; allowsInsecureHTTP lifts it")
+    func plainHTTPBaseURL() async throws {
+        let fixture = try await Fixture.start(expiresIn: -10)  // expired: a refresh would come first
+        defer { Task { await fixture.server.shutdown() } }
+        let request = HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/me")
+        let baseURL = URL(string: "http://api.example.com/v1")!
+        let sent = Mutex<[String?]>([])
+        let next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?) = { request, _, _ in
+            sent.withLock { $0.append(request.headerFields[.authorization]) }
+            return (HTTPResponse(status: .ok), nil)
+        }
+
+        let error = await #expect(throws: AuthorizedClientError.self) {
+            try await AuthorizationMiddleware(manager: fixture.manager)
+                .intercept(request, body: nil, baseURL: baseURL, operationID: "getMe", next: next)
+        }
+        #expect(error?.code == .insecureURL)
+        #expect(sent.withLock { $0 }.isEmpty)
+        #expect(fixture.server.stats.tokenRequests == 0)
+
+        let (response, _) = try await AuthorizationMiddleware(manager: fixture.manager, allowsInsecureHTTP: true)
+            .intercept(request, body: nil, baseURL: baseURL, operationID: "getMe", next: next)
+        #expect(response.status == .ok)
+        #expect(sent.withLock { $0 } == ["Bearer \(try #require(fixture.store.current).accessToken)"])
+    }
 }

@@ -59,6 +59,21 @@ struct OpenCombineAdapterTests {
         #expect(fixture.store.current?.accessToken != old.accessToken)
     }
 
+    @Test("sendPublisher: a request to plain http on another host fails with insecureURL and is never sent")
+    func plainHTTPIsRefused() async throws {
+        let fixture = try await Fixture.start(expiresIn: 3600)
+        defer { Task { await fixture.server.shutdown() } }
+        let url = URL(string: "http://127.0.0.1.example.com:\(fixture.server.port)/resource")!
+
+        do {
+            _ = try await firstValue(of: fixture.client.sendPublisher(HTTPRequest(method: .get, url: url)))
+            Issue.record("the request was sent")
+        } catch let error as AuthorizedClientError {
+            #expect(error.code == .insecureURL)
+        }
+        #expect(fixture.server.stats.resourceRequests == 0)
+    }
+
     @Test("validTokenPublisher: many subscribers over an expired token share one refresh")
     func publishersShareOneRefresh() async throws {
         let fixture = try await Fixture.start(expiresIn: -10)

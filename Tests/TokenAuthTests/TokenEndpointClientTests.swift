@@ -248,6 +248,17 @@ struct TokenEndpointClientTests {
         }
     }
 
+    @Test("an access_token with a space and a line break is a malformed response, never a token")
+    func headerBreakingTokenFault() async throws {
+        try await withServer { server in
+            server.updateFaults { $0.headerBreakingTokens = 1 }
+            let error = await tokenError { try await server.tokenClient().password(username: "alice", password: "wonderland") }
+            #expect(error == .malformedResponse)
+            #expect(error?.description.contains("its access_token contains spaces, control or non-ASCII characters") == true)
+            #expect(error?.description.contains("X-Injected") == false)
+        }
+    }
+
     @Test("an injected invalid_grant is permanent and carries the server's description")
     func invalidGrantFault() async throws {
         try await withServer { server in
@@ -303,6 +314,48 @@ struct TokenEndpointClientTests {
             #expect(server.stats.responsesByStatus.isEmpty)
             #expect(throws: CancellationError.self) { try result.get() }
             server.faults = OAuthTestServer.Faults()
+        }
+    }
+
+    // MARK: Redirects
+
+    @Test("a token endpoint that redirects is a permanent configuration error naming the Location; the target gets nothing",
+          arguments: [301, 302, 303, 307, 308])
+    func redirectIsNotFollowed(status: Int) async throws {
+        try await withServer(Self.confidential) { server in
+            try await withServer(Self.confidential) { target in
+                let client = TokenEndpointClient(client: OAuthClient(
+                    tokenEndpoint: server.redirectURL(to: target.tokenEndpoint, status: status),
+                    clientID: "confidential", clientSecret: "s3cret-value"))
+                let error = await tokenError { try await client.password(username: "alice", password: "wonderland") }
+                #expect(error == .redirected)
+                #expect(error?.isPermanent == true)
+                #expect(error?.statusCode == status)
+                let description = error?.description ?? ""
+                #expect(description.contains("redirects to \(target.tokenEndpoint.absoluteString) (HTTP \(status))"))
+                #expect(description.contains("Use that URL as the token endpoint"))
+                #expect(!description.contains("s3cret-value") && !description.contains("wonderland"))
+                #expect(target.recordedRequests.isEmpty)
+                #expect(server.recordedRequests.count == 1)
+            }
+        }
+    }
+
+    @Test("a relative Location is named as the absolute URL to configure, without its query; a RecordingTransport passes the policy on")
+    func relativeRedirectIsResolved() async throws {
+        try await withServer { server in
+            var endpoint = URLComponents(url: server.url("/redirect"), resolvingAgainstBaseURL: false)!
+            endpoint.queryItems = [URLQueryItem(name: "to", value: "/token/?code=private"), URLQueryItem(name: "status", value: "308")]
+            let recorder = TokenAuthTesting.RecordingTransport(passingTo: URLSessionTransport())
+            let client = TokenEndpointClient(
+                client: OAuthClient(tokenEndpoint: endpoint.url!, clientID: "test-client"), transport: recorder)
+            let error = await tokenError { try await client.password(username: "alice", password: "wonderland") }
+            #expect(error == .redirected)
+            #expect(error?.description.contains("redirects to \(server.url("/token/").absoluteString) (HTTP 308);") == true)
+            #expect(error?.description.contains("private") == false)
+            #expect(server.stats.tokenRequests == 0)
+            #expect(recorder.exchanges.map(\.redirects) == [.refuse])
+            #expect(recorder.exchanges.first?.response?.status.code == 308)
         }
     }
 

@@ -81,6 +81,28 @@ struct TokenResponseParsingTests {
         }
     }
 
+    @Test("a token or token type with a space, control or non-ASCII character is malformed, and not quoted", arguments: [
+        #"{"access_token":"two words"}"#, #"{"access_token":"line\r\nX-Injected: 1"}"#, #"{"access_token":"tab\tbed"}"#,
+        #"{"access_token":"caf\u00e9"}"#, #"{"access_token":"at","refresh_token":"nul\u0000led"}"#,
+        #"{"access_token":"at","token_type":"Bearer x"}"#, #"{"access_token":"at","token_type":""}"#,
+    ])
+    func headerBreakingTokens(json: String) {
+        let error = error(json)
+        #expect(error == .malformedResponse)
+        #expect(error?.isTransient == true)
+        #expect(error?.description.contains("spaces, control or non-ASCII characters") == true)
+        for fragment in ["words", "X-Injected", "bed", "caf", "led", "Bearer x"] {
+            #expect(error?.description.contains(fragment) == false)
+        }
+    }
+
+    @Test("tokens of visible ASCII, as RFC 6749 allows, are accepted")
+    func visibleASCIITokens() throws {
+        let response = try parse(#"{"access_token":"a!#$%&'()*+,-./:;<=>?@[]^_`{|}~Z","refresh_token":"r=\"q\"","token_type":"N_A"}"#)
+        #expect(response.accessToken == "a!#$%&'()*+,-./:;<=>?@[]^_`{|}~Z")
+        #expect(response.refreshToken == #"r="q""#)
+    }
+
     @Test("a body that is not a JSON object is malformed", arguments: ["", "<html>", "[1,2]", #""text""#, "{"])
     func notJSONObject(body: String) {
         #expect(error(body) == .malformedResponse)

@@ -33,6 +33,29 @@ struct TokenRevocationClientTests {
         }
     }
 
+    @Test("a revocation endpoint that redirects is a permanent error naming the Location; the target gets nothing")
+    func redirectIsNotFollowed() async throws {
+        try await withServer(Self.configuration) { server in
+            try await withServer(Self.configuration) { target in
+                let issued = target.issueTokens(clientID: "vault", subject: "vault")
+                let client = OAuthClient(tokenEndpoint: server.tokenEndpoint, clientID: "vault", clientSecret: "vault-secret")
+                let revoker = TokenRevocationClient(
+                    client: client, endpoint: server.redirectURL(to: target.revocationEndpoint, status: 308),
+                    transport: Self.transport)
+                let error = await #expect(throws: TokenRevocationError.redirected) {
+                    try await revoker.revoke(issued.accessToken)
+                }
+                #expect(error?.isTransient == false)
+                #expect(error?.statusCode == 308)
+                let description = error.map { "\($0)" } ?? ""
+                #expect(description.contains("redirects to \(target.revocationEndpoint.absoluteString) (HTTP 308)"))
+                #expect(!description.contains(issued.accessToken) && !description.contains("vault-secret"))
+                #expect(target.recordedRequests.isEmpty)
+                #expect(target.stats.revokedTokens == 0)
+            }
+        }
+    }
+
     @Test("a confidential client authenticates with its secret; a wrong one is a permanent rejection")
     func clientAuthentication() async throws {
         try await withServer(Self.configuration) { server in

@@ -86,6 +86,22 @@ struct URLSessionTransportTests {
         }
     }
 
+    @Test("with redirects refused, a 3xx to a POST is the response, Location and all, and its target gets nothing")
+    func refusedRedirectIsTheResponse() async throws {
+        try await withServer { first in
+            try await withServer { second in
+                let request = HTTPRequest(
+                    method: .post, url: first.redirectURL(to: second.tokenEndpoint, status: 308),
+                    headerFields: [.authorization: "Basic Y2xpZW50OnNlY3JldA=="])
+                let (response, _) = try await URLSessionTransport().send(
+                    request, body: Data("grant_type=client_credentials".utf8), redirects: .refuse)
+                #expect(response.status.code == 308)
+                #expect(response.headerFields[.location] == second.tokenEndpoint.absoluteString)
+                #expect(second.recordedRequests.isEmpty)
+            }
+        }
+    }
+
     @Test("a refused connection is a network failure")
     func connectionRefused() async throws {
         let server = try await OAuthTestServer.start()

@@ -151,6 +151,7 @@ struct TokenctlKeyringTests {
 
     @Test("malformed stdin exits 65 with a sentence on stderr, and what was stored stays", arguments: [
         Malformed(name: "several lines of text", stdin: "not\na token\n"),
+        Malformed(name: "one line that is not a b64token", stdin: "not json at all {\n"),
         Malformed(name: "invalid JSON", stdin: #"{"access_token": "#),
         Malformed(name: "an OAuth error response", stdin: #"{"error":"invalid_grant"}"#),
         Malformed(name: "a stored bundle of a future version", stdin: #"{"version":2,"access_token":"x"}"#),

@@ -113,5 +113,23 @@ extension TokenctlNetworkTests {
                 #expect(missingPassword.status == 65)
             }
         }
+
+        @Test("a token endpoint that redirects exits 64 naming the Location; the password is not sent there")
+        func redirectingTokenEndpoint() async throws {
+            try await NetworkFixture.with { fixture in
+                let slashed = fixture.server.url("/token/")
+                let result = try await tokenctl(
+                    fixture.item(
+                        "login", "--token-url", fixture.server.redirectURL(to: slashed, status: 308).absoluteString,
+                        "--client-id", "test-client", "--username", "alice", "--password-stdin"),
+                    stdin: NetworkFixture.password + "\n")
+                #expect(result.status == 64, "\(result.stderr)")
+                #expect(result.stderr.contains("redirects to \(slashed.absoluteString)"))
+                #expect(result.stderr.contains("Use that URL as the token endpoint"))
+                #expect(!result.allOutput.contains(NetworkFixture.password))
+                #expect(fixture.server.recordedRequests.map(\.uri).allSatisfy { $0.hasPrefix("/redirect?") })
+                #expect(try await fixture.store.loadCredentials() == nil)
+            }
+        }
     }
 }

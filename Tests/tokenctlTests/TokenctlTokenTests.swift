@@ -9,10 +9,10 @@ import TokenAuthKeyring
 @Suite("tokenctl token and refresh against a real OAuth server", .needsSecretService)
 struct TokenctlTokenTests {
     /// Stores tokens the server issued, already expired, with the server's token endpoint recorded in the item.
-    func seedExpiredItem(_ server: OAuthTestServer, service: String) async throws -> Auth {
+    func seedExpiredItem(_ server: OAuthTestServer, service: String, tokenEndpoint: URL? = nil) async throws -> Auth {
         let issued = server.issueTokens(clientID: "test-client", subject: "alice")
         let auth = Auth(accessToken: issued.accessToken, refreshToken: issued.refreshToken, expiresAt: Date(timeIntervalSinceNow: -60))
-        let client = OAuthClient(tokenEndpoint: server.tokenEndpoint, clientID: "test-client")
+        let client = OAuthClient(tokenEndpoint: tokenEndpoint ?? server.tokenEndpoint, clientID: "test-client")
         try await KeyringAuthStore(service: service, account: "alice", client: client, keyring: TestKeyring.keyring).save(auth)
         return auth
     }
@@ -98,6 +98,29 @@ struct TokenctlTokenTests {
         #expect(rejected.status == 3)
         #expect(rejected.stderr.contains("invalid_grant"))
         #expect(!rejected.allOutput.contains(seeded.refreshToken!))
+        #expect(try await store.loadCredentials() == before)
+    }
+
+    @Test("exit 64 naming the Location when the recorded token endpoint redirects, for token and request; the item is kept")
+    func redirectingTokenEndpoint() async throws {
+        let server = try await OAuthTestServer.start()
+        defer { Task { await server.shutdown() } }
+        let service = TestKeyring.uniqueService()
+        defer { Task { try? await TestKeyring.keyring.delete(["service": service, "account": "alice"]) } }
+        let slashed = server.url("/token/")
+        let seeded = try await seedExpiredItem(
+            server, service: service, tokenEndpoint: server.redirectURL(to: slashed, status: 308))
+        let store = KeyringAuthStore(service: service, account: "alice", keyring: TestKeyring.keyring)
+        let before = try await store.loadCredentials()
+
+        let item = ["--service", service, "--account", "alice"]
+        for command in [["token"] + item, ["request"] + item + [server.resourceURL.absoluteString]] {
+            let result = try await tokenctl(command)
+            #expect(result.status == 64, "\(command[0]): \(result.stderr)")
+            #expect(result.stderr.contains("redirects to \(slashed.absoluteString)"), "\(command[0])")
+            #expect(!result.allOutput.contains(seeded.refreshToken!))
+        }
+        #expect(server.recordedRequests.allSatisfy { $0.uri.hasPrefix("/redirect?") })
         #expect(try await store.loadCredentials() == before)
     }
 

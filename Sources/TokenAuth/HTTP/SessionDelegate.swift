@@ -10,13 +10,21 @@ import FoundationNetworking
 ///   `Authorization` included, even to another host (seen with FoundationNetworking on Linux). A bearer token or
 ///   client secret would reach whoever the `Location` header names. The delegate compares the redirect target
 ///   with the origin (scheme, host and port) of the task's original request and drops `Authorization` and
-///   `Proxy-Authorization` when they differ.
+///   `Proxy-Authorization` when they differ. With ``HTTPRedirectPolicy/refuse`` no redirect is followed: the 3xx
+///   response completes the task.
 /// - **HTTP authentication challenges.** The transport never answers a `401` with stored credentials: callers
 ///   put their own `Authorization` header on requests and need to see the `401` itself. On Linux, letting
 ///   FoundationNetworking handle a `Basic` challenge hangs the task, so the challenge is cancelled and
 ///   ``ResponseCollector`` supplies the `401` response. On Apple platforms every challenge gets the system's
 ///   default handling.
 final class SessionDelegate: NSObject, URLSessionTaskDelegate, Sendable {
+    /// What the session's tasks do with redirects.
+    let redirects: HTTPRedirectPolicy
+
+    init(redirects: HTTPRedirectPolicy) {
+        self.redirects = redirects
+    }
+
     func urlSession(
         _ session: URLSession,
         task: URLSessionTask,
@@ -24,6 +32,7 @@ final class SessionDelegate: NSObject, URLSessionTaskDelegate, Sendable {
         newRequest request: URLRequest,
         completionHandler: @escaping (URLRequest?) -> Void
     ) {
+        guard redirects != .refuse else { return completionHandler(nil) }
         completionHandler(Self.redirect(request, from: task.originalRequest?.url))
     }
 

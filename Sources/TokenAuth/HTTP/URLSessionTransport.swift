@@ -7,14 +7,15 @@ import HTTPTypesFoundation
 
 /// The default ``HTTPTransport``: URLSession (FoundationNetworking on Linux).
 ///
-/// Each transport owns one URLSession, made from an ephemeral configuration so that nothing — cookies, cached
-/// token responses — is written to disk. Copies of a transport share that session; it is invalidated when the
-/// last copy goes away. The transport
+/// Each transport owns a URLSession per ``HTTPRedirectPolicy``, made from an ephemeral configuration so that
+/// nothing — cookies, cached token responses — is written to disk. Copies of a transport share those sessions;
+/// they are invalidated when the last copy goes away. The transport
 ///
 /// - caps response bodies at ``maximumResponseBodySize``, cancelling the transfer as soon as the cap is passed;
 /// - maps `URLError`s to ``HTTPTransportError``, telling timeouts and network failures apart;
 /// - throws `CancellationError` promptly when the calling task is cancelled, abandoning the request;
-/// - follows redirects, but drops `Authorization` when a redirect leaves the original origin;
+/// - follows redirects, but drops `Authorization` when a redirect leaves the original origin; with
+///   ``HTTPRedirectPolicy/refuse`` it follows none and returns the 3xx response;
 /// - never answers HTTP authentication challenges itself: a `401` is returned to the caller as it came (on Linux
 ///   also one with a `Basic` challenge, which FoundationNetworking cannot deliver on its own).
 public struct URLSessionTransport: HTTPTransport {
@@ -29,7 +30,7 @@ public struct URLSessionTransport: HTTPTransport {
 
     private let owner: SessionOwner
 
-    /// Creates a transport with its own URLSession.
+    /// Creates a transport with its own URLSessions.
     ///
     /// - Parameters:
     ///   - maximumResponseBodySize: The largest response body accepted, in bytes.
@@ -45,16 +46,23 @@ public struct URLSessionTransport: HTTPTransport {
         self.timeout = timeout
         let configuration = configuration.copy() as! URLSessionConfiguration
         configuration.timeoutIntervalForRequest = timeout.timeInterval
-        self.owner = SessionOwner(
-            session: URLSession(configuration: configuration, delegate: SessionDelegate(), delegateQueue: nil)
-        )
+        self.owner = SessionOwner(configuration: configuration)
     }
 
-    /// Sends `request` through the transport's URLSession and returns the complete response.
+    /// Sends `request` through the transport's URLSession and returns the complete response, following redirects.
     ///
     /// - Throws: ``HTTPTransportError`` for a timeout, a network failure, an oversized body or a request without
     ///   an absolute URL; `CancellationError` when the calling task is cancelled.
     public func send(_ request: HTTPRequest, body: Data?) async throws -> (HTTPResponse, Data) {
+        try await send(request, body: body, redirects: .follow)
+    }
+
+    /// Sends `request` through the transport's URLSession and returns the complete response; with
+    /// ``HTTPRedirectPolicy/refuse``, a 3xx response is returned as it came and nothing is sent to its `Location`.
+    ///
+    /// - Throws: ``HTTPTransportError`` for a timeout, a network failure, an oversized body or a request without
+    ///   an absolute URL; `CancellationError` when the calling task is cancelled.
+    public func send(_ request: HTTPRequest, body: Data?, redirects: HTTPRedirectPolicy) async throws -> (HTTPResponse, Data) {
         guard var urlRequest = URLRequest(httpRequest: request) else {
             throw HTTPTransportError.invalidRequest("it needs an absolute http or https URL")
         }
@@ -67,7 +75,7 @@ public struct URLSessionTransport: HTTPTransport {
         var urlResponse: URLResponse
         do {
             // Not left to URLSession to give up on a cancelled transfer: FoundationNetworking may wait for the answer.
-            (data, urlResponse) = try await abandoningOnCancellation { [session = owner.session, urlRequest] in
+            (data, urlResponse) = try await abandoningOnCancellation { [session = owner.session(redirects), urlRequest] in
                 try await session.data(for: urlRequest, delegate: collector)
             }
         } catch let error as URLError {
@@ -96,16 +104,29 @@ public struct URLSessionTransport: HTTPTransport {
     }
 }
 
-/// Holds a transport's URLSession and invalidates it when the last copy of the transport is gone, so sessions
+/// Holds a transport's URLSessions and invalidates them when the last copy of the transport is gone, so sessions
 /// (and their delegates, which they retain) do not leak.
+///
+/// There is one session per ``HTTPRedirectPolicy``, because only the session's delegate can decide about a
+/// redirect on Linux: FoundationNetworking never asks the delegate given to `data(for:delegate:)`.
 private final class SessionOwner: Sendable {
-    let session: URLSession
+    private let following: URLSession
+    private let refusing: URLSession
 
-    init(session: URLSession) {
-        self.session = session
+    init(configuration: URLSessionConfiguration) {
+        following = URLSession(
+            configuration: configuration, delegate: SessionDelegate(redirects: .follow), delegateQueue: nil)
+        refusing = URLSession(
+            configuration: configuration, delegate: SessionDelegate(redirects: .refuse), delegateQueue: nil)
+    }
+
+    /// The session whose delegate applies `redirects`.
+    func session(_ redirects: HTTPRedirectPolicy) -> URLSession {
+        redirects == .refuse ? refusing : following
     }
 
     deinit {
-        session.finishTasksAndInvalidate()
+        following.finishTasksAndInvalidate()
+        refusing.finishTasksAndInvalidate()
     }
 }

@@ -25,9 +25,14 @@ import HTTPTypesFoundation
 /// refresh; any other response, whatever its status, is returned. Requests with `requiresAuthentication: false`
 /// pass through to the transport untouched and never touch the manager.
 ///
+/// **Plain HTTP.** A request that needs a token must go to an `https` URL or to plain `http` on a loopback host;
+/// any other URL throws ``AuthorizedClientError/Code/insecureURL`` before a token is taken or anything is sent.
+/// `allowsInsecureHTTP: true` lifts the rule, for development servers only.
+///
 /// **Bodies.** Request bodies are `Data`, so a retried request always carries the same bytes; there is no
 /// streaming body that could not be replayed. **Redirects** are the transport's business: ``HTTPTransport``
-/// requires that `Authorization` is never forwarded to another origin, and ``URLSessionTransport`` strips it.
+/// requires that `Authorization` is never forwarded to another origin, and ``URLSessionTransport`` strips it. As a
+/// change of scheme is a change of origin, a redirect from `https` to plain `http` never carries the token.
 /// **Cancellation** of the calling task stops the request at once; a refresh it was waiting for goes on for the
 /// other requests sharing it.
 ///
@@ -41,6 +46,8 @@ public struct AuthorizedClient: Sendable {
     public var classifier: TokenRejectionClassifier { exchange.classifier }
     /// The decoder ``load(_:for:body:requiresAuthentication:decoder:)`` uses unless given another.
     public let decoder: JSONDecoder
+    /// Whether the token may be sent over plain HTTP to hosts other than loopback ones. `false` unless set.
+    public var allowsInsecureHTTP: Bool { exchange.allowsInsecureHTTP }
 
     let exchange: AuthorizedExchange
     let callbacks: CallbackPipeline
@@ -53,13 +60,19 @@ public struct AuthorizedClient: Sendable {
     ///     URLSession.
     ///   - classifier: Decides which responses reject the token. The default follows RFC 6750.
     ///   - decoder: The JSON decoder for `load`.
+    ///   - allowsInsecureHTTP: `true` to send the token over plain HTTP to any host, for a development server
+    ///     without TLS. Never in production: anyone on the network path can read and reuse the token. Loopback
+    ///     hosts are allowed without it.
     public init(
         manager: AuthManager,
         transport: any HTTPTransport = URLSessionTransport(),
         classifier: TokenRejectionClassifier = .standard,
-        decoder: JSONDecoder = JSONDecoder()
+        decoder: JSONDecoder = JSONDecoder(),
+        allowsInsecureHTTP: Bool = false
     ) {
-        exchange = AuthorizedExchange(manager: manager, classifier: classifier, insufficientScope: .throwsError)
+        exchange = AuthorizedExchange(
+            manager: manager, classifier: classifier, insufficientScope: .throwsError,
+            allowsInsecureHTTP: allowsInsecureHTTP)
         self.transport = transport
         self.decoder = decoder
         callbacks = CallbackPipeline(exchange: exchange, transport: transport)
@@ -72,7 +85,7 @@ public struct AuthorizedClient: Sendable {
     ///   - body: The request body, sent again unchanged if the request is retried.
     ///   - requiresAuthentication: `false` for endpoints that need no token: the request is sent as it is.
     /// - Returns: The response, whatever its status, except for the statuses described below.
-    /// - Throws: ``AuthorizedClientError`` (`loginRequired`, `unauthorized`, `insufficientScope`),
+    /// - Throws: ``AuthorizedClientError`` (`loginRequired`, `unauthorized`, `insufficientScope`, `insecureURL`),
     ///   ``AuthError`` when the token endpoint failed transiently, ``HTTPTransportError`` when no response
     ///   arrived, or `CancellationError`.
     public func send(

@@ -11,7 +11,7 @@ public struct AuthorizedClientError: Error, Sendable, CustomStringConvertible {
     /// The kind of failure.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Base: String, Sendable, Hashable {
-            case unauthorized, loginRequired, insufficientScope, unacceptableStatus, decodingFailed
+            case unauthorized, loginRequired, insufficientScope, unacceptableStatus, decodingFailed, insecureURL
         }
 
         private let base: Base
@@ -29,6 +29,10 @@ public struct AuthorizedClientError: Error, Sendable, CustomStringConvertible {
         public static let unacceptableStatus = Code(.unacceptableStatus)
         /// `load` got a 2xx response whose body did not decode.
         public static let decodingFailed = Code(.decodingFailed)
+        /// The request's URL is plain `http` to a host that is not a loopback host, where anyone on the network
+        /// could read the token: nothing was sent and no token was taken for it. A configuration error, not a
+        /// transient one.
+        public static let insecureURL = Code(.insecureURL)
 
         /// The code's name.
         public var description: String { base.rawValue }
@@ -46,10 +50,12 @@ public struct AuthorizedClientError: Error, Sendable, CustomStringConvertible {
     public let authError: AuthError?
     /// What went wrong while decoding, for ``Code/decodingFailed``.
     public let decodingFailure: String?
+    /// The scheme, host and port refused for ``Code/insecureURL``.
+    private let refusedOrigin: String?
 
     private init(
         _ code: Code, status: HTTPResponse.Status? = nil, challenge: AuthenticationChallenge? = nil, body: Data? = nil,
-        authError: AuthError? = nil, decodingFailure: String? = nil
+        authError: AuthError? = nil, decodingFailure: String? = nil, refusedOrigin: String? = nil
     ) {
         self.code = code
         self.status = status
@@ -57,6 +63,7 @@ public struct AuthorizedClientError: Error, Sendable, CustomStringConvertible {
         self.body = body
         self.authError = authError
         self.decodingFailure = decodingFailure
+        self.refusedOrigin = refusedOrigin
     }
 
     private init(_ code: Code, response: HTTPResponse, body: Data) {
@@ -84,6 +91,13 @@ public struct AuthorizedClientError: Error, Sendable, CustomStringConvertible {
     /// A 2xx body that did not decode.
     package static func decodingFailed(_ response: HTTPResponse, body: Data, error: any Error) -> AuthorizedClientError {
         AuthorizedClientError(.decodingFailed, status: response.status, body: body, decodingFailure: "\(error)")
+    }
+
+    /// A request to `url` refused because it would carry the token over plain HTTP. Names only the scheme, host
+    /// and port: the path and query may hold secrets of their own.
+    package static func insecureURL(_ url: URL) -> AuthorizedClientError {
+        let port = url.port.map { ":\($0)" } ?? ""
+        return AuthorizedClientError(.insecureURL, refusedOrigin: "\(url.scheme ?? "?")://\(url.host ?? "?")\(port)")
     }
 
     /// The session is gone: `error` is ``AuthError/Code/loginRequired``.
@@ -123,6 +137,11 @@ public struct AuthorizedClientError: Error, Sendable, CustomStringConvertible {
         case .unacceptableStatus:
             return "The server answered \(status)\(challenge) where a successful response was expected. Read the "
                 + "error's body for the server's explanation."
+        case .insecureURL:
+            return "Refused to send the access token to \(refusedOrigin ?? "the server") over plain HTTP, where anyone "
+                + "on the network could read it; nothing was sent. Use an https:// URL. Plain http is allowed to "
+                + "loopback hosts (localhost, 127.0.0.0/8, ::1), and to other hosts only with allowsInsecureHTTP, "
+                + "for development."
         default:
             return "The response body is not the expected JSON: \(decodingFailure ?? "it did not decode"). Check "
                 + "that the request's URL and the decoded type match the API."

@@ -32,11 +32,26 @@ package struct AuthorizedExchange: Sendable {
     package let manager: AuthManager
     package let classifier: TokenRejectionClassifier
     package let insufficientScope: InsufficientScope
+    /// Whether tokens may go over plain HTTP to any host, not only to loopback ones: for development only.
+    package let allowsInsecureHTTP: Bool
 
-    package init(manager: AuthManager, classifier: TokenRejectionClassifier, insufficientScope: InsufficientScope) {
+    package init(
+        manager: AuthManager, classifier: TokenRejectionClassifier, insufficientScope: InsufficientScope,
+        allowsInsecureHTTP: Bool = false
+    ) {
         self.manager = manager
         self.classifier = classifier
         self.insufficientScope = insufficientScope
+        self.allowsInsecureHTTP = allowsInsecureHTTP
+    }
+
+    /// Throws ``AuthorizedClientError/Code/insecureURL`` unless a token may be sent to `url`: `https`, plain `http`
+    /// to a loopback host, or — with ``allowsInsecureHTTP`` — plain `http` to any host. Called before a token is
+    /// taken (or refreshed) for the request. A request without an absolute URL passes: the transport refuses it.
+    package func checkTokenMayBeSent(to url: URL?) throws {
+        guard let url, !url.canCarryCredentials else { return }
+        if allowsInsecureHTTP, url.scheme?.lowercased() == "http", url.host?.isEmpty == false { return }
+        throw AuthorizedClientError.insecureURL(url)
     }
 
     /// A valid token bundle, with a login-required failure turned into ``AuthorizedClientError/Code/loginRequired``.
@@ -116,6 +131,7 @@ extension AuthorizedExchange {
         requiresAuthentication: Bool = true
     ) async throws -> (HTTPResponse, Data) {
         guard requiresAuthentication else { return try await transport.send(request, body: body) }
+        try checkTokenMayBeSent(to: request.url)
         return try await run(authorizedWith: auth) { auth in
             let (response, data) = try await transport.send(Self.authorize(request, with: auth), body: body)
             return Attempt(response: response, body: data, value: (response, data))

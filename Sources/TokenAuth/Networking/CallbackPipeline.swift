@@ -46,6 +46,7 @@ final class CallbackPipeline: Sendable {
         var auth: Auth?
         if job.requiresAuthentication {
             do {
+                try exchange.checkTokenMayBeSent(to: job.request.url)
                 auth = try await exchange.validAuth()
             } catch {
                 job.handle.finish(.failure(error))

@@ -11,7 +11,9 @@ import HTTPTypesFoundation
 /// `CancellationError` when the calling task was cancelled.
 ///
 /// The client refuses to send credentials to a token endpoint that is neither `https` nor on a loopback host,
-/// before anything goes on the wire. It reads the time only through the injected ``WallClock``.
+/// before anything goes on the wire, and never follows a redirect: a 3xx answer is
+/// ``TokenEndpointError/redirected``, naming the `Location`. It reads the time only through the injected
+/// ``WallClock``.
 public struct TokenEndpointClient: Sendable {
     /// The client identity and token endpoint.
     public let client: OAuthClient
@@ -104,7 +106,7 @@ public struct TokenEndpointClient: Sendable {
         let response: HTTPResponse
         let body: Data
         do {
-            (response, body) = try await transport.send(request, body: FormEncoding.body(parameters))
+            (response, body) = try await transport.send(request, body: FormEncoding.body(parameters), redirects: .refuse)
         } catch let error as HTTPTransportError {
             throw TokenEndpointError.transport(error, host: host)
         } catch let error as CancellationError {
@@ -121,6 +123,11 @@ public struct TokenEndpointClient: Sendable {
         let status = response.status.code
         if response.status.kind == .successful {
             return try TokenResponse.parse(data: body, sentAt: sentAt, statusCode: status, secrets: secrets)
+        }
+        if response.status.kind == .redirection {
+            // Not followed: the request carries the grant and the client's credentials in its body.
+            throw TokenEndpointError.redirected(
+                to: response.redirectLocation(from: client.tokenEndpoint, secrets: secrets), statusCode: status)
         }
         let retryAfter = RetryAfter.parse(response.headerFields[.retryAfter], now: wallClock())
         if body.count <= TokenResponse.maximumSize,

@@ -3,7 +3,8 @@
 /// - **Permanent** (``isPermanent``): the authorization server refused the grant with an RFC 6749 §5.2 error such
 ///   as `invalid_grant` or `invalid_client` — repeating the same request cannot succeed, the user has to sign in
 ///   again or the client configuration has to change — or the request was refused before sending
-///   (``insecureEndpoint``, ``invalidClientConfiguration``).
+///   (``insecureEndpoint``, ``invalidClientConfiguration``), or the endpoint redirected it (``redirected``): a
+///   misconfigured endpoint URL, never retried as if the network had failed.
 /// - **Transient** (``isTransient``): no answer (``networkFailure``, ``timedOut``), a struggling server
 ///   (``serverError`` for 5xx, ``rateLimited`` for 429) or an answer that is not a token response
 ///   (``malformedResponse``). Keep the tokens and retry later, after ``retryAfter`` when the server said.
@@ -24,6 +25,7 @@ public struct TokenEndpointError: Error, Sendable, Equatable, CustomStringConver
         case malformedResponse
         case insecureEndpoint
         case invalidClientConfiguration
+        case redirected
     }
 
     private let code: Code
@@ -80,6 +82,9 @@ public struct TokenEndpointError: Error, Sendable, Equatable, CustomStringConver
     public static let insecureEndpoint = TokenEndpointError(.insecureEndpoint)
     /// The client description cannot authenticate as configured, e.g. `client_secret_basic` without a secret.
     public static let invalidClientConfiguration = TokenEndpointError(.invalidClientConfiguration)
+    /// The token endpoint answered with a redirect (3xx), which is not followed: the configured URL is not the
+    /// token endpoint. Nothing was sent to the redirect's target.
+    public static let redirected = TokenEndpointError(.redirected)
 
     // MARK: - Transient
 
@@ -100,7 +105,7 @@ public struct TokenEndpointError: Error, Sendable, Equatable, CustomStringConver
     public var isTransient: Bool {
         switch code {
         case .serverError, .rateLimited, .networkFailure, .timedOut, .malformedResponse: true
-        case .rejected, .insecureEndpoint, .invalidClientConfiguration: false
+        case .rejected, .insecureEndpoint, .invalidClientConfiguration, .redirected: false
         }
     }
 
@@ -197,6 +202,11 @@ public struct TokenEndpointError: Error, Sendable, Equatable, CustomStringConver
         TokenEndpointError(.invalidClientConfiguration, detail: detail)
     }
 
+    /// A ``redirected`` naming where the endpoint pointed (see ``HTTPResponse/redirectLocation(from:secrets:)``).
+    static func redirected(to location: String?, statusCode: Int) -> TokenEndpointError {
+        TokenEndpointError(.redirected, statusCode: statusCode, detail: location)
+    }
+
     /// Server-supplied text made safe to show: secrets replaced, only printable ASCII, bounded length.
     static func sanitize(_ text: String, secrets: [String], limit: Int) -> String {
         var result = text
@@ -247,6 +257,9 @@ public struct TokenEndpointError: Error, Sendable, Equatable, CustomStringConver
             return "Refused to send credentials to \(detail ?? "the token endpoint") over plain HTTP."
         case .invalidClientConfiguration:
             return "The OAuth client cannot make this request: \(detail ?? "its configuration is incomplete")."
+        case .redirected:
+            return detail.map { "The token endpoint redirects to \($0)\(statusText); the redirect was not followed." }
+                ?? "The token endpoint answered with a redirect without a usable Location\(statusText)."
         }
     }
 
@@ -284,6 +297,10 @@ public struct TokenEndpointError: Error, Sendable, Equatable, CustomStringConver
                 + "(localhost, 127.0.0.0/8, ::1)."
         case .invalidClientConfiguration:
             return "Fix the stored OAuth client: add the client secret or choose the authentication method none."
+        case .redirected:
+            return (detail == nil ? "Check the token endpoint URL" : "Use that URL as the token endpoint")
+                + "; token requests are never sent to a redirect's target, since they carry the client's "
+                + "credentials and tokens."
         }
     }
 }

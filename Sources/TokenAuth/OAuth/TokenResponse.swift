@@ -46,6 +46,8 @@ public struct TokenResponse: Sendable, Equatable {
     ///   expiry, so a quirk in that field never discards the tokens (with rotation, the new refresh token would be
     ///   lost for good).
     /// - `token_type` is compared case-insensitively; absent means `Bearer`.
+    /// - `access_token`, `refresh_token` and `token_type` must be visible ASCII without spaces, since they end up in
+    ///   header fields: anything else is a malformed response.
     /// - An `error` member makes it an error response (§5.2), even when it came with status 200.
     ///
     /// - Parameters:
@@ -84,10 +86,17 @@ public struct TokenResponse: Sendable, Equatable {
         guard let accessToken = body.accessToken, !accessToken.isEmpty else {
             throw .malformed("its answer has no access_token", statusCode: statusCode)
         }
+        let refreshToken = body.refreshToken.flatMap { $0.isEmpty ? nil : $0 }
+        // They end up in header fields, where a space or control character would change or add to the header.
+        for (name, value) in [("access_token", accessToken), ("refresh_token", refreshToken), ("token_type", body.tokenType)] {
+            if let value, !TokenSyntax.isHeaderSafe(value) {
+                throw .malformed("its \(name) contains spaces, control or non-ASCII characters", statusCode: statusCode)
+            }
+        }
         return TokenResponse(
             accessToken: accessToken,
             tokenType: TokenType.normalize(body.tokenType ?? "Bearer"),
-            refreshToken: body.refreshToken.flatMap { $0.isEmpty ? nil : $0 },
+            refreshToken: refreshToken,
             expiresAt: body.expiresIn.map { sentAt.addingTimeInterval($0) },
             scope: body.scope.flatMap { $0.isEmpty ? nil : $0 },
             issuedAt: sentAt

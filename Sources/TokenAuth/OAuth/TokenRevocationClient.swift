@@ -6,7 +6,8 @@ import HTTPTypes
 /// Client authentication is the same as at the token endpoint (``OAuthClient/authentication``). Revoking a
 /// refresh token also ends the access tokens of its grant at servers that support it (RFC 7009 §2.1); an unknown
 /// or already revoked token is a success (§2.2). Like ``TokenEndpointClient``, it refuses an endpoint that is
-/// neither `https` nor on a loopback host before anything is sent.
+/// neither `https` nor on a loopback host before anything is sent, and never follows a redirect
+/// (``TokenRevocationError/redirected``).
 public struct TokenRevocationClient: Sendable {
     /// Which kind of token is being revoked (`token_type_hint`, RFC 7009 §2.1).
     public enum TokenTypeHint: String, Sendable {
@@ -60,7 +61,8 @@ public struct TokenRevocationClient: Sendable {
         let body: Data
         do {
             (response, body) = try await transport.send(
-                HTTPRequest(method: .post, url: endpoint, headerFields: headerFields), body: FormEncoding.body(parameters))
+                HTTPRequest(method: .post, url: endpoint, headerFields: headerFields), body: FormEncoding.body(parameters),
+                redirects: .refuse)
         } catch let error as CancellationError {
             throw error
         } catch let error as HTTPTransportError {
@@ -71,6 +73,12 @@ public struct TokenRevocationClient: Sendable {
         }
         let status = response.status.code
         if response.status.kind == .successful { return }
+        if response.status.kind == .redirection {
+            // Not followed: the request carries the token and the client's credentials in its body.
+            throw TokenRevocationError.redirected(
+                to: response.redirectLocation(from: endpoint, secrets: [token] + [client.clientSecret].compactMap { $0 }),
+                statusCode: status)
+        }
         // Only a plain error code is repeated: the rest of a server's text is not shown.
         let code = (try? JSONDecoder().decode(TokenResponseBody.self, from: body))?.error
             .flatMap { $0.allSatisfy { $0.isASCII && ($0.isLetter || $0 == "_") } ? $0 : nil }

@@ -9,6 +9,7 @@ public struct TokenRevocationError: Error, Sendable, Equatable, CustomStringConv
         case unavailable
         case insecureEndpoint
         case invalidClientConfiguration
+        case redirected
     }
 
     private let code: Code
@@ -33,6 +34,9 @@ public struct TokenRevocationError: Error, Sendable, Equatable, CustomStringConv
     public static let insecureEndpoint = TokenRevocationError(.insecureEndpoint)
     /// The client's authentication method needs a client secret and none is stored; nothing was sent.
     public static let invalidClientConfiguration = TokenRevocationError(.invalidClientConfiguration)
+    /// The endpoint answered with a redirect (3xx), which is not followed: the configured URL is not the revocation
+    /// endpoint. Nothing was sent to the redirect's target.
+    public static let redirected = TokenRevocationError(.redirected)
 
     static func rejected(code: String?, statusCode: Int) -> TokenRevocationError {
         TokenRevocationError(.rejected, oauthErrorCode: code, statusCode: statusCode)
@@ -44,6 +48,10 @@ public struct TokenRevocationError: Error, Sendable, Equatable, CustomStringConv
 
     static func insecureEndpoint(_ endpoint: String) -> TokenRevocationError {
         TokenRevocationError(.insecureEndpoint, detail: endpoint)
+    }
+
+    static func redirected(to location: String?, statusCode: Int) -> TokenRevocationError {
+        TokenRevocationError(.redirected, statusCode: statusCode, detail: location)
     }
 
     /// Whether trying again later may succeed.
@@ -70,6 +78,11 @@ public struct TokenRevocationError: Error, Sendable, Equatable, CustomStringConv
         case .invalidClientConfiguration:
             return "The OAuth client cannot authenticate at the revocation endpoint: its method needs a client secret "
                 + "and none is stored."
+        case .redirected:
+            let target = detail.map { "redirects to \($0)\(status); use that URL as the revocation endpoint" }
+                ?? "answered with a redirect without a usable Location\(status); check the revocation URL"
+            return "The revocation endpoint \(target). The redirect was not followed, since the request carries the "
+                + "token and the client's credentials; the token stays valid at the server until it expires."
         }
     }
 }

@@ -8,9 +8,9 @@ extension TokenCtl {
         static let configuration = CommandConfiguration(
             abstract: "Store tokens read from standard input in the keyring, replacing what was stored.",
             discussion: """
-                Standard input holds either the stored JSON format ({"version":1,"access_token":…}) or an \
-                OAuth 2.0 token response ({"access_token":…,"expires_in":3600,…}); `expires_in` becomes an \
-                absolute expiry. With --token-url and --client-id the item also records how to refresh the tokens. \
+                Standard input holds the stored JSON format ({"version":1,"access_token":…}), an \
+                OAuth 2.0 token response ({"access_token":…,"expires_in":3600,…}; `expires_in` becomes an \
+                absolute expiry) or a bare access token on one line (RFC 6750 b64token characters). With --token-url and --client-id the item also records how to refresh the tokens. \
                 Exit code 65 when the input is malformed.
                 """)
 

@@ -46,6 +46,10 @@ func reportingFailures(_ body: () async throws -> Void) async throws {
         Terminal.error(error.description + " With tokenctl: replace them with `tokenctl import` (or `tokenctl login`), "
             + "or remove them with `tokenctl delete`.")
         throw Exit.badInput
+    } catch let error where endpointMisconfiguration(in: error) != nil {
+        // A token endpoint that cannot be used: signing in again would meet the same URL.
+        Terminal.error(endpointMisconfiguration(in: error)!.description)
+        throw Exit.usage
     } catch let error as AuthError {
         Terminal.error(error.description + (error.isLoginRequired ? signInAdvice : ""))
         throw error.isLoginRequired ? Exit.noCredentials : Exit.transient
@@ -55,7 +59,6 @@ func reportingFailures(_ body: () async throws -> Void) async throws {
     } catch let error as TokenEndpointError {
         Terminal.error(error.description)
         if error.isTransient { throw Exit.transient }
-        if error == .insecureEndpoint || error == .invalidClientConfiguration { throw Exit.usage }
         throw Exit.noCredentials
     } catch let error as HTTPTransportError {
         Terminal.error(error.description)
@@ -64,6 +67,19 @@ func reportingFailures(_ body: () async throws -> Void) async throws {
         Terminal.error(error.description + " Try again.")
         throw Exit.transient
     }
+}
+
+/// The token-endpoint failure behind `error` — directly, or through `AuthManager` and `AuthorizedClient` — when the
+/// endpoint or client is configured so that no request can succeed: a usage error (64), not a reason to sign in.
+private func endpointMisconfiguration(in error: any Error) -> TokenEndpointError? {
+    let endpointError = error as? TokenEndpointError
+        ?? (error as? AuthError)?.underlying
+        ?? (error as? AuthorizedClientError)?.authError?.underlying
+    guard let endpointError else { return nil }
+    // Through AuthManager, `invalidClientConfiguration` is an item that records no token endpoint: sign in again.
+    let unusable = endpointError == .insecureEndpoint || endpointError == .redirected
+        || (error is TokenEndpointError && endpointError == .invalidClientConfiguration)
+    return unusable ? endpointError : nil
 }
 
 /// What tokenctl adds to a library's "sign in again".
