@@ -112,6 +112,11 @@ public struct TokenEndpointError: Error, Sendable, Equatable, CustomStringConver
     /// Whether repeating the request cannot succeed: the user must sign in again or the configuration change.
     public var isPermanent: Bool { !isTransient }
 
+    /// Whether the endpoint itself is configured so that no request can succeed — it is not `https` (nor on a
+    /// loopback host), or it redirects: signing in again would meet the same URL, so this is a configuration
+    /// error, not a rejected sign-in.
+    public var isMisconfiguration: Bool { code == .insecureEndpoint || code == .redirected }
+
     /// Two errors are equal when they are the same kind of failure with the same RFC error code.
     public static func == (lhs: TokenEndpointError, rhs: TokenEndpointError) -> Bool {
         guard lhs.code == rhs.code else { return false }
@@ -231,7 +236,7 @@ public struct TokenEndpointError: Error, Sendable, Equatable, CustomStringConver
         if let retryAfter {
             text += " It asked to retry after \(retryAfter.components.seconds) s."
         }
-        return text + " " + fixIt
+        return text + " " + fix
     }
 
     private var statusText: String {
@@ -263,7 +268,8 @@ public struct TokenEndpointError: Error, Sendable, Equatable, CustomStringConver
         }
     }
 
-    private var fixIt: String {
+    /// What to do about it: sign in again, fix the client or endpoint configuration, or retry later.
+    public var fix: String {
         switch code {
         case .rejected:
             switch oauthErrorCode {

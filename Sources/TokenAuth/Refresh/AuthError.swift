@@ -5,7 +5,7 @@
 public struct AuthError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The kind of failure.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
-        private enum Base: String, Sendable, Hashable { case loginRequired, transient, excessiveRefresh }
+        private enum Base: String, Sendable, Hashable { case loginRequired, transient, excessiveRefresh, misconfigured }
         private let base: Base
         private init(_ base: Base) { self.base = base }
 
@@ -15,6 +15,9 @@ public struct AuthError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let transient = Code(.transient)
         /// Refreshes came faster than ``AuthManager/Configuration/refreshLimit`` allows: a loop was stopped.
         public static let excessiveRefresh = Code(.excessiveRefresh)
+        /// The token endpoint is configured so that no refresh can succeed (plain HTTP to a remote host, or it
+        /// redirects): fix the configuration. The stored tokens are kept, whatever the rejection policy.
+        public static let misconfigured = Code(.misconfigured)
 
         /// The code's name.
         public var description: String { base.rawValue }
@@ -57,6 +60,8 @@ public struct AuthError: Error, Sendable, Equatable, CustomStringConvertible {
             return text + " " + fix
         case .transient:
             return "The tokens could not be refreshed just now and were kept: \(reason). " + fix
+        case .misconfigured:
+            return "The tokens cannot be refreshed: \(reason). They were kept. " + fix
         default:
             return "Refreshing stopped: \(reason). " + fix
         }
@@ -69,6 +74,8 @@ public struct AuthError: Error, Sendable, Equatable, CustomStringConvertible {
             return "Sign in again."
         case .transient:
             return retryAfter.map { "Try again in \(Self.seconds($0)) s." } ?? "Try again shortly."
+        case .misconfigured:
+            return underlying?.fix ?? "Fix the token endpoint's URL."
         default:
             return "Check that the server accepts the tokens it issues (a resource that rejects every new token "
                 + "causes this), then try again."

@@ -386,6 +386,15 @@ public actor AuthManager {
     private func failed(_ error: any Error, refreshToken: String?, generation: Int) async throws -> AuthError {
         if error is CancellationError { return AuthError.transient("the refresh was cancelled", retryAfter: nil, underlying: nil) }
         let endpointError = error as? TokenEndpointError
+        if let endpointError, endpointError.isMisconfiguration {
+            // Not the user's credentials: nothing to sign in again for, nothing to erase. Not asked again with
+            // this refresh token until new credentials arrive.
+            emit(.refreshFailed(.permanent(oauthErrorCode: nil)))
+            logger.warning("the token endpoint is misconfigured")
+            let misconfigured = AuthError(.misconfigured, "\(endpointError)", underlying: endpointError)
+            if session.isCurrent(generation) { session.reject(refreshToken: refreshToken, because: misconfigured) }
+            return misconfigured
+        }
         if let endpointError, endpointError.isPermanent {
             emit(.refreshFailed(.permanent(oauthErrorCode: endpointError.oauthErrorCode)))
             logger.warning("the authorization server rejected the refresh", metadata: ["error": "\(endpointError.oauthErrorCode ?? "-")"])

@@ -72,13 +72,10 @@ func reportingFailures(_ body: () async throws -> Void) async throws {
 /// The token-endpoint failure behind `error` — directly, or through `AuthManager` and `AuthorizedClient` — when the
 /// endpoint or client is configured so that no request can succeed: a usage error (64), not a reason to sign in.
 private func endpointMisconfiguration(in error: any Error) -> TokenEndpointError? {
-    let endpointError = error as? TokenEndpointError
-        ?? (error as? AuthError)?.underlying
-        ?? (error as? AuthorizedClientError)?.authError?.underlying
-    guard let endpointError else { return nil }
+    if let error = error as? AuthError, error.code == .misconfigured { return error.underlying }
+    guard let endpointError = error as? TokenEndpointError else { return nil }
     // Through AuthManager, `invalidClientConfiguration` is an item that records no token endpoint: sign in again.
-    let unusable = endpointError == .insecureEndpoint || endpointError == .redirected
-        || (error is TokenEndpointError && endpointError == .invalidClientConfiguration)
+    let unusable = endpointError.isMisconfiguration || endpointError == .invalidClientConfiguration
     return unusable ? endpointError : nil
 }
 

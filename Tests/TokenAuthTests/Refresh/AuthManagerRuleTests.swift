@@ -210,6 +210,25 @@ struct AuthManagerRuleTests {
         #expect(store.eraseCount == 0)
     }
 
+    @Test("a token endpoint that redirects is misconfigured: not a sign-in, nothing erased even by the erase policy, not retried")
+    func misconfiguredEndpoint() async throws {
+        let store = ControlledAuthStore(expired)
+        let endpoint = ScriptedTokenEndpoint(wallClock: clock.wallClock)
+        let manager = manager(
+            store, endpoint,
+            configuration: .init(backoff: Backoff(jitter: false), rejectionPolicy: .eraseStoredCredentials))
+        endpoint.fail(with: TokenEndpointError.redirected)
+
+        for _ in 0..<2 {
+            let error = await #expect(throws: AuthError.self) { try await manager.validToken() }
+            #expect(error?.code == .misconfigured)
+            #expect(error?.isLoginRequired == false)
+        }
+        #expect(endpoint.grantCount == 1)
+        #expect(store.eraseCount == 0)
+        #expect(store.stored == expired)
+    }
+
     @Test("across processes: two managers with a real FileRefreshLock over one store make one grant")
     func crossProcess() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tokenauth-rules-\(UUID().uuidString)")
