@@ -8,7 +8,7 @@ import FoundationNetworking
 /// Compare with the static members, for example `error == .timedOut`; equality looks only at the kind of
 /// failure, not at the details. Descriptions never contain URLs' queries, headers or bodies.
 public struct HTTPTransportError: Error, Sendable, Equatable, CustomStringConvertible {
-    private enum Code: Sendable, Equatable {
+    fileprivate enum Kind: String, Sendable, Hashable {
         case timedOut
         case networkFailure
         case responseTooLarge
@@ -16,15 +16,38 @@ public struct HTTPTransportError: Error, Sendable, Equatable, CustomStringConver
         case invalidResponse
     }
 
-    private let code: Code
+    /// The kind of failure: compare with its static members, or switch over it with a `default` (kinds may be added).
+    public var code: Code { Code(kind) }
+
+    /// The kind of a ``HTTPTransportError``.
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        fileprivate let kind: Kind
+        fileprivate init(_ kind: Kind) { self.kind = kind }
+
+        /// The server did not answer in time.
+        public static let timedOut = Code(.timedOut)
+        /// The server could not be reached, or the connection failed.
+        public static let networkFailure = Code(.networkFailure)
+        /// The response body exceeded the transport's limit.
+        public static let responseTooLarge = Code(.responseTooLarge)
+        /// The request cannot be sent as it is.
+        public static let invalidRequest = Code(.invalidRequest)
+        /// The answer is not a valid HTTP response.
+        public static let invalidResponse = Code(.invalidResponse)
+
+        /// The kind's name.
+        public var description: String { kind.rawValue }
+    }
+
+    private let kind: Kind
     /// The underlying `URLError` code, when the failure came from URLSession.
     public let urlErrorCode: URLError.Code?
     /// The body-size limit that was exceeded, for ``responseTooLarge``.
     public let limit: Int?
     private let detail: String?
 
-    private init(_ code: Code, urlErrorCode: URLError.Code? = nil, limit: Int? = nil, detail: String? = nil) {
-        self.code = code
+    private init(_ kind: Kind, urlErrorCode: URLError.Code? = nil, limit: Int? = nil, detail: String? = nil) {
+        self.kind = kind
         self.urlErrorCode = urlErrorCode
         self.limit = limit
         self.detail = detail
@@ -67,20 +90,31 @@ public struct HTTPTransportError: Error, Sendable, Equatable, CustomStringConver
     }
 
     /// Whether the server did not answer in time.
-    public var isTimeout: Bool { code == .timedOut }
+    public var isTimeout: Bool { kind == .timedOut }
 
     /// Whether the failure was in reaching the server at all: connection, DNS, TLS or a dropped connection.
-    public var isNetworkFailure: Bool { code == .networkFailure }
+    public var isNetworkFailure: Bool { kind == .networkFailure }
 
     /// Two errors are equal when they are the same kind of failure.
     public static func == (lhs: HTTPTransportError, rhs: HTTPTransportError) -> Bool {
-        lhs.code == rhs.code
+        lhs.kind == rhs.kind
+    }
+
+    /// What to do about it.
+    public var fix: String {
+        switch kind {
+        case .timedOut: "Check the network connection or raise the timeout; the request can be retried."
+        case .networkFailure: "Check the network connection, the host name and any proxy; the request can be retried."
+        case .responseTooLarge: "Check the URL; raise the limit only if such large bodies are expected."
+        case .invalidRequest: "Send an absolute http or https URL, with the body as Data."
+        case .invalidResponse: "Check that the URL points at an HTTP server."
+        }
     }
 
     /// What happened and what to do about it, written for a person.
     public var description: String {
         let cause = urlErrorCode.map { " (URLError \($0.rawValue))" } ?? ""
-        switch code {
+        switch kind {
         case .timedOut:
             return "The server did not answer in time\(cause). Check the network connection or raise the timeout; "
                 + "the request can be retried."

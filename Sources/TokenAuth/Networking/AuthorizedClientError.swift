@@ -117,6 +117,18 @@ public struct AuthorizedClientError: Error, Sendable, CustomStringConvertible {
     /// Whether the user has to sign in: show the sign-in screen.
     public var isLoginRequired: Bool { code == .loginRequired }
 
+    /// What to do about it.
+    public var fix: String {
+        switch code {
+        case .unauthorized: "Check the client's scope and audience, or sign in again."
+        case .loginRequired: authError?.fix ?? "Sign in again."
+        case .insufficientScope: "Sign in again asking for the scope the resource needs; refreshing does not widen it."
+        case .unacceptableStatus: "Read the error's body for the server's explanation."
+        case .insecureURL: "Use an https:// URL, or allowsInsecureHTTP for development."
+        default: "Check that the request's URL and the decoded type match the API."
+        }
+    }
+
     /// What happened and what to do.
     public var description: String {
         let status = self.status.map { "\($0.code)" } ?? "no status"

@@ -16,7 +16,7 @@
 /// error code only. ``description`` and ``errorDescription`` never contain a token, secret or password: any of the
 /// request's secrets that the server echoed back is replaced by `<redacted>`.
 public struct TokenEndpointError: Error, Sendable, Equatable, CustomStringConvertible {
-    private enum Code: Sendable, Equatable {
+    fileprivate enum Kind: String, Sendable, Hashable {
         case rejected
         case serverError
         case rateLimited
@@ -28,7 +28,38 @@ public struct TokenEndpointError: Error, Sendable, Equatable, CustomStringConver
         case redirected
     }
 
-    private let code: Code
+    /// The kind of failure: compare with its static members, or switch over it with a `default` (kinds may be added).
+    public var code: Code { Code(kind) }
+
+    /// The kind of a ``TokenEndpointError``.
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        fileprivate let kind: Kind
+        fileprivate init(_ kind: Kind) { self.kind = kind }
+
+        /// The server refused the grant with an RFC 6749 error code (see `oauthErrorCode`).
+        public static let rejected = Code(.rejected)
+        /// A 5xx answer, or `server_error` / `temporarily_unavailable`: transient.
+        public static let serverError = Code(.serverError)
+        /// A 429 answer or `slow_down`: transient.
+        public static let rateLimited = Code(.rateLimited)
+        /// The endpoint could not be reached: transient.
+        public static let networkFailure = Code(.networkFailure)
+        /// The endpoint did not answer in time: transient.
+        public static let timedOut = Code(.timedOut)
+        /// The answer is not a token response: transient.
+        public static let malformedResponse = Code(.malformedResponse)
+        /// The endpoint is neither `https` nor on a loopback host; nothing was sent.
+        public static let insecureEndpoint = Code(.insecureEndpoint)
+        /// The client cannot make the request (e.g. a secret is missing); nothing was sent.
+        public static let invalidClientConfiguration = Code(.invalidClientConfiguration)
+        /// The endpoint answered with a redirect, which is not followed.
+        public static let redirected = Code(.redirected)
+
+        /// The kind's name.
+        public var description: String { kind.rawValue }
+    }
+
+    private let kind: Kind
     /// The RFC 6749 §5.2 `error` code the server sent, such as `invalid_grant`, or `nil` when it sent none.
     public let oauthErrorCode: String?
     /// The server's `error_description`, trimmed to printable ASCII and to 500 characters, with secrets redacted.
@@ -41,14 +72,14 @@ public struct TokenEndpointError: Error, Sendable, Equatable, CustomStringConver
     private let detail: String?
 
     private init(
-        _ code: Code,
+        _ kind: Kind,
         oauthErrorCode: String? = nil,
         errorDescription: String? = nil,
         retryAfter: Duration? = nil,
         statusCode: Int? = nil,
         detail: String? = nil
     ) {
-        self.code = code
+        self.kind = kind
         self.oauthErrorCode = oauthErrorCode
         self.errorDescription = errorDescription
         self.retryAfter = retryAfter
@@ -103,7 +134,7 @@ public struct TokenEndpointError: Error, Sendable, Equatable, CustomStringConver
 
     /// Whether retrying later may succeed; the tokens should be kept.
     public var isTransient: Bool {
-        switch code {
+        switch kind {
         case .serverError, .rateLimited, .networkFailure, .timedOut, .malformedResponse: true
         case .rejected, .insecureEndpoint, .invalidClientConfiguration, .redirected: false
         }
@@ -115,12 +146,12 @@ public struct TokenEndpointError: Error, Sendable, Equatable, CustomStringConver
     /// Whether the endpoint itself is configured so that no request can succeed — it is not `https` (nor on a
     /// loopback host), or it redirects: signing in again would meet the same URL, so this is a configuration
     /// error, not a rejected sign-in.
-    public var isMisconfiguration: Bool { code == .insecureEndpoint || code == .redirected }
+    public var isMisconfiguration: Bool { kind == .insecureEndpoint || kind == .redirected }
 
     /// Two errors are equal when they are the same kind of failure with the same RFC error code.
     public static func == (lhs: TokenEndpointError, rhs: TokenEndpointError) -> Bool {
-        guard lhs.code == rhs.code else { return false }
-        return lhs.code != .rejected || lhs.oauthErrorCode == rhs.oauthErrorCode
+        guard lhs.kind == rhs.kind else { return false }
+        return lhs.kind != .rejected || lhs.oauthErrorCode == rhs.oauthErrorCode
     }
 
     // MARK: - Construction
@@ -137,7 +168,7 @@ public struct TokenEndpointError: Error, Sendable, Equatable, CustomStringConver
         secrets: [String]
     ) -> TokenEndpointError {
         let status = statusCode ?? 0
-        let kind: Code
+        let kind: Kind
         switch (status, oauthCode) {
         case (429, _), (_, "slow_down"): kind = .rateLimited
         case (500...599, _), (_, "server_error"), (_, "temporarily_unavailable"): kind = .serverError
@@ -244,7 +275,7 @@ public struct TokenEndpointError: Error, Sendable, Equatable, CustomStringConver
     }
 
     private var summary: String {
-        switch code {
+        switch kind {
         case .rejected:
             return "The authorization server refused the token request with \(oauthErrorCode ?? "an error")\(statusText)."
         case .serverError:
@@ -270,7 +301,7 @@ public struct TokenEndpointError: Error, Sendable, Equatable, CustomStringConver
 
     /// What to do about it: sign in again, fix the client or endpoint configuration, or retry later.
     public var fix: String {
-        switch code {
+        switch kind {
         case .rejected:
             switch oauthErrorCode {
             case "invalid_grant":

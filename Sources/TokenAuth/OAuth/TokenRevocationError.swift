@@ -4,7 +4,7 @@
 /// expires. A permanent one (the server refused the request, e.g. `invalid_client` or `unsupported_token_type`,
 /// or the endpoint is not usable) will not. Descriptions never contain the token or the client secret.
 public struct TokenRevocationError: Error, Sendable, Equatable, CustomStringConvertible {
-    private enum Code: Sendable, Equatable {
+    fileprivate enum Kind: String, Sendable, Hashable {
         case rejected
         case unavailable
         case insecureEndpoint
@@ -12,15 +12,38 @@ public struct TokenRevocationError: Error, Sendable, Equatable, CustomStringConv
         case redirected
     }
 
-    private let code: Code
+    /// The kind of failure: compare with its static members, or switch over it with a `default` (kinds may be added).
+    public var code: Code { Code(kind) }
+
+    /// The kind of a ``TokenRevocationError``.
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        fileprivate let kind: Kind
+        fileprivate init(_ kind: Kind) { self.kind = kind }
+
+        /// The server refused the revocation request.
+        public static let rejected = Code(.rejected)
+        /// The endpoint could not be used just now (no answer, 5xx, 429): transient.
+        public static let unavailable = Code(.unavailable)
+        /// The endpoint is neither `https` nor on a loopback host; nothing was sent.
+        public static let insecureEndpoint = Code(.insecureEndpoint)
+        /// The client cannot authenticate (a secret is missing); nothing was sent.
+        public static let invalidClientConfiguration = Code(.invalidClientConfiguration)
+        /// The endpoint answered with a redirect, which is not followed.
+        public static let redirected = Code(.redirected)
+
+        /// The kind's name.
+        public var description: String { kind.rawValue }
+    }
+
+    private let kind: Kind
     /// The RFC 6749 §5.2 / RFC 7009 §2.2.1 `error` code the server sent, if any.
     public let oauthErrorCode: String?
     /// The HTTP status of the answer, when there was one.
     public let statusCode: Int?
     private let detail: String?
 
-    private init(_ code: Code, oauthErrorCode: String? = nil, statusCode: Int? = nil, detail: String? = nil) {
-        self.code = code
+    private init(_ kind: Kind, oauthErrorCode: String? = nil, statusCode: Int? = nil, detail: String? = nil) {
+        self.kind = kind
         self.oauthErrorCode = oauthErrorCode
         self.statusCode = statusCode
         self.detail = detail
@@ -55,17 +78,28 @@ public struct TokenRevocationError: Error, Sendable, Equatable, CustomStringConv
     }
 
     /// Whether trying again later may succeed.
-    public var isTransient: Bool { code == .unavailable }
+    public var isTransient: Bool { kind == .unavailable }
 
     /// Two errors are equal when they are the same kind of failure.
     public static func == (lhs: TokenRevocationError, rhs: TokenRevocationError) -> Bool {
-        lhs.code == rhs.code
+        lhs.kind == rhs.kind
+    }
+
+    /// What to do about it.
+    public var fix: String {
+        switch kind {
+        case .rejected: "Check the client ID, the client secret and the revocation URL."
+        case .unavailable: "Try again later; until then the token stays valid at the server until it expires."
+        case .insecureEndpoint: "Use an https:// revocation endpoint (plain http is allowed only for loopback hosts)."
+        case .invalidClientConfiguration: "Store the client secret, or register the client with the method none."
+        case .redirected: "Use the URL it redirects to as the revocation endpoint."
+        }
     }
 
     /// What happened and what it means, for a person.
     public var description: String {
         let status = statusCode.map { " (HTTP \($0))" } ?? ""
-        switch code {
+        switch kind {
         case .rejected:
             return "The revocation endpoint refused the request with \(oauthErrorCode ?? "an error")\(status). "
                 + "Check the client ID, secret and revocation URL; the token stays valid at the server until it expires."

@@ -16,10 +16,35 @@ import Darwin
 public struct FileRefreshLock: RefreshLock {
     /// Why the lock could not be taken.
     public struct Failure: Error, Sendable, CustomStringConvertible {
+        /// The kind of failure.
+        public struct Code: Sendable, Hashable, CustomStringConvertible {
+            private enum Base: String, Sendable, Hashable { case unavailable, timedOut }
+            private let base: Base
+            private init(_ base: Base) { self.base = base }
+
+            /// The lock file cannot be created, opened or locked.
+            public static let unavailable = Code(.unavailable)
+            /// Another process held the lock longer than ``FileRefreshLock/maximumWait``.
+            public static let timedOut = Code(.timedOut)
+
+            /// The code's name.
+            public var description: String { base.rawValue }
+        }
+
+        /// The kind of failure.
+        public let code: Code
         /// What went wrong.
         public let reason: String
-        /// The sentence for a person.
-        public var description: String { "Could not take the refresh lock: \(reason)." }
+
+        /// What to do about it.
+        public var fix: String {
+            code == .timedOut
+                ? "Try again once the other process's refresh has finished; a process that hangs while holding the lock can be ended safely."
+                : "Check that the lock file's directory is writable by this user (or set XDG_RUNTIME_DIR)."
+        }
+
+        /// What happened, then ``fix``.
+        public var description: String { "Could not take the refresh lock: \(reason). \(fix)" }
     }
 
     /// The lock file.
@@ -53,10 +78,10 @@ public struct FileRefreshLock: RefreshLock {
         let pause = Duration.milliseconds(20)
         while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
             guard errno == EWOULDBLOCK || errno == EINTR else {
-                throw Failure(reason: "flock failed on \(path): \(String(cString: strerror(errno)))")
+                throw Failure(code: .unavailable, reason: "flock failed on \(path): \(String(cString: strerror(errno)))")
             }
             guard waited < maximumWait else {
-                throw Failure(reason: "another process held \(path) for more than \(maximumWait)")
+                throw Failure(code: .timedOut, reason: "another process held \(path) for more than \(maximumWait)")
             }
             try await clock.sleep(for: pause)
             waited += pause
@@ -69,7 +94,7 @@ public struct FileRefreshLock: RefreshLock {
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
-            throw Failure(reason: "cannot open \(path): \(String(cString: strerror(errno)))")
+            throw Failure(code: .unavailable, reason: "cannot open \(path): \(String(cString: strerror(errno)))")
         }
         return descriptor
     }

@@ -64,7 +64,7 @@ func reportingFailures(_ body: () async throws -> Void) async throws {
         Terminal.error(error.description)
         throw error == .invalidRequest ? Exit.usage : Exit.transient
     } catch let error as FileRefreshLock.Failure {
-        Terminal.error(error.description + " Try again.")
+        Terminal.error(error.description)
         throw Exit.transient
     }
 }
