@@ -95,6 +95,13 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
+        // The README's library example, compiled with everything else so that it cannot rot
+        // (ReadmeExampleTests checks that the README shows exactly this file).
+        .executableTarget(
+            name: "readme-example",
+            dependencies: ["TokenAuth", "TokenAuthKeyring", .product(name: "HTTPTypes", package: "swift-http-types")],
+            path: "Examples/ReadmeExample"
+        ),
         // The figures of `scripts/bench`. No product: SwiftPM builds it only in this package, never for users.
         .executableTarget(
             name: "tokenkeyring-bench",

@@ -46,6 +46,16 @@ struct NetworkFixture {
         return try result.get()
     }
 
+    /// Rewrites the stored tokens' times as if issued `age` seconds ago and expiring in `left` seconds, so that a
+    /// `tokenctl` process sees them inside (or outside) the refresh leeway — at most half their life — at once.
+    func retimeStoredTokens(issuedAgo age: TimeInterval, expiringIn left: TimeInterval) async throws {
+        var credentials = try #require(try await store.loadCredentials())
+        let now = Date()
+        credentials.auth.issuedAt = now.addingTimeInterval(-age)
+        credentials.auth.expiresAt = now.addingTimeInterval(left)
+        try await store.save(credentials)
+    }
+
     /// Signs in with `tokenctl login` and the password grant of the public client, recording the revocation endpoint.
     func login(scope: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) async throws {
         var arguments = item(

@@ -97,8 +97,9 @@ extension TokenctlNetworkTests {
                 #expect(nothing.status == 3)
                 #expect(nothing.stdout.isEmpty)
 
-                // 30 s tokens are inside the refresh leeway: every request refreshes first.
+                // Tokens inside the refresh leeway (half of a 60 s life), not expired: every request refreshes first.
                 try await fixture.login()
+                try await fixture.retimeStoredTokens(issuedAgo: 40, expiringIn: 20)
                 fixture.server.updateFaults { $0.unavailable = 1 }
                 let down = try await tokenctl(fixture.item("request", url))
                 #expect(down.status == 0, "a token that has not expired yet is still served: \(down.stderr)")
