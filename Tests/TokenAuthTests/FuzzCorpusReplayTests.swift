@@ -64,3 +64,15 @@ struct FuzzCorpusReplayTests {
         #expect(understood > 0 && ignored > 0, "the corpus covers both understood and ignored values")
     }
 }
+
+/// What the fuzz targets found, each as a specification.
+@Suite("Fuzz findings")
+struct FuzzFindingTests {
+    @Test("a quote in a parameter value is escaped in the description even when a combining mark follows it")
+    func quoteBeforeCombiningMark() throws {
+        // Fuzz/Crashes/www-authenticate/escaped-quote-then-combining-mark.txt: `"` + U+08E3 is one Character.
+        let challenge = AuthenticationChallenge(scheme: "Bearer", parameters: ["realm": "\"\u{08E3}\\\u{0301}"])
+        #expect(challenge.description == "Bearer realm=\"\\\"\u{08E3}\\\\\u{0301}\"")
+        #expect(AuthenticationChallenge.parse(challenge.description) == [challenge])
+    }
+}
