@@ -49,8 +49,14 @@ public struct AuthenticationChallenge: Sendable, Hashable, CustomStringConvertib
         var text = scheme
         if let token68 { text += " " + token68 }
         let parameters = self.parameters.sorted { $0.key < $1.key }.map { name, value in
-            let escaped = value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-            return "\(name)=\"\(escaped)\""
+            // Escaped scalar by scalar: a quote followed by a combining mark is one Character, which a
+            // Character-level replacement would leave unescaped (found by Fuzz/Targets/www-authenticate.swift).
+            var escaped = String.UnicodeScalarView()
+            for scalar in value.unicodeScalars {
+                if scalar == "\\" || scalar == "\"" { escaped.append("\\") }
+                escaped.append(scalar)
+            }
+            return "\(name)=\"\(String(escaped))\""
         }
         if !parameters.isEmpty { text += " " + parameters.joined(separator: ", ") }
         return text

@@ -21,6 +21,9 @@ enum RetryAfter {
     /// Parses the three HTTP-date forms recipients must accept (RFC 9110 §5.6.7): IMF-fixdate, the obsolete
     /// RFC 850 form and asctime.
     static func httpDate(_ value: String) -> Date? {
+        // An HTTP-date is visible ASCII and spaces. Anything else never reaches DateFormatter, which traps on
+        // some non-ASCII text (`S` + U+05B1; found by Fuzz/Targets/retry-after.swift).
+        guard value.utf8.allSatisfy({ (0x20...0x7E).contains($0) }) else { return nil }
         for format in formats {
             let formatter = DateFormatter()
             formatter.locale = Locale(identifier: "en_US_POSIX")
