@@ -22,12 +22,19 @@ struct AuthManagerRuleTests {
         AuthManager(store: store, refresher: endpoint, configuration: configuration, lock: lock, wallClock: clock.wallClock)
     }
 
-    @Test("single flight: 200 concurrent callers over an expired token cause one grant and all get its token")
-    func singleFlight() async throws {
+    /// A store holding ``expired``, an endpoint answering `access-1`, `access-2`…, and a manager over both.
+    func parts(
+        configuration: AuthManager.Configuration = .init(backoff: Backoff(jitter: false))
+    ) -> (ControlledAuthStore, ScriptedTokenEndpoint, AuthManager) {
         let store = ControlledAuthStore(expired)
         let endpoint = ScriptedTokenEndpoint(wallClock: clock.wallClock)
+        return (store, endpoint, manager(store, endpoint, configuration: configuration))
+    }
+
+    @Test("single flight: 200 concurrent callers over an expired token cause one grant and all get its token")
+    func singleFlight() async throws {
+        let (store, endpoint, manager) = parts()
         endpoint.gate.close()
-        let manager = manager(store, endpoint)
 
         let tokens = try await withThrowingTaskGroup(of: String.self) { group in
             for _ in 0..<200 { group.addTask { try await manager.validToken() } }
@@ -42,9 +49,7 @@ struct AuthManagerRuleTests {
 
     @Test("stale-token check: a rejection of a token that was already replaced refreshes nothing")
     func staleTokenCheck() async throws {
-        let store = ControlledAuthStore(expired)
-        let endpoint = ScriptedTokenEndpoint(wallClock: clock.wallClock)
-        let manager = manager(store, endpoint)
+        let (store, endpoint, manager) = parts()
 
         let fresh = try await manager.refresh(rejecting: "access-0")
         #expect(fresh.accessToken == "access-1")
@@ -58,9 +63,7 @@ struct AuthManagerRuleTests {
 
     @Test("persist before release: no caller has the new token before the store has it")
     func persistBeforeRelease() async throws {
-        let store = ControlledAuthStore(expired)
-        let endpoint = ScriptedTokenEndpoint(wallClock: clock.wallClock)
-        let manager = manager(store, endpoint)
+        let (store, endpoint, manager) = parts()
         store.saveGate.close()
 
         // Each caller notes what the store held at the moment it got its token.
@@ -81,9 +84,7 @@ struct AuthManagerRuleTests {
 
     @Test("a failed save still serves the new token, keeps it off the fast path, and is retried on the next call")
     func failedSaveIsRetried() async throws {
-        let store = ControlledAuthStore(expired)
-        let endpoint = ScriptedTokenEndpoint(wallClock: clock.wallClock)
-        let manager = manager(store, endpoint)
+        let (store, endpoint, manager) = parts()
         struct Locked: Error {}
         store.failSaves(with: Locked())
 
@@ -107,10 +108,8 @@ struct AuthManagerRuleTests {
 
     @Test("sign-out during a refresh: nothing is written back, and the waiters get loginRequired")
     func signOutDuringRefresh() async throws {
-        let store = ControlledAuthStore(expired)
-        let endpoint = ScriptedTokenEndpoint(wallClock: clock.wallClock)
+        let (store, endpoint, manager) = parts()
         endpoint.gate.close()
-        let manager = manager(store, endpoint)
 
         let caller = Task { try await manager.validToken() }
         await endpoint.waitForGrants(1)
@@ -129,10 +128,8 @@ struct AuthManagerRuleTests {
 
     @Test("sign-in during a refresh wins: the waiters get the new session, and the refresh result is not stored")
     func signInDuringRefresh() async throws {
-        let store = ControlledAuthStore(expired)
-        let endpoint = ScriptedTokenEndpoint(wallClock: clock.wallClock)
+        let (store, endpoint, manager) = parts()
         endpoint.gate.close()
-        let manager = manager(store, endpoint)
         let signedIn = Auth(accessToken: "signed-in", refreshToken: "r-new", expiresAt: clock.now.addingTimeInterval(3600))
 
         let caller = Task { try await manager.validToken() }
@@ -147,10 +144,8 @@ struct AuthManagerRuleTests {
 
     @Test("a cancelled caller stops waiting; the shared refresh goes on, is stored and serves the others")
     func cancellation() async throws {
-        let store = ControlledAuthStore(expired)
-        let endpoint = ScriptedTokenEndpoint(wallClock: clock.wallClock)
+        let (store, endpoint, manager) = parts()
         endpoint.gate.close()
-        let manager = manager(store, endpoint)
 
         let cancelled = Task { try await manager.validToken() }
         await endpoint.waitForGrants(1)
@@ -169,9 +164,7 @@ struct AuthManagerRuleTests {
 
     @Test("backoff: after a transient failure the endpoint is left alone for 1 s, then 2 s, then asked again")
     func backoff() async throws {
-        let store = ControlledAuthStore(expired)
-        let endpoint = ScriptedTokenEndpoint(wallClock: clock.wallClock)
-        let manager = manager(store, endpoint)
+        let (store, endpoint, manager) = parts()
         endpoint.fail(with: TokenEndpointError.serverError)
         endpoint.fail(with: TokenEndpointError.serverError)
 
@@ -196,9 +189,7 @@ struct AuthManagerRuleTests {
 
     @Test("a permanent rejection is loginRequired, keeps the stored tokens, and never resends the refresh token")
     func permanentRejection() async throws {
-        let store = ControlledAuthStore(expired)
-        let endpoint = ScriptedTokenEndpoint(wallClock: clock.wallClock)
-        let manager = manager(store, endpoint)
+        let (store, endpoint, manager) = parts()
         endpoint.fail(with: TokenEndpointError.invalidGrant)
 
         for _ in 0..<3 {
@@ -212,10 +203,7 @@ struct AuthManagerRuleTests {
 
     @Test("a token endpoint that redirects is misconfigured: not a sign-in, nothing erased even by the erase policy, not retried")
     func misconfiguredEndpoint() async throws {
-        let store = ControlledAuthStore(expired)
-        let endpoint = ScriptedTokenEndpoint(wallClock: clock.wallClock)
-        let manager = manager(
-            store, endpoint,
+        let (store, endpoint, manager) = parts(
             configuration: .init(backoff: Backoff(jitter: false), rejectionPolicy: .eraseStoredCredentials))
         endpoint.fail(with: TokenEndpointError.redirected)
 
