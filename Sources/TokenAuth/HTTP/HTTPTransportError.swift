@@ -8,7 +8,7 @@ import FoundationNetworking
 /// Compare with the static members, for example `error == .timedOut`; equality looks only at the kind of
 /// failure, not at the details. Descriptions never contain URLs' queries, headers or bodies.
 public struct HTTPTransportError: Error, Sendable, Equatable, CustomStringConvertible {
-    fileprivate enum Kind: String, Sendable, Hashable {
+    private enum Kind: String, Sendable, Hashable {
         case timedOut
         case networkFailure
         case responseTooLarge
@@ -16,28 +16,11 @@ public struct HTTPTransportError: Error, Sendable, Equatable, CustomStringConver
         case invalidResponse
     }
 
-    /// The kind of failure: compare with its static members, or switch over it with a `default` (kinds may be added).
-    public var code: Code { Code(kind) }
+    /// The kind of failure (see ``ErrorCode``).
+    public var code: Code { Code(kind.rawValue) }
 
     /// The kind of a ``HTTPTransportError``.
-    public struct Code: Sendable, Hashable, CustomStringConvertible {
-        fileprivate let kind: Kind
-        fileprivate init(_ kind: Kind) { self.kind = kind }
-
-        /// The server did not answer in time.
-        public static let timedOut = Code(.timedOut)
-        /// The server could not be reached, or the connection failed.
-        public static let networkFailure = Code(.networkFailure)
-        /// The response body exceeded the transport's limit.
-        public static let responseTooLarge = Code(.responseTooLarge)
-        /// The request cannot be sent as it is.
-        public static let invalidRequest = Code(.invalidRequest)
-        /// The answer is not a valid HTTP response.
-        public static let invalidResponse = Code(.invalidResponse)
-
-        /// The kind's name.
-        public var description: String { kind.rawValue }
-    }
+    public typealias Code = ErrorCode<HTTPTransportError>
 
     private let kind: Kind
     /// The underlying `URLError` code, when the failure came from URLSession.
@@ -132,4 +115,17 @@ public struct HTTPTransportError: Error, Sendable, Equatable, CustomStringConver
                 + "HTTP server."
         }
     }
+}
+
+extension ErrorCode where Domain == HTTPTransportError {
+    /// The server did not answer in time.
+    public static let timedOut = Self("timedOut")
+    /// The server could not be reached, or the connection failed.
+    public static let networkFailure = Self("networkFailure")
+    /// The response body exceeded the transport's limit.
+    public static let responseTooLarge = Self("responseTooLarge")
+    /// The request cannot be sent as it is.
+    public static let invalidRequest = Self("invalidRequest")
+    /// The answer is not a valid HTTP response.
+    public static let invalidResponse = Self("invalidResponse")
 }

@@ -16,7 +16,7 @@
 /// error code only. ``description`` and ``errorDescription`` never contain a token, secret or password: any of the
 /// request's secrets that the server echoed back is replaced by `<redacted>`.
 public struct TokenEndpointError: Error, Sendable, Equatable, CustomStringConvertible {
-    fileprivate enum Kind: String, Sendable, Hashable {
+    private enum Kind: String, Sendable, Hashable {
         case rejected
         case serverError
         case rateLimited
@@ -28,36 +28,11 @@ public struct TokenEndpointError: Error, Sendable, Equatable, CustomStringConver
         case redirected
     }
 
-    /// The kind of failure: compare with its static members, or switch over it with a `default` (kinds may be added).
-    public var code: Code { Code(kind) }
+    /// The kind of failure (see ``ErrorCode``).
+    public var code: Code { Code(kind.rawValue) }
 
     /// The kind of a ``TokenEndpointError``.
-    public struct Code: Sendable, Hashable, CustomStringConvertible {
-        fileprivate let kind: Kind
-        fileprivate init(_ kind: Kind) { self.kind = kind }
-
-        /// The server refused the grant with an RFC 6749 error code (see `oauthErrorCode`).
-        public static let rejected = Code(.rejected)
-        /// A 5xx answer, or `server_error` / `temporarily_unavailable`: transient.
-        public static let serverError = Code(.serverError)
-        /// A 429 answer or `slow_down`: transient.
-        public static let rateLimited = Code(.rateLimited)
-        /// The endpoint could not be reached: transient.
-        public static let networkFailure = Code(.networkFailure)
-        /// The endpoint did not answer in time: transient.
-        public static let timedOut = Code(.timedOut)
-        /// The answer is not a token response: transient.
-        public static let malformedResponse = Code(.malformedResponse)
-        /// The endpoint is neither `https` nor on a loopback host; nothing was sent.
-        public static let insecureEndpoint = Code(.insecureEndpoint)
-        /// The client cannot make the request (e.g. a secret is missing); nothing was sent.
-        public static let invalidClientConfiguration = Code(.invalidClientConfiguration)
-        /// The endpoint answered with a redirect, which is not followed.
-        public static let redirected = Code(.redirected)
-
-        /// The kind's name.
-        public var description: String { kind.rawValue }
-    }
+    public typealias Code = ErrorCode<TokenEndpointError>
 
     private let kind: Kind
     /// The RFC 6749 §5.2 `error` code the server sent, such as `invalid_grant`, or `nil` when it sent none.
@@ -340,4 +315,25 @@ public struct TokenEndpointError: Error, Sendable, Equatable, CustomStringConver
                 + "credentials and tokens."
         }
     }
+}
+
+extension ErrorCode where Domain == TokenEndpointError {
+    /// The server refused the grant with an RFC 6749 error code (see `oauthErrorCode`).
+    public static let rejected = Self("rejected")
+    /// A 5xx answer, or `server_error` / `temporarily_unavailable`: transient.
+    public static let serverError = Self("serverError")
+    /// A 429 answer or `slow_down`: transient.
+    public static let rateLimited = Self("rateLimited")
+    /// The endpoint could not be reached: transient.
+    public static let networkFailure = Self("networkFailure")
+    /// The endpoint did not answer in time: transient.
+    public static let timedOut = Self("timedOut")
+    /// The answer is not a token response: transient.
+    public static let malformedResponse = Self("malformedResponse")
+    /// The endpoint is neither `https` nor on a loopback host; nothing was sent.
+    public static let insecureEndpoint = Self("insecureEndpoint")
+    /// The client cannot make the request (e.g. a secret is missing); nothing was sent.
+    public static let invalidClientConfiguration = Self("invalidClientConfiguration")
+    /// The endpoint answered with a redirect, which is not followed.
+    public static let redirected = Self("redirected")
 }

@@ -4,7 +4,7 @@
 /// expires. A permanent one (the server refused the request, e.g. `invalid_client` or `unsupported_token_type`,
 /// or the endpoint is not usable) will not. Descriptions never contain the token or the client secret.
 public struct TokenRevocationError: Error, Sendable, Equatable, CustomStringConvertible {
-    fileprivate enum Kind: String, Sendable, Hashable {
+    private enum Kind: String, Sendable, Hashable {
         case rejected
         case unavailable
         case insecureEndpoint
@@ -12,28 +12,11 @@ public struct TokenRevocationError: Error, Sendable, Equatable, CustomStringConv
         case redirected
     }
 
-    /// The kind of failure: compare with its static members, or switch over it with a `default` (kinds may be added).
-    public var code: Code { Code(kind) }
+    /// The kind of failure (see ``ErrorCode``).
+    public var code: Code { Code(kind.rawValue) }
 
     /// The kind of a ``TokenRevocationError``.
-    public struct Code: Sendable, Hashable, CustomStringConvertible {
-        fileprivate let kind: Kind
-        fileprivate init(_ kind: Kind) { self.kind = kind }
-
-        /// The server refused the revocation request.
-        public static let rejected = Code(.rejected)
-        /// The endpoint could not be used just now (no answer, 5xx, 429): transient.
-        public static let unavailable = Code(.unavailable)
-        /// The endpoint is neither `https` nor on a loopback host; nothing was sent.
-        public static let insecureEndpoint = Code(.insecureEndpoint)
-        /// The client cannot authenticate (a secret is missing); nothing was sent.
-        public static let invalidClientConfiguration = Code(.invalidClientConfiguration)
-        /// The endpoint answered with a redirect, which is not followed.
-        public static let redirected = Code(.redirected)
-
-        /// The kind's name.
-        public var description: String { kind.rawValue }
-    }
+    public typealias Code = ErrorCode<TokenRevocationError>
 
     private let kind: Kind
     /// The RFC 6749 §5.2 / RFC 7009 §2.2.1 `error` code the server sent, if any.
@@ -119,4 +102,17 @@ public struct TokenRevocationError: Error, Sendable, Equatable, CustomStringConv
                 + "token and the client's credentials; the token stays valid at the server until it expires."
         }
     }
+}
+
+extension ErrorCode where Domain == TokenRevocationError {
+    /// The server refused the revocation request.
+    public static let rejected = Self("rejected")
+    /// The endpoint could not be used just now (no answer, 5xx, 429): transient.
+    public static let unavailable = Self("unavailable")
+    /// The revocation endpoint is plain HTTP to a remote host: no token was sent.
+    public static let insecureEndpoint = Self("insecureEndpoint")
+    /// The revocation request could not authenticate the client (its secret is missing): no token was sent.
+    public static let invalidClientConfiguration = Self("invalidClientConfiguration")
+    /// The revocation endpoint redirected, and the token was not sent on to the redirect's target.
+    public static let redirected = Self("redirected")
 }
