@@ -63,11 +63,14 @@ public actor EventLog {
         for await event in stream { events.append(event) }
     }
 
-    /// Waits (bounded) until `predicate` holds for the events seen so far.
-    public func waitFor(_ predicate: @Sendable ([AuthEvent]) -> Bool, attempts: Int = 200) async -> [AuthEvent] {
-        for _ in 0..<attempts where !predicate(events) {
-            try? await Task.sleep(for: .milliseconds(10))
-        }
+    /// Waits until `predicate` holds for the events seen so far, and returns them.
+    /// - Throws: ``WaitTimedOut`` when it does not hold within `limit`, failing the test.
+    @discardableResult
+    public func waitFor(
+        _ predicate: @Sendable ([AuthEvent]) -> Bool,
+        within limit: Duration = .seconds(30)
+    ) async throws -> [AuthEvent] {
+        try await waitUntil("events matching the predicate", within: limit) { predicate(events) }
         return events
     }
 }
