@@ -38,15 +38,6 @@ public struct RefreshFixture: Sendable {
         AuthManager(store: store, refresher: refresher, configuration: configuration, lock: lock, wallClock: clock.wallClock)
     }
 
-    /// Waits until a token request has reached the server (bounded: a request that never arrives fails the
-    /// test instead of hanging it).
-    public func waitForTokenRequest(sourceLocation: SourceLocation = #_sourceLocation) async throws {
-        for _ in 0..<2000 where server.stats.tokenRequests == 0 {
-            try await Task.sleep(for: .milliseconds(5))
-        }
-        try #require(server.stats.tokenRequests > 0, "no token request reached the server", sourceLocation: sourceLocation)
-    }
-
     public func shutdown() async { await server.shutdown() }
 }
 
