@@ -108,7 +108,9 @@ let package = Package(
         // Shared by the TokenAuth test targets: a real OAuth server with a manual wall clock, and event capture.
         .target(
             name: "OAuthTestSupport",
-            dependencies: ["TokenAuth", "TokenAuthTesting", "OAuthTestServer"],
+            dependencies: [
+                "TokenAuth", "TokenAuthTesting", "OAuthTestServer", .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Tests/OAuthTestSupport"
         ),
         .testTarget(

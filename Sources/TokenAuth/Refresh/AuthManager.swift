@@ -191,8 +191,8 @@ public actor AuthManager {
             session.saved(auth)
             emit(.saved)
         } catch {
-            emit(.saveFailed(reason: "\(error)"))
-            logger.error("could not store the tokens; keeping them in memory and retrying on the next call", metadata: ["error": "\(error)"])
+            emit(.saveFailed(reason: LogRedaction.error(error)))
+            logger.error("could not store the tokens; keeping them in memory and retrying on the next call", metadata: ["error": "\(LogRedaction.error(error))"])
             throw error
         }
     }
