@@ -33,7 +33,7 @@ let package = Package(
         // Items in the freedesktop Secret Service, keyed by attributes. Knows nothing about tokens.
         .target(
             name: "Keyring",
-            dependencies: ["CLibSecret"]
+            dependencies: ["CLibSecret", .product(name: "Logging", package: "swift-log")]
         ),
         // The core: OAuth token bundles, the storage protocols, the refresher, the OAuth clients and HTTP.
         // No libsecret anywhere in its build graph: it builds where there is no Secret Service.
