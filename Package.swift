@@ -38,7 +38,7 @@ let package = Package(
         // Items in the freedesktop Secret Service, keyed by attributes. Knows nothing about tokens.
         .target(
             name: "Keyring",
-            dependencies: ["CLibSecret", "CDBusBatch"]
+            dependencies: ["CLibSecret", "CDBusBatch", .product(name: "Logging", package: "swift-log")]
         ),
         // The core: OAuth token bundles, the storage protocols, the refresher, the OAuth clients and HTTP.
         // No libsecret anywhere in its build graph: it builds where there is no Secret Service.
@@ -120,7 +120,9 @@ let package = Package(
         // Shared by the TokenAuth test targets: a real OAuth server with a manual wall clock, and event capture.
         .target(
             name: "OAuthTestSupport",
-            dependencies: ["TokenAuth", "TokenAuthTesting", "OAuthTestServer"],
+            dependencies: [
+                "TokenAuth", "TokenAuthTesting", "OAuthTestServer", .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Tests/OAuthTestSupport"
         ),
         .testTarget(

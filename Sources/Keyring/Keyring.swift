@@ -1,5 +1,6 @@
 import CLibSecret
 import Foundation
+import Logging
 
 /// Items in the freedesktop Secret Service (gnome-keyring, KeePassXC, KWallet), found by their attributes.
 ///
@@ -47,20 +48,33 @@ public struct Keyring: Sendable {
 
     /// This keyring's configuration.
     public let configuration: Configuration
+    /// Where calls are logged; see ``init(configuration:logger:)``.
+    let logger: Logger
 
     /// Writes to the same attributes are serialised within the process, so that concurrent saves
     /// leave one item, not several. A write waits for its turn at most ``Configuration/timeout``.
     static let writes = KeyedAsyncLock()
 
     /// Creates a keyring client. It connects lazily, on the first call.
-    public init(configuration: Configuration = Configuration()) {
+    ///
+    /// - Parameters:
+    ///   - configuration: Timeouts and the prompt policy.
+    ///   - logger: Where each call is logged: the operation and the item (its attribute keys and its `service` and
+    ///     `account` values) at trace level, then its duration and outcome (or error code) at debug level. Never a
+    ///     secret or another attribute's value.
+    public init(configuration: Configuration = Configuration(), logger: Logger = Logger(label: "TokenKeyring.Keyring")) {
         self.configuration = configuration
+        self.logger = logger
     }
 
     // MARK: Reading
 
     /// Every item that has all of `attributes` (and possibly more), locked ones included, with metadata only.
     public func items(matching attributes: [String: String]) async throws -> [KeyringItem] {
+        try await logged("search", attributes, outcome: { "\($0.count) items" }) { try await search(attributes) }
+    }
+
+    private func search(_ attributes: [String: String]) async throws -> [KeyringItem] {
         try await call { calls in
             try calls.search(attributes)
         }
@@ -72,6 +86,10 @@ public struct Keyring: Sendable {
     /// exactly (in different collections, say), the most recently modified wins, at one round trip more.
     /// - Throws: ``KeyringError`` — `locked` when that item is locked and cannot be unlocked.
     public func lookup(_ attributes: [String: String]) async throws -> KeyringSecret? {
+        try await logged("lookup", attributes, outcome: { $0 == nil ? "absent" : "found" }) { try await find(attributes) }
+    }
+
+    private func find(_ attributes: [String: String]) async throws -> KeyringSecret? {
         try await withUnlocking {
             try await call { calls in
                 try calls.searchForReading(attributes) { found in
@@ -112,6 +130,14 @@ public struct Keyring: Sendable {
         label: String,
         attributes: [String: String],
         in collection: KeyringCollection = .default
+    ) async throws -> KeyringItem {
+        try await logged("store", attributes, outcome: { _ in "stored" }) {
+            try await write(secret, label: label, attributes: attributes, in: collection)
+        }
+    }
+
+    private func write(
+        _ secret: String, label: String, attributes: [String: String], in collection: KeyringCollection
     ) async throws -> KeyringItem {
         let size = secret.utf8.count
         guard size <= Self.maximumSecretSize else {
@@ -164,6 +190,10 @@ public struct Keyring: Sendable {
     ///   longer than the timeout; `CancellationError` when the task is cancelled.
     @discardableResult
     public func delete(_ attributes: [String: String]) async throws -> Int {
+        try await logged("delete", attributes, outcome: { "\($0) deleted" }) { try await remove(attributes) }
+    }
+
+    private func remove(_ attributes: [String: String]) async throws -> Int {
         try await Self.writes.withLock(Self.lockKey(attributes), timeout: configuration.timeout) {
             try await withUnlocking {
                 try await call { calls in

@@ -21,7 +21,7 @@ public final class OAuthTestServer: Sendable {
     /// The port the server listens on: the one the system chose when the configuration asked for port 0.
     public let port: Int
 
-    private let state: ServerState
+    let state: ServerState
     private let serviceGroup: ServiceGroup
     private let runTask: Task<Void, Never>
 
@@ -92,9 +92,10 @@ public final class OAuthTestServer: Sendable {
         }
     }
 
-    /// Stops listening, lets requests in flight finish for up to ``shutdownGracePeriod``, then closes every
-    /// connection. Calling it again does nothing.
+    /// Releases held token answers, stops listening, lets requests in flight finish for up to
+    /// ``shutdownGracePeriod``, then closes every connection. Calling it again does nothing.
     public func shutdown() async {
+        releaseTokenAnswers()
         await serviceGroup.triggerGracefulShutdown()
         await runTask.value
     }

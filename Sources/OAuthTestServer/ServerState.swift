@@ -13,6 +13,8 @@ final class ServerState: Sendable {
     }
 
     let configuration: OAuthTestServer.Configuration
+    /// Where token requests wait while a test holds their answers.
+    let hold = TokenAnswerHold()
     private let contents = Mutex(Contents())
 
     init(configuration: OAuthTestServer.Configuration) {

@@ -35,6 +35,7 @@ struct TokenEndpoint: Sendable {
         }
         let grantType = form["grant_type"]
         countGrant(grantType)
+        await state.hold.pass()
 
         let latency = state.withLock { $0.faults.tokenLatencyMilliseconds }
         if latency > 0 {

@@ -1,5 +1,5 @@
 import Foundation
-import Keyring
+@testable import Keyring
 import Testing
 
 @Suite("KeyringItem")
@@ -23,10 +23,22 @@ struct KeyringItemTests {
         #expect(item([:]).collectionPath == "/org/freedesktop/secrets/collection/login")
     }
 
-    @Test("an error's description says what happened and how to fix it, and each kind is distinct")
+    @Test("each kind of failure has its own code, and its description says what happened and how to fix it")
     func errorCodesAreDistinct() {
-        let codes: [KeyringError.Code] = [.serviceUnavailable, .locked, .timedOut, .notFound, .noDefaultCollection,
-                                          .secretTooLarge, .notText, .other]
-        #expect(Set(codes).count == codes.count)
+        // Made by the factories the library throws from, not by naming the constants.
+        let errors: [KeyringError] = [
+            .serviceUnavailable("no bus"), .locked("prompting is disabled"), .timedOut(after: .seconds(5), nil),
+            .notFound(nil), .noDefaultCollection("no collection default"), .secretTooLarge(size: 9000, limit: 8192),
+            .notText("/org/freedesktop/secrets/collection/login/7"), .other("The call failed.", "g-io-error-quark/1: x"),
+        ]
+        #expect(errors.map(\.code) == [
+            .serviceUnavailable, .locked, .timedOut, .notFound, .noDefaultCollection, .secretTooLarge, .notText, .other,
+        ])
+        #expect(Set(errors.map(\.code.description)).count == errors.count, "each code has its own name")
+        for error in errors {
+            #expect(!error.summary.isEmpty && !error.fix.isEmpty, "\(error.code)")
+            #expect(error.description.hasPrefix("\(error.summary) \(error.fix)"), "\(error.code)")
+            if let underlying = error.underlying { #expect(error.description.hasSuffix("(\(underlying))")) }
+        }
     }
 }

@@ -38,15 +38,6 @@ public struct RefreshFixture: Sendable {
         AuthManager(store: store, refresher: refresher, configuration: configuration, lock: lock, wallClock: clock.wallClock)
     }
 
-    /// Waits until a token request has reached the server (bounded: a request that never arrives fails the
-    /// test instead of hanging it).
-    public func waitForTokenRequest(sourceLocation: SourceLocation = #_sourceLocation) async throws {
-        for _ in 0..<2000 where server.stats.tokenRequests == 0 {
-            try await Task.sleep(for: .milliseconds(5))
-        }
-        try #require(server.stats.tokenRequests > 0, "no token request reached the server", sourceLocation: sourceLocation)
-    }
-
     public func shutdown() async { await server.shutdown() }
 }
 
@@ -63,11 +54,14 @@ public actor EventLog {
         for await event in stream { events.append(event) }
     }
 
-    /// Waits (bounded) until `predicate` holds for the events seen so far.
-    public func waitFor(_ predicate: @Sendable ([AuthEvent]) -> Bool, attempts: Int = 200) async -> [AuthEvent] {
-        for _ in 0..<attempts where !predicate(events) {
-            try? await Task.sleep(for: .milliseconds(10))
-        }
+    /// Waits until `predicate` holds for the events seen so far, and returns them.
+    /// - Throws: ``WaitTimedOut`` when it does not hold within `limit`, failing the test.
+    @discardableResult
+    public func waitFor(
+        _ predicate: @Sendable ([AuthEvent]) -> Bool,
+        within limit: Duration = .seconds(30)
+    ) async throws -> [AuthEvent] {
+        try await waitUntil("events matching the predicate", within: limit) { predicate(events) }
         return events
     }
 }

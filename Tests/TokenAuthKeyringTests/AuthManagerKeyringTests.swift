@@ -65,8 +65,8 @@ struct AuthManagerKeyringTests {
         try await TestKeyring.lockWithGDBus(collection.path)
         let served = try await manager.validAuth()
         #expect(served.accessToken != loadedOnce.accessToken)
-        let events = await log.waitFor { $0.contains { if case .saveFailed = $0 { true } else { false } } }
-        #expect(events.contains { if case .saveFailed = $0 { true } else { false } })
+        // The reason is the error's type and code, not its text.
+        try await log.waitFor { $0.contains(.saveFailed(reason: "KeyringError.locked")) }
 
         try await TestKeyring.unlockCollection(collection.path)
         #expect(try await store.load() == loadedOnce, "the keyring still has the previous bundle")

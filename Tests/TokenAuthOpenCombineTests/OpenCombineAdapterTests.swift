@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import HTTPTypes
 import HTTPTypesFoundation
 import OAuthTestServer
@@ -28,21 +29,75 @@ private struct Fixture {
     }
 }
 
-/// The one value `publisher` publishes (or its failure).
+/// The first value `publisher` publishes, or its failure; ``NoValue`` when it finishes without one, and
+/// `CancellationError` when the test is cancelled first (as by its time limit).
 private func firstValue<Output: Sendable>(of publisher: AnyPublisher<Output, any Error>) async throws -> Output {
+    let pending = Pending<Output>()
     var subscription: AnyCancellable?
     defer { withExtendedLifetime(subscription) {} }
-    return try await withCheckedThrowingContinuation { continuation in
-        subscription = publisher.sink(
-            receiveCompletion: { completion in
-                if case .failure(let error) = completion { continuation.resume(throwing: error) }
-            },
-            receiveValue: { continuation.resume(returning: $0) })
+    return try await withTaskCancellationHandler {
+        try await withCheckedThrowingContinuation { continuation in
+            pending.attach(continuation)
+            subscription = publisher.sink(
+                receiveCompletion: { completion in
+                    let error: any Error = if case .failure(let error) = completion { error } else { NoValue() }
+                    pending.resume(with: .failure(error))
+                },
+                receiveValue: { pending.resume(with: .success($0)) })
+        }
+    } onCancel: {
+        pending.resume(with: .failure(CancellationError()))
     }
 }
 
-@Suite("OpenCombine adapter")
+/// The publisher finished without publishing a value.
+private struct NoValue: Error {}
+
+/// A continuation that the first of several outcomes resumes; later ones are dropped. An outcome that comes
+/// before the continuation (a cancellation) resumes it as soon as it is given.
+private final class Pending<Output: Sendable>: Sendable {
+    private struct State {
+        var continuation: CheckedContinuation<Output, any Error>?
+        var early: Result<Output, any Error>?
+        var resumed = false
+    }
+
+    private let state = Mutex(State())
+
+    func attach(_ continuation: CheckedContinuation<Output, any Error>) {
+        let early = state.withLock { state -> Result<Output, any Error>? in
+            guard let early = state.early else {
+                state.continuation = continuation
+                return nil
+            }
+            state.resumed = true
+            return early
+        }
+        if let early { continuation.resume(with: early) }
+    }
+
+    func resume(with result: Result<Output, any Error>) {
+        let continuation = state.withLock { state -> CheckedContinuation<Output, any Error>? in
+            guard !state.resumed else { return nil }
+            guard let continuation = state.continuation else {
+                if state.early == nil { state.early = result }
+                return nil
+            }
+            state.resumed = true
+            return continuation
+        }
+        continuation?.resume(with: result)
+    }
+}
+
+@Suite("OpenCombine adapter", .timeLimit(.minutes(1)))
 struct OpenCombineAdapterTests {
+    @Test("firstValue fails for a publisher that finishes without a value, instead of waiting for ever")
+    func firstValueOfEmptyPublisher() async throws {
+        await #expect(throws: NoValue.self) { try await firstValue(of: Empty<Int, any Error>().eraseToAnyPublisher()) }
+        #expect(try await firstValue(of: [1, 2].publisher.setFailureType(to: (any Error).self).eraseToAnyPublisher()) == 1)
+    }
+
     @Test("sendPublisher: a revoked token gets a 401, one refresh, and the retried request succeeds")
     func refreshAndRetry() async throws {
         let fixture = try await Fixture.start(expiresIn: 3600)

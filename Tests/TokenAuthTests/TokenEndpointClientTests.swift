@@ -298,22 +298,18 @@ struct TokenEndpointClientTests {
     @Test("a cancelled request stops waiting promptly")
     func cancellation() async throws {
         try await withServer { server in
-            // Far longer than a whole test run, in which ~250 tests share two cooperative threads for ~30 s.
-            server.updateFaults { $0.tokenLatencyMilliseconds = 120_000 }
+            server.holdTokenAnswers()
             let client = server.tokenClient()
             let task = Task { try await client.password(username: "alice", password: "wonderland") }
-            // Wait until the request is at the server, so the cancellation hits a request in flight. Bounded
-            // generously: with the whole suite running on two cores, reaching the server can take seconds.
-            for _ in 0..<2000 where server.stats.tokenRequests == 0 {
-                try await Task.sleep(for: .milliseconds(5))
-            }
-            try #require(server.stats.tokenRequests == 1)
+            // The request is at the server, so the cancellation hits a request in flight.
+            try await server.waitForHeldTokenRequests(1)
             task.cancel()
             let result = await task.result
-            // Promptly: the server has not answered yet (it waits 120 s before it does).
+            // Promptly: the server has not answered yet; it holds the answer until released.
             #expect(server.stats.responsesByStatus.isEmpty)
+            #expect(server.heldTokenRequests == 1)
             #expect(throws: CancellationError.self) { try result.get() }
-            server.faults = OAuthTestServer.Faults()
+            server.releaseTokenAnswers()
         }
     }
 

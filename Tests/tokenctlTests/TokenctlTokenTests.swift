@@ -8,10 +8,14 @@ import TokenAuthKeyring
 
 @Suite("tokenctl token and refresh against a real OAuth server", .needsSecretService)
 struct TokenctlTokenTests {
-    /// Stores tokens the server issued, already expired, with the server's token endpoint recorded in the item.
-    func seedExpiredItem(_ server: OAuthTestServer, service: String, tokenEndpoint: URL? = nil) async throws -> Auth {
+    /// Stores tokens the server issued, expiring in `expiresIn` seconds (negative: already expired), with the
+    /// server's token endpoint (or `tokenEndpoint`) recorded in the item.
+    func seedItem(
+        _ server: OAuthTestServer, service: String, expiresIn: TimeInterval = -60, tokenEndpoint: URL? = nil
+    ) async throws -> Auth {
         let issued = server.issueTokens(clientID: "test-client", subject: "alice")
-        let auth = Auth(accessToken: issued.accessToken, refreshToken: issued.refreshToken, expiresAt: Date(timeIntervalSinceNow: -60))
+        let auth = Auth(
+            accessToken: issued.accessToken, refreshToken: issued.refreshToken, expiresAt: Date(timeIntervalSinceNow: expiresIn))
         let client = OAuthClient(tokenEndpoint: tokenEndpoint ?? server.tokenEndpoint, clientID: "test-client")
         try await KeyringAuthStore(service: service, account: "alice", client: client, keyring: TestKeyring.keyring).save(auth)
         return auth
@@ -23,7 +27,7 @@ struct TokenctlTokenTests {
         defer { Task { await server.shutdown() } }
         let service = TestKeyring.uniqueService()
         defer { Task { try? await TestKeyring.keyring.delete(["service": service, "account": "alice"]) } }
-        let seeded = try await seedExpiredItem(server, service: service)
+        let seeded = try await seedItem(server, service: service)
 
         let results = try await withThrowingTaskGroup(of: CommandResult.self) { group in
             for _ in 0..<8 {
@@ -48,29 +52,28 @@ struct TokenctlTokenTests {
         defer { Task { await server.shutdown() } }
         let service = TestKeyring.uniqueService()
         defer { Task { try? await TestKeyring.keyring.delete(["service": service, "account": "alice"]) } }
-        let issued = server.issueTokens(clientID: "test-client", subject: "alice")
-        let client = OAuthClient(tokenEndpoint: server.tokenEndpoint, clientID: "test-client")
-        try await KeyringAuthStore(service: service, account: "alice", client: client, keyring: TestKeyring.keyring)
-            .save(Auth(accessToken: issued.accessToken, refreshToken: issued.refreshToken, expiresAt: Date(timeIntervalSinceNow: 3600)))
+        let seeded = try await seedItem(server, service: service, expiresIn: 3600)
 
         let result = try await tokenctl(["token", "--service", service, "--account", "alice"])
         #expect(result.status == 0)
-        #expect(result.stdout == issued.accessToken + "\n")
+        #expect(result.stdout == seeded.accessToken + "\n")
         #expect(server.stats.tokenRequests == 0)
     }
 
-    @Test("tokenctl refresh forces a refresh and stores the rotated tokens")
+    @Test("tokenctl refresh forces a refresh of tokens valid for another hour and stores the rotated tokens")
     func forcedRefresh() async throws {
         let server = try await OAuthTestServer.start()
         defer { Task { await server.shutdown() } }
         let service = TestKeyring.uniqueService()
         defer { Task { try? await TestKeyring.keyring.delete(["service": service, "account": "alice"]) } }
-        let seeded = try await seedExpiredItem(server, service: service)
+        // Valid for an hour: only forcing refreshes them (tokenctl token would print them as they are).
+        let seeded = try await seedItem(server, service: service, expiresIn: 3600)
 
         let result = try await tokenctl(["refresh", "--service", service, "--account", "alice"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.isEmpty)
         let stored = try #require(try await KeyringAuthStore(service: service, account: "alice", keyring: TestKeyring.keyring).loadCredentials())
+        #expect(stored.auth.accessToken != seeded.accessToken)
         #expect(stored.auth.refreshToken != seeded.refreshToken)
         #expect(stored.client?.tokenEndpoint == server.tokenEndpoint)
         #expect(server.stats.successfulRefreshes == 1)
@@ -82,7 +85,7 @@ struct TokenctlTokenTests {
         defer { Task { await server.shutdown() } }
         let service = TestKeyring.uniqueService()
         defer { Task { try? await TestKeyring.keyring.delete(["service": service, "account": "alice"]) } }
-        let seeded = try await seedExpiredItem(server, service: service)
+        let seeded = try await seedItem(server, service: service)
         let store = KeyringAuthStore(service: service, account: "alice", keyring: TestKeyring.keyring)
         let before = try await store.loadCredentials()  // expiry as stored: whole seconds
 
@@ -108,7 +111,7 @@ struct TokenctlTokenTests {
         let service = TestKeyring.uniqueService()
         defer { Task { try? await TestKeyring.keyring.delete(["service": service, "account": "alice"]) } }
         let slashed = server.url("/token/")
-        let seeded = try await seedExpiredItem(
+        let seeded = try await seedItem(
             server, service: service, tokenEndpoint: server.redirectURL(to: slashed, status: 308))
         let store = KeyringAuthStore(service: service, account: "alice", keyring: TestKeyring.keyring)
         let before = try await store.loadCredentials()

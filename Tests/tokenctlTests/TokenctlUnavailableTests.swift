@@ -22,53 +22,42 @@ struct TokenctlUnavailableTests {
             environment: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent/socket", "DISPLAY": nil]),
     ]
 
-    // "Within the timeout" is shown by the message, not by a stopwatch: when `--timeout` runs out first,
-    // tokenctl reports "did not answer within 3.0 seconds" instead, so a no-bus message proves the failure came
-    // first. (A stopwatch bound of 3 s fails on a loaded 2-core machine, where starting the process alone can
-    // take that long.) The loose bound below only catches a child that ignores its timeout altogether.
+    // "Before" and "after the timeout" are shown by the message, never by a stopwatch: when `--timeout` runs out
+    // first, tokenctl reports "did not answer within 3.0 seconds" instead, so a no-bus message proves the failure
+    // came first, and a "did not answer" message proves the timeout ended the call. (A stopwatch bound fails on a
+    // loaded 2-core machine, where starting the process alone can take seconds.) A child that ignores its timeout
+    // altogether is killed by `tokenctl(_:)`'s watchdog and fails with status -1.
 
     @Test("with no session bus, show exits 4 before its timeout, saying there is no Secret Service on the session bus", arguments: brokenBuses)
     func showWithoutBus(_ bus: BrokenBus) async throws {
-        let clock = ContinuousClock()
-        let start = clock.now
         let result = try await tokenctl(["show", "--service", "S", "--account", "A", "--timeout", "3"], environment: bus.environment)
-        let elapsed = clock.now - start
 
         #expect(result.status == 4, "\(result.allOutput)")
         #expect(result.stderr.hasPrefix("tokenctl: No Secret Service is reachable on the D-Bus session bus."))
         #expect(result.stderr.contains("DBUS_SESSION_BUS_ADDRESS"), "the fix names the variable")
         #expect(!result.stderr.contains("did not answer"), "the timeout must not be what ended it")
         #expect(result.stdout.isEmpty)
-        #expect(elapsed < .seconds(15), "took \(elapsed)")
     }
 
     @Test("with no session bus, doctor exits 4 before its timeout, failing the session-bus check with its fix", arguments: brokenBuses)
     func doctorWithoutBus(_ bus: BrokenBus) async throws {
-        let clock = ContinuousClock()
-        let start = clock.now
         let result = try await tokenctl(["doctor", "--timeout", "3"], environment: bus.environment)
-        let elapsed = clock.now - start
 
         #expect(result.status == 4, "\(result.allOutput)")
         #expect(result.stdout.hasPrefix("[failed] session bus: No D-Bus session bus could be reached"))
         #expect(result.stdout.contains("dbus-run-session"), "the fix says how to get a bus")
         #expect(!result.stdout.contains("did not answer"), "the timeout must not be what ended it")
-        #expect(elapsed < .seconds(15), "took \(elapsed)")
     }
 
     @Test("a Secret Service that never answers makes show and doctor exit 4 after --timeout, saying it did not answer in time")
     func hungService() async throws {
         let address = try await HungSecretService.with { service in
             let environment: [String: String?] = ["DBUS_SESSION_BUS_ADDRESS": service.address]
-            let clock = ContinuousClock()
 
-            let start = clock.now
             let shown = try await tokenctl(["show", "--service", "S", "--account", "A", "--timeout", "1"], environment: environment)
-            let elapsed = clock.now - start
             #expect(shown.status == 4, "\(shown.allOutput)")
             #expect(shown.stderr.hasPrefix("tokenctl: The Secret Service did not answer within 1"))
             #expect(shown.stderr.contains("tokenctl doctor"))
-            #expect(elapsed >= .seconds(1) && elapsed < .seconds(10), "took \(elapsed)")
 
             let doctor = try await tokenctl(["doctor", "--timeout", "1"], environment: environment)
             #expect(doctor.status == 4, "\(doctor.allOutput)")

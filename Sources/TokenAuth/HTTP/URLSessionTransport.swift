@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 import HTTPTypes
 import HTTPTypesFoundation
+import Logging
 
 /// The default ``HTTPTransport``: URLSession (FoundationNetworking on Linux).
 ///
@@ -29,6 +30,7 @@ public struct URLSessionTransport: HTTPTransport {
     public let timeout: Duration
 
     private let owner: SessionOwner
+    private let logger: Logger
 
     /// Creates a transport with its own URLSessions.
     ///
@@ -37,11 +39,15 @@ public struct URLSessionTransport: HTTPTransport {
     ///   - timeout: How long to wait for the server before failing with ``HTTPTransportError/timedOut``.
     ///   - configuration: The session configuration to start from; the default is ephemeral. The transport uses a
     ///     copy whose request timeout is `timeout`; the object passed in is not changed.
+    ///   - logger: Where each request is logged: method and URL without its query at trace level, then status,
+    ///     body size and duration (or the error) at debug level. Never a header or a body.
     public init(
         maximumResponseBodySize: Int = URLSessionTransport.defaultMaximumResponseBodySize,
         timeout: Duration = .seconds(30),
-        configuration: URLSessionConfiguration = .ephemeral
+        configuration: URLSessionConfiguration = .ephemeral,
+        logger: Logger = Logger(label: "TokenAuth.URLSessionTransport")
     ) {
+        self.logger = logger
         self.maximumResponseBodySize = maximumResponseBodySize
         self.timeout = timeout
         let configuration = configuration.copy() as! URLSessionConfiguration
@@ -63,6 +69,15 @@ public struct URLSessionTransport: HTTPTransport {
     /// - Throws: ``HTTPTransportError`` for a timeout, a network failure, an oversized body or a request without
     ///   an absolute URL; `CancellationError` when the calling task is cancelled.
     public func send(_ request: HTTPRequest, body: Data?, redirects: HTTPRedirectPolicy) async throws -> (HTTPResponse, Data) {
+        let outcome = { (answer: (HTTPResponse, Data)) -> Logger.Metadata in
+            ["status": "\(answer.0.status.code)", "bytes": "\(answer.1.count)"]
+        }
+        return try await logger.timed("HTTP request", ["request": "\(LogRedaction.request(request))"], outcome: outcome) {
+            try await transfer(request, body: body, redirects: redirects)
+        }
+    }
+
+    private func transfer(_ request: HTTPRequest, body: Data?, redirects: HTTPRedirectPolicy) async throws -> (HTTPResponse, Data) {
         guard var urlRequest = URLRequest(httpRequest: request) else {
             throw HTTPTransportError.invalidRequest("it needs an absolute http or https URL")
         }

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import HTTPTypesFoundation
+import Logging
 
 /// Sends HTTP requests with a valid access token, refreshing it once and retrying once when the server rejects it.
 ///
@@ -63,16 +64,20 @@ public struct AuthorizedClient: Sendable {
     ///   - allowsInsecureHTTP: `true` to send the token over plain HTTP to any host, for a development server
     ///     without TLS. Never in production: anyone on the network path can read and reuse the token. Loopback
     ///     hosts are allowed without it.
+    ///   - logger: Where each request is logged: method and URL without its query at trace level, then the status
+    ///     and duration (or the error's type and code) at debug level, and a rejected token with its retry. Never a
+    ///     token, header or body.
     public init(
         manager: AuthManager,
         transport: any HTTPTransport = URLSessionTransport(),
         classifier: TokenRejectionClassifier = .standard,
         decoder: JSONDecoder = JSONDecoder(),
-        allowsInsecureHTTP: Bool = false
+        allowsInsecureHTTP: Bool = false,
+        logger: Logger = Logger(label: "TokenAuth.AuthorizedClient")
     ) {
         exchange = AuthorizedExchange(
             manager: manager, classifier: classifier, insufficientScope: .throwsError,
-            allowsInsecureHTTP: allowsInsecureHTTP)
+            allowsInsecureHTTP: allowsInsecureHTTP, logger: logger)
         self.transport = transport
         self.decoder = decoder
         callbacks = CallbackPipeline(exchange: exchange, transport: transport)
@@ -93,7 +98,13 @@ public struct AuthorizedClient: Sendable {
         body: Data? = nil,
         requiresAuthentication: Bool = true
     ) async throws -> (HTTPResponse, Data) {
-        try await exchange.send(request, body: body, through: transport, requiresAuthentication: requiresAuthentication)
+        let metadata: Logger.Metadata = [
+            "request": "\(LogRedaction.request(request))", "authenticated": "\(requiresAuthentication)",
+        ]
+        let outcome = { (answer: (HTTPResponse, Data)) -> Logger.Metadata in ["status": "\(answer.0.status.code)"] }
+        return try await exchange.logger.timed("authorized request", metadata, outcome: outcome) {
+            try await exchange.send(request, body: body, through: transport, requiresAuthentication: requiresAuthentication)
+        }
     }
 
     /// Sends a request and decodes its 2xx JSON body.

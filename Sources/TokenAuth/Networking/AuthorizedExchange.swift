@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import Logging
 
 /// The one request algorithm behind every front door — ``AuthorizedClient``'s async and callback APIs and the
 /// OpenAPI middleware: authorize, send, and on a rejected token refresh once and retry once.
@@ -34,11 +35,14 @@ package struct AuthorizedExchange: Sendable {
     package let insufficientScope: InsufficientScope
     /// Whether tokens may go over plain HTTP to any host, not only to loopback ones: for development only.
     package let allowsInsecureHTTP: Bool
+    /// Where a rejected token and the retry are logged.
+    package let logger: Logger
 
     package init(
         manager: AuthManager, classifier: TokenRejectionClassifier, insufficientScope: InsufficientScope,
-        allowsInsecureHTTP: Bool = false
+        allowsInsecureHTTP: Bool = false, logger: Logger = Logger(label: "TokenAuth.AuthorizedClient")
     ) {
+        self.logger = logger
         self.manager = manager
         self.classifier = classifier
         self.insufficientScope = insufficientScope
@@ -77,6 +81,7 @@ package struct AuthorizedExchange: Sendable {
         let auth = if let auth { auth } else { try await validAuth() }
         let first = try await send(auth)
         guard try isTokenRejected(first) else { return first.value }
+        logger.debug("the server rejected the token; refreshing once", metadata: ["status": "\(first.response.status.code)"])
 
         let replacement = try await AuthorizedClientError.mappingLoginRequired {
             try await manager.refresh(rejecting: auth.accessToken)
@@ -86,8 +91,10 @@ package struct AuthorizedExchange: Sendable {
             throw AuthorizedClientError.unauthorized(first.response, body: first.body)
         }
         try Task.checkCancellation()
+        logger.debug("retrying once with the new token")
         let second = try await send(replacement)
         if try isTokenRejected(second) {
+            logger.debug("the server rejected the new token too", metadata: ["status": "\(second.response.status.code)"])
             throw AuthorizedClientError.unauthorized(second.response, body: second.body)
         }
         return second.value

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// Signs in at a token endpoint with a grant that needs no browser, and returns what to store: the tokens and
 /// the client that can refresh them.
@@ -25,13 +26,17 @@ public struct SignIn: Sendable {
     private let endpoint: TokenEndpointClient
 
     /// Creates a sign-in for `client`.
+    ///
+    /// - Parameter logger: Where the token request is logged, as by ``TokenEndpointClient``; never a password,
+    ///   token or client secret.
     public init(
         client: OAuthClient,
         transport: any HTTPTransport = URLSessionTransport(maximumResponseBodySize: TokenResponse.maximumSize),
-        wallClock: @escaping WallClock = systemWallClock
+        wallClock: @escaping WallClock = systemWallClock,
+        logger: Logger = Logger(label: "TokenAuth.TokenEndpointClient")
     ) {
         self.client = client
-        endpoint = TokenEndpointClient(client: client, transport: transport, wallClock: wallClock)
+        endpoint = TokenEndpointClient(client: client, transport: transport, wallClock: wallClock, logger: logger)
     }
 
     /// Performs `grant` and returns the tokens with the client recorded.

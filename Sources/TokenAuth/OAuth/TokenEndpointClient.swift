@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import HTTPTypesFoundation
+import Logging
 
 /// Requests tokens from an authorization server's token endpoint (RFC 6749 §3.2).
 ///
@@ -19,6 +20,7 @@ public struct TokenEndpointClient: Sendable {
     public let client: OAuthClient
     private let transport: any HTTPTransport
     private let wallClock: WallClock
+    private let logger: Logger
 
     /// Creates a token-endpoint client.
     ///
@@ -28,11 +30,16 @@ public struct TokenEndpointClient: Sendable {
     ///     ``TokenResponse/maximumSize`` bytes; whatever the transport, larger answers are rejected.
     ///   - wallClock: The wall clock, read when a request is sent (for `expires_in`) and when a `Retry-After` date
     ///     arrives.
+    ///   - logger: Where each token request is logged: the grant type, the endpoint without its query and the client
+    ///     authentication method at trace level, then the duration and the outcome (or the error's type and code)
+    ///     at debug level. Never a token, password or client secret.
     public init(
         client: OAuthClient,
         transport: any HTTPTransport = URLSessionTransport(maximumResponseBodySize: TokenResponse.maximumSize),
-        wallClock: @escaping WallClock = systemWallClock
+        wallClock: @escaping WallClock = systemWallClock,
+        logger: Logger = Logger(label: "TokenAuth.TokenEndpointClient")
     ) {
+        self.logger = logger
         self.client = client
         self.transport = transport
         self.wallClock = wallClock
@@ -85,6 +92,17 @@ public struct TokenEndpointClient: Sendable {
     ///
     /// - Parameter secrets: Values of the grant that must never appear in an error (the client secret is added).
     private func requestToken(_ grant: [(name: String, value: String)], secrets: [String]) async throws -> TokenResponse {
+        let metadata: Logger.Metadata = [
+            "grant_type": "\(grant.first { $0.name == "grant_type" }?.value ?? "?")",
+            "endpoint": "\(LogRedaction.url(client.tokenEndpoint))", "client_auth": "\(client.authentication.rawValue)",
+        ]
+        let outcome = { (tokens: TokenResponse) -> Logger.Metadata in ["refresh_token_issued": "\(tokens.refreshToken != nil)"] }
+        return try await logger.timed("token request", metadata, outcome: outcome) {
+            try await sendTokenRequest(grant, secrets: secrets)
+        }
+    }
+
+    private func sendTokenRequest(_ grant: [(name: String, value: String)], secrets: [String]) async throws -> TokenResponse {
         let endpoint = client.tokenEndpoint
         let host = endpoint.host ?? ""
         try Self.checkTransportSecurity(of: endpoint)

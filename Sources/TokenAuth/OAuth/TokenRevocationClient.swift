@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import Logging
 
 /// Revokes tokens at an authorization server's revocation endpoint (RFC 7009).
 ///
@@ -20,31 +21,44 @@ public struct TokenRevocationClient: Sendable {
     /// The revocation endpoint.
     public let endpoint: URL
     private let transport: any HTTPTransport
+    private let logger: Logger
 
     /// Creates a revocation client for `endpoint`.
+    ///
+    /// - Parameter logger: Where each revocation is logged: the endpoint without its query and the token type hint
+    ///   at trace level, then the duration and the outcome (or the error's type and code) at debug level. Never a
+    ///   token or client secret.
     public init(
         client: OAuthClient,
         endpoint: URL,
-        transport: any HTTPTransport = URLSessionTransport(maximumResponseBodySize: 64 * 1024, timeout: .seconds(10))
+        transport: any HTTPTransport = URLSessionTransport(maximumResponseBodySize: 64 * 1024, timeout: .seconds(10)),
+        logger: Logger = Logger(label: "TokenAuth.TokenRevocationClient")
     ) {
         self.client = client
         self.endpoint = endpoint
         self.transport = transport
+        self.logger = logger
     }
 
     /// Creates a revocation client for the client's recorded ``OAuthClient/revocationEndpoint``, or `nil` when it
-    /// records none.
+    /// records none. `logger` is as for ``init(client:endpoint:transport:logger:)``.
     public init?(
         client: OAuthClient,
-        transport: any HTTPTransport = URLSessionTransport(maximumResponseBodySize: 64 * 1024, timeout: .seconds(10))
+        transport: any HTTPTransport = URLSessionTransport(maximumResponseBodySize: 64 * 1024, timeout: .seconds(10)),
+        logger: Logger = Logger(label: "TokenAuth.TokenRevocationClient")
     ) {
         guard let endpoint = client.revocationEndpoint else { return nil }
-        self.init(client: client, endpoint: endpoint, transport: transport)
+        self.init(client: client, endpoint: endpoint, transport: transport, logger: logger)
     }
 
     /// Revokes `token`.
     /// - Throws: ``TokenRevocationError``, or `CancellationError`.
     public func revoke(_ token: String, hint: TokenTypeHint? = nil) async throws {
+        let metadata: Logger.Metadata = ["endpoint": "\(LogRedaction.url(endpoint))", "hint": "\(hint?.rawValue ?? "none")"]
+        try await logger.timed("token revocation", metadata) { try await send(token, hint: hint) }
+    }
+
+    private func send(_ token: String, hint: TokenTypeHint?) async throws {
         do {
             try TokenEndpointClient.checkTransportSecurity(of: endpoint)
         } catch {

@@ -23,6 +23,9 @@ public enum AuthEvent: Sendable, Equatable {
     /// Tokens were written to the store.
     case saved
     /// Writing tokens to the store failed; they are kept in memory and written again on the next call.
+    ///
+    /// `reason` is the error's type and code, such as `KeyringError.locked` — never its text, which may quote
+    /// the store or a server.
     case saveFailed(reason: String)
     /// The session was cleared.
     case loggedOut

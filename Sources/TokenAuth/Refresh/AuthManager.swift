@@ -225,8 +225,8 @@ public actor AuthManager {
         } catch let error as AuthStoreError where error.code == .missing {
             try signedOutElsewhere()
         } catch {
-            emit(.saveFailed(reason: "\(error)"))
-            logger.error("could not store the tokens; keeping them in memory and retrying on the next call", metadata: ["error": "\(error)"])
+            emit(.saveFailed(reason: LogRedaction.error(error)))
+            logger.error("could not store the tokens; keeping them in memory and retrying on the next call", metadata: ["error": "\(LogRedaction.error(error))"])
             throw error
         }
     }

@@ -57,12 +57,15 @@ struct AuthorizedClientCallbackTests {
     func heldDuringRefreshAndOrdered() async throws {
         let fixture = try await NetworkingFixture.start()
         defer { Task { await fixture.shutdown() } }
-        fixture.server.updateFaults { $0.tokenLatencyMilliseconds = 300 }
+        // The refresh cannot finish before every request has been submitted.
+        fixture.server.holdTokenAnswers()
         let recorder = RecordingTransport(fixture.transport)
         let (client, store) = fixture.client(fixture.seed(expiresIn: -10), transport: recorder)
         let paths = (0..<12).map { fixture.server.url("/resource/\($0)") }
 
-        let completions = await submit(client, paths: paths, queue: makeQueue())
+        let completions = await submit(client, paths: paths, queue: makeQueue()) { _ in
+            fixture.server.releaseTokenAnswers()
+        }
 
         #expect(completions.map(\.status) == Array(repeating: 200, count: 12))
         #expect(completions.allSatisfy { $0.onRequestedQueue })
@@ -77,12 +80,14 @@ struct AuthorizedClientCallbackTests {
     func cancelWhileQueued() async throws {
         let fixture = try await NetworkingFixture.start()
         defer { Task { await fixture.shutdown() } }
-        fixture.server.updateFaults { $0.tokenLatencyMilliseconds = 300 }
+        // The refresh cannot finish before the cancellation.
+        fixture.server.holdTokenAnswers()
         let (client, _) = fixture.client(fixture.seed(expiresIn: -10))
         let paths = [fixture.server.url("/resource/kept"), fixture.server.url("/resource/cancelled")]
 
         let completions = await submit(client, paths: paths, queue: makeQueue()) { handles in
             handles[1].cancel()
+            fixture.server.releaseTokenAnswers()
         }
 
         #expect(completions[0].status == 200)

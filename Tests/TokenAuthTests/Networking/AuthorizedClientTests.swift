@@ -241,17 +241,18 @@ struct AuthorizedClientTests {
         let fixture = try await NetworkingFixture.start()
         defer { Task { await fixture.shutdown() } }
         let (client, store) = fixture.client(fixture.seed(expiresIn: -10))
-        fixture.server.updateFaults { $0.tokenLatencyMilliseconds = 3000 }
+        fixture.server.holdTokenAnswers()
         let url = fixture.server.resourceURL
 
         let cancelled = Task { try await client.send(HTTPRequest(method: .get, url: url)) }
-        await waitUntil { fixture.server.stats.tokenRequests == 1 }
+        try await fixture.server.waitForHeldTokenRequests(1)
         let other = Task { try await client.send(HTTPRequest(method: .get, url: url)) }
         cancelled.cancel()
 
         await #expect(throws: CancellationError.self) { try await cancelled.value }
         // Promptly: the refresh it was waiting for has not even been answered yet.
         #expect(fixture.server.stats.successfulRefreshes == 0)
+        fixture.server.releaseTokenAnswers()
         #expect(try await other.value.0.status == .ok)
         #expect(fixture.server.stats.refreshGrants == 1)
         #expect(fixture.server.stats.successfulRefreshes == 1)
@@ -264,17 +265,17 @@ struct AuthorizedClientTests {
         let fixture = try await NetworkingFixture.start()
         defer { Task { await fixture.shutdown() } }
         let (client, _) = fixture.client(fixture.seed(expiresIn: 3600))
-        // The token endpoint with injected latency stands in for a slow API; 120 s is far longer than a whole
-        // test run, in which ~250 tests share two cooperative threads for ~30 s.
-        fixture.server.updateFaults { $0.tokenLatencyMilliseconds = 120_000 }
+        // The token endpoint, holding its answer until the test releases it, stands in for a slow API.
+        fixture.server.holdTokenAnswers()
         let slow = HTTPRequest(method: .post, url: fixture.server.tokenEndpoint)
 
         let task = Task { try await client.send(slow, body: Data("grant_type=client_credentials".utf8)) }
-        await waitUntil { fixture.server.stats.tokenRequests == 1 }
+        try await fixture.server.waitForHeldTokenRequests(1)
         task.cancel()
 
         await #expect(throws: CancellationError.self) { try await task.value }
         #expect(fixture.server.stats.responsesByStatus.isEmpty)
+        #expect(fixture.server.heldTokenRequests == 1, "the server was still holding the answer")
     }
 
     @Test("a URLRequest is sent with its body and answered with an HTTPURLResponse; a body stream is refused")

@@ -84,10 +84,3 @@ final class RecordingTransport: HTTPTransport {
         return try await base.send(request, body: body)
     }
 }
-
-/// Waits, boundedly, until `condition` holds: for counters the server updates while a request is under way.
-func waitUntil(_ condition: () -> Bool, attempts: Int = 500) async {
-    for _ in 0..<attempts where !condition() {
-        try? await Task.sleep(for: .milliseconds(5))
-    }
-}

@@ -115,8 +115,7 @@ struct AuthManagerTests {
         let again = await #expect(throws: AuthError.self) { try await manager.validToken() }
         #expect(again?.code == .loginRequired)
         #expect(fixture.server.stats.refreshGrants == 1)
-        let events = await log.waitFor { $0.contains(.refreshFailed(.permanent(oauthErrorCode: "invalid_grant"))) }
-        #expect(events.contains(.refreshFailed(.permanent(oauthErrorCode: "invalid_grant"))))
+        try await log.waitFor { $0.contains(.refreshFailed(.permanent(oauthErrorCode: "invalid_grant"))) }
     }
 
     @Test("with the erase policy, a permanent rejection erases the stored credentials")
@@ -221,15 +220,22 @@ struct AuthManagerTests {
     func logoutDuringRefresh() async throws {
         let fixture = try await RefreshFixture.start()
         defer { Task { await fixture.shutdown() } }
-        fixture.server.updateFaults { $0.tokenLatencyMilliseconds = 400 }
+        fixture.server.holdTokenAnswers()
         let store = InMemoryAuthStore(fixture.seed())
         let manager = fixture.manager(store: store)
 
         let waiter = Task { try await manager.validToken() }
-        try await fixture.waitForTokenRequest()
-        try await manager.signOut()
+        try await fixture.server.waitForHeldTokenRequests(1)
+        // signOut() waits for the refresh under way: release its answer once the sign-out has begun.
+        let generation = await manager.sessionGeneration
+        let signOut = Task { try await manager.signOut() }
+        try await waitUntil("the sign-out to begin") { await manager.sessionGeneration > generation }
+        fixture.server.releaseTokenAnswers()
+        try await signOut.value
 
         let result = await waiter.result
+        // The server did answer the refresh, after the sign-out: its new tokens were discarded.
+        #expect(fixture.server.stats.successfulRefreshes == 1)
         #expect(throws: AuthError.self) { try result.get() }
         #expect((try? result.get()) == nil)
         if case .failure(let error as AuthError) = result { #expect(error.code == .loginRequired) }
@@ -243,16 +249,19 @@ struct AuthManagerTests {
     func signInDuringRefresh() async throws {
         let fixture = try await RefreshFixture.start()
         defer { Task { await fixture.shutdown() } }
-        fixture.server.updateFaults { $0.tokenLatencyMilliseconds = 400 }
+        fixture.server.holdTokenAnswers()
         let store = InMemoryAuthStore(fixture.seed())
         let manager = fixture.manager(store: store)
 
         let waiter = Task { try await manager.validToken() }
-        try await fixture.waitForTokenRequest()
+        try await fixture.server.waitForHeldTokenRequests(1)
         let fresh = fixture.seed(expiresIn: 3600)
         try await manager.signIn(fresh)
+        fixture.server.releaseTokenAnswers()
 
         #expect(try await waiter.value == fresh.accessToken)
+        // The server did answer the refresh, after the sign-in: its new tokens were discarded.
+        #expect(fixture.server.stats.successfulRefreshes == 1)
         #expect(store.current == fresh)
         #expect(store.saveCount == 1)
     }
@@ -261,17 +270,20 @@ struct AuthManagerTests {
     func cancellationOfOneWaiter() async throws {
         let fixture = try await RefreshFixture.start()
         defer { Task { await fixture.shutdown() } }
-        fixture.server.updateFaults { $0.tokenLatencyMilliseconds = 400 }
+        fixture.server.holdTokenAnswers()
         let store = InMemoryAuthStore(fixture.seed())
         let manager = fixture.manager(store: store)
 
         let cancelled = Task { try await manager.validToken() }
         let patient = Task { try await manager.validToken() }
-        try await fixture.waitForTokenRequest()
+        try await fixture.server.waitForHeldTokenRequests(1)
         cancelled.cancel()
         let cancelledResult = await cancelled.result
-        #expect(store.saveCount == 0, "the cancelled caller returned before the refresh finished")
         #expect(throws: CancellationError.self) { try cancelledResult.get() }
+        // The cancelled caller returned while the refresh's answer was still held.
+        #expect(fixture.server.stats.successfulRefreshes == 0)
+        #expect(store.saveCount == 0)
+        fixture.server.releaseTokenAnswers()
 
         let token = try await patient.value
         #expect(store.current?.accessToken == token)
@@ -298,7 +310,7 @@ struct AuthManagerTests {
         let manager = fixture.manager(store: InMemoryAuthStore(seeded))
         let log = EventLog(manager)
         let token = try await manager.validToken()
-        let events = await log.waitFor { $0.contains(.saved) }
+        let events = try await log.waitFor { $0.contains(.saved) }
         #expect(events == [.refreshStarted, .refreshSucceeded, .refreshTokenRotated, .saved])
         #expect(!"\(events)".contains(token) && !"\(events)".contains(seeded.refreshToken!))
     }
