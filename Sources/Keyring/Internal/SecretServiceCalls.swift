@@ -51,7 +51,7 @@ struct SecretServiceCalls {
                 secret_service_get_sync(SECRET_SERVICE_OPEN_SESSION, cancellable, $0)
             }
         } catch let failure as GLibFailure where !failure.info.isCancellation && failure.info.kind == .other {
-            throw KeyringError.serviceUnavailable(failure.info.text)
+            throw KeyringError.connectionFailure(failure.info)
         }
         guard let service = connected else { throw KeyringError.serviceUnavailable("libsecret returned no service") }
         defer { g_object_unref(service) }
