@@ -25,7 +25,7 @@ struct KeyringItemTests {
 
     @Test("an error's description says what happened and how to fix it, and each kind is distinct")
     func errorCodesAreDistinct() {
-        let codes: [KeyringError.Code] = [.serviceUnavailable, .locked, .timedOut, .notFound, .noDefaultCollection,
+        let codes: [KeyringError.Code] = [.serviceUnavailable, .locked, .timedOut, .notFound, .noDefaultCollection, .misconfigured,
                                           .secretTooLarge, .notText, .other]
         #expect(Set(codes).count == codes.count)
     }
