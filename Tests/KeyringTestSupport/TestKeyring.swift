@@ -18,8 +18,16 @@ public enum TestKeyring {
     }
 
     /// `secret-tool` with arguments and optional standard input.
+    ///
+    /// Run again (up to three times in all) when KWallet refused its session key: kwalletd5 rejects libsecret's
+    /// Diffie-Hellman key about once in 256 sessions ("Client public key size is invalid"), which `Keyring` retries
+    /// itself but `secret-tool` does not.
     public static func secretTool(_ arguments: [String], stdin: String? = nil) async throws -> CommandResult {
-        try await runCommand("/usr/bin/secret-tool", arguments, stdin: stdin)
+        var result = try await runCommand("/usr/bin/secret-tool", arguments, stdin: stdin)
+        for _ in 1..<3 where result.stderr.contains("public key size is invalid") {
+            result = try await runCommand("/usr/bin/secret-tool", arguments, stdin: stdin)
+        }
+        return result
     }
 
     /// A collection of a test's own.

@@ -38,6 +38,7 @@ struct SecretServiceCalls {
     /// Any failure to connect is "no Secret Service", except the cancellation of the call.
     static func with<T>(
         _ cancellable: UnsafeMutablePointer<GCancellable>,
+        retried: Bool = false,
         _ body: (SecretServiceCalls) throws -> T
     ) throws -> T {
         // Registers the Secret Service's D-Bus error names (IsLocked, NoSuchObject), so that replies to our own
@@ -47,15 +48,47 @@ struct SecretServiceCalls {
         // would force-unwrap that NULL before `withGError` could throw (a crash when there is no session bus).
         let connected: UnsafeMutablePointer<SecretService>?
         do {
-            connected = try withGError("connecting to the Secret Service") {
-                secret_service_get_sync(SECRET_SERVICE_OPEN_SESSION, cancellable, $0)
-            }
+            connected = try connectRetryingKeyExchange(cancellable)
         } catch let failure as GLibFailure where !failure.info.isCancellation && failure.info.kind == .other {
             throw KeyringError.connectionFailure(failure.info)
         }
         guard let service = connected else { throw KeyringError.serviceUnavailable("libsecret returned no service") }
         defer { g_object_unref(service) }
-        return try body(SecretServiceCalls(service: service, cancellable: cancellable))
+        do {
+            return try body(SecretServiceCalls(service: service, cancellable: cancellable))
+        } catch is UndecodableSecret where !retried {
+            // The session's keys disagree (see UndecodableSecret): drop libsecret's shared service, so that the
+            // next one opens a new session, and run `body` once more. Only reads decode, so nothing was written.
+            secret_service_disconnect()
+            return try with(cancellable, retried: true, body)
+        } catch let undecodable as UndecodableSecret {
+            throw KeyringError.other("The Secret Service sent a secret for \(undecodable.path) that could not be decoded.", nil)
+        }
+    }
+
+    /// A secret of this session that did not decrypt. kwalletd5 (KF 5.103) and libsecret sometimes derive different
+    /// keys in the Diffie-Hellman exchange (about one session in 150 in our tests), and then every secret of that
+    /// session is undecodable; a new session fixes it.
+    struct UndecodableSecret: Error {
+        let path: String
+    }
+
+    /// `secret_service_get_sync` with a session, tried up to three times while KWallet rejects the key exchange.
+    ///
+    /// kwalletd5 (KF 5.103) refuses a Diffie-Hellman public key shorter than 128 bytes ("Client public key size is
+    /// invalid"), and libsecret sends one whenever its random key happens to start with a zero byte, about once in
+    /// 256 sessions. Each try draws a new key; the connection itself is libsecret's cached one.
+    private static func connectRetryingKeyExchange(_ cancellable: UnsafeMutablePointer<GCancellable>) throws -> UnsafeMutablePointer<SecretService>? {
+        var attempt = 1
+        while true {
+            do {
+                return try withGError("connecting to the Secret Service") {
+                    secret_service_get_sync(SECRET_SERVICE_OPEN_SESSION, cancellable, $0)
+                }
+            } catch let failure as GLibFailure where attempt < 3 && failure.info.message.contains("public key size is invalid") {
+                attempt += 1
+            }
+        }
     }
 
     // MARK: Searching
@@ -234,7 +267,7 @@ struct SecretServiceCalls {
     /// Decodes a `(oayays)` secret of this session as UTF-8 text.
     fileprivate func decodeText(_ encoded: OpaquePointer, path: String) throws -> String {
         guard let value = secret_service_decode_dbus_secret(service, encoded) else {
-            throw KeyringError.other("The Secret Service sent a secret for \(path) that could not be decoded.", nil)
+            throw UndecodableSecret(path: path)
         }
         defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
         return try text(of: value, path: path)
