@@ -66,18 +66,18 @@ struct SecretServiceCalls {
         }
     }
 
-    /// A secret of this session that did not decrypt. kwalletd5 (KF 5.103) and libsecret sometimes derive different
-    /// keys in the Diffie-Hellman exchange (about one session in 150 in our tests), and then every secret of that
-    /// session is undecodable; a new session fixes it.
+    /// A secret of this session that did not decrypt. With kwalletd5 (KF 5.103) about one session in 150 decrypted
+    /// nothing in our tests, presumably because the two sides derived different keys in the Diffie-Hellman exchange;
+    /// a new session fixes it.
     struct UndecodableSecret: Error {
         let path: String
     }
 
     /// `secret_service_get_sync` with a session, tried up to three times while KWallet rejects the key exchange.
     ///
-    /// kwalletd5 (KF 5.103) refuses a Diffie-Hellman public key shorter than 128 bytes ("Client public key size is
-    /// invalid"), and libsecret sends one whenever its random key happens to start with a zero byte, about once in
-    /// 256 sessions. Each try draws a new key; the connection itself is libsecret's cached one.
+    /// kwalletd5 (KF 5.103) now and then refuses libsecret's Diffie-Hellman public key ("Client public key size is
+    /// invalid"; seen about once in 100 `secret-tool` runs), presumably when the key has a leading zero byte and is
+    /// sent shorter than 128 bytes. Each try draws a new key; the connection itself is libsecret's cached one.
     private static func connectRetryingKeyExchange(_ cancellable: UnsafeMutablePointer<GCancellable>) throws -> UnsafeMutablePointer<SecretService>? {
         var attempt = 1
         while true {
