@@ -61,6 +61,11 @@ struct SecretServiceCalls {
             // next one opens a new session, and run `body` once more. Only reads decode, so nothing was written.
             secret_service_disconnect()
             return try with(cancellable, retried: true, body)
+        } catch let failure as GLibFailure where !retried && failure.info.message.contains("Can't find session") {
+            // kwalletd5 sometimes forgets (or never registers) the session it has just opened for us; the call
+            // that needed it was refused, so nothing was written. A new session, once.
+            secret_service_disconnect()
+            return try with(cancellable, retried: true, body)
         } catch let undecodable as UndecodableSecret {
             throw KeyringError.other("The Secret Service sent a secret for \(undecodable.path) that could not be decoded.", nil)
         }
