@@ -31,11 +31,32 @@ private struct Diagnostician {
 
     private typealias Check = KeyringDiagnosis.Check
 
+    /// The process owning the service name, from the bus (`GetConnectionUnixProcessID`) and `/proc/PID/comm`;
+    /// `nil` when either cannot say (another PID namespace, say). Best effort: the diagnosis goes on without it.
+    func owner(_ connection: OpaquePointer) -> KeyringProvider? {
+        // Optional on purpose, like the connection above: NULL with the error set.
+        let reply: OpaquePointer?? = try? withGError("asking the bus who owns \(Self.serviceName)") {
+            g_dbus_connection_call_sync(
+                connection, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                "GetConnectionUnixProcessID", Variant.tuple([Variant.string(Self.serviceName)]), nil,
+                G_DBUS_CALL_FLAGS_NONE, -1, cancellable, $0)
+        }
+        guard let reply, let reply else { return nil }
+        defer { g_variant_unref(reply) }
+        let child = Variant.firstChild(reply)
+        defer { g_variant_unref(child) }
+        guard g_variant_classify(child) == G_VARIANT_CLASS_UINT32 else { return nil }
+        let pid = Int32(bitPattern: g_variant_get_uint32(child))
+        guard let command = try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8) else { return nil }
+        return KeyringProvider(command: command.trimmingCharacters(in: .whitespacesAndNewlines), processID: pid)
+    }
+
     func run() -> KeyringDiagnosis {
         var checks: [Check] = []
+        var provider: KeyringProvider?
         func fail(_ name: String, _ error: KeyringError) -> KeyringDiagnosis {
             checks.append(Check(name: name, status: .failed, detail: error.summary + (error.underlying.map { " (\($0))" } ?? ""), fix: error.fix))
-            return KeyringDiagnosis(checks: checks, error: error)
+            return KeyringDiagnosis(checks: checks, error: error, provider: provider)
         }
 
         // 1. The session bus.
@@ -69,7 +90,12 @@ private struct Diagnostician {
                 return g_variant_get_boolean(owned) != 0
             }
             if owned == true {
-                checks.append(Check(name: "Secret Service", status: .ok, detail: "\(Self.serviceName) is running", fix: nil))
+                if let found = owner(connection) {
+                    provider = found
+                    checks.append(Check(name: "Secret Service", status: .ok, detail: "\(Self.serviceName) is owned by \(found)", fix: nil))
+                } else {
+                    checks.append(Check(name: "Secret Service", status: .ok, detail: "\(Self.serviceName) is running", fix: nil))
+                }
             } else {
                 let activatable = try askBus(connection, "ListActivatableNames", nil, replyType: "(as)") { reply in
                     let names = Variant.firstChild(reply)
@@ -104,7 +130,7 @@ private struct Diagnostician {
                 } else {
                     checks.append(Check(name: "default collection", status: .ok, detail: "\(described) is unlocked", fix: nil))
                 }
-                return KeyringDiagnosis(checks: checks, error: nil)
+                return KeyringDiagnosis(checks: checks, error: nil, provider: provider)
             }
         } catch let error as KeyringError {
             return fail(checks.count == 2 ? "session" : "default collection", error)

@@ -70,13 +70,21 @@ public struct Keyring: Sendable {
     // MARK: Reading
 
     /// Every item that has all of `attributes` (and possibly more), locked ones included, with metadata only.
+    ///
+    /// Finding none while the default collection is locked is not "none": KeePassXC lists nothing at all while its
+    /// database is locked. Then the collection is unlocked (when ``Configuration/prompting`` allows a prompt) and
+    /// searched again, or ``KeyringError/Code/locked`` is thrown.
     public func items(matching attributes: [String: String]) async throws -> [KeyringItem] {
         try await logged("search", attributes, outcome: { "\($0.count) items" }) { try await search(attributes) }
     }
 
     private func search(_ attributes: [String: String]) async throws -> [KeyringItem] {
-        try await call { calls in
-            try calls.search(attributes)
+        try await withUnlocking {
+            try await searchingCall { calls in
+                let found = try calls.search(attributes)
+                if found.isEmpty { try Self.ensureNothingHidden(attributes, calls: calls) }
+                return found
+            }
         }
     }
 
@@ -91,10 +99,13 @@ public struct Keyring: Sendable {
 
     private func find(_ attributes: [String: String]) async throws -> KeyringSecret? {
         try await withUnlocking {
-            try await call { calls in
+            try await searchingCall { calls in
                 try calls.searchForReading(attributes) { found in
                     let exact = found.candidates.filter { KeyringItem.attributes($0.attributes, matchExactly: attributes) }
-                    guard var chosen = exact.first else { return nil }
+                    guard var chosen = exact.first else {
+                        try Self.ensureNothingHidden(attributes, calls: calls)
+                        return nil
+                    }
                     if exact.count > 1 {
                         let modified = try found.modified(exact.map(\.path))
                         chosen = exact.max { lhs, rhs in
@@ -145,7 +156,7 @@ public struct Keyring: Sendable {
         }
         return try await Self.writes.withLock(Self.lockKey(attributes), timeout: configuration.timeout) {
             try await withUnlocking {
-                try await call { calls in
+                try await searchingCall { calls in
                     try Self.store(secret, label: label, attributes: attributes, in: collection, calls: calls)
                 }
             }
@@ -196,9 +207,10 @@ public struct Keyring: Sendable {
     private func remove(_ attributes: [String: String]) async throws -> Int {
         try await Self.writes.withLock(Self.lockKey(attributes), timeout: configuration.timeout) {
             try await withUnlocking {
-                try await call { calls in
+                try await searchingCall { calls in
                     let exact = try calls.search(attributes).filter { $0.hasExactly(attributes) }
                     if exact.contains(where: \.isLocked) { throw NeedsUnlock(attributes: attributes) }
+                    if exact.isEmpty { try Self.ensureNothingHidden(attributes, calls: calls) }
                     for item in exact { try calls.delete(at: item.path) }
                     return exact.count
                 }
@@ -230,6 +242,41 @@ public struct Keyring: Sendable {
         }
     }
 
+    /// ``call(timeout:_:)`` for an operation that searches.
+    ///
+    /// KeePassXC, with its default `UnlockBeforeSearch`, answers a search of a locked database only once the user has
+    /// closed its unlock dialog. So when the call times out while the default collection says it is locked, the
+    /// service is taken to be waiting for that dialog: without prompting that is `locked`; with prompting the call
+    /// runs once more with the prompt's time limit, and its timeout says that the keyring may be waiting for the user.
+    /// A service that does not answer at all fails the `Locked` question too, and keeps its plain `timedOut`.
+    private func searchingCall<T: Sendable>(_ body: @escaping @Sendable (SecretServiceCalls) throws -> T) async throws -> T {
+        do {
+            return try await call(body)
+        } catch let error as KeyringError where error.code == .timedOut {
+            let locked = try? await call { calls in try calls.collection(.default)?.isLocked ?? false }
+            guard locked == true else { throw error }
+            guard configuration.prompting == .allowed else {
+                throw KeyringError.locked(
+                    "prompting is disabled, and the Secret Service did not answer a search within \(configuration.timeout) "
+                        + "while the default collection is locked (KeePassXC waits for its unlock dialog when UnlockBeforeSearch is on)")
+            }
+            do {
+                return try await call(timeout: max(configuration.timeout, configuration.promptTimeout), body)
+            } catch let again as KeyringError where again.code == .timedOut {
+                throw KeyringError.timedOutWaitingForUnlock(after: max(configuration.timeout, configuration.promptTimeout), again.underlying)
+            }
+        }
+    }
+
+    /// Throws ``NeedsUnlock`` for the default collection when it is locked: KeePassXC lists no items at all, locked
+    /// or not, while its database is locked, so an empty search means "nothing stored" only from an unlocked
+    /// default collection. Costs one round trip more, on a miss only.
+    private static func ensureNothingHidden(_ attributes: [String: String], calls: SecretServiceCalls) throws {
+        if let collection = try calls.collection(.default), collection.isLocked {
+            throw NeedsUnlock(attributes: attributes, collection: .default)
+        }
+    }
+
     /// Runs `operation`; if it meets locked objects, unlocks them (prompting, if allowed) and runs it once more.
     private func withUnlocking<T: Sendable>(_ operation: () async throws -> T) async throws -> T {
         do {
@@ -248,7 +295,12 @@ public struct Keyring: Sendable {
         guard configuration.prompting == .allowed else {
             throw KeyringError.locked("prompting is disabled")
         }
-        let unlocked = try await call(timeout: configuration.promptTimeout) { calls in try calls.unlock(request) }
+        let unlocked: Bool
+        do {
+            unlocked = try await call(timeout: configuration.promptTimeout) { calls in try calls.unlock(request) }
+        } catch let error as KeyringError where error.code == .timedOut {
+            throw KeyringError.timedOutWaitingForUnlock(after: configuration.promptTimeout, error.underlying)
+        }
         guard unlocked else { throw KeyringError.locked("the unlock prompt failed or was dismissed") }
     }
 

@@ -27,15 +27,26 @@ public struct KeyringDiagnosis: Sendable, CustomStringConvertible {
     /// The error a keyring call would throw now, derived from the first failed check.
     public let error: KeyringError?
 
+    /// The program owning the Secret Service's bus name, when one does and it could be identified.
+    public let provider: KeyringProvider?
+
+    init(checks: [Check], error: KeyringError?, provider: KeyringProvider? = nil) {
+        self.checks = checks
+        self.error = error
+        self.provider = provider
+    }
+
     /// Whether every check passed, possibly with warnings.
     public var isUsable: Bool { error == nil }
 
-    /// One line per check, with its fix.
+    /// One line per check, with its fix, then one line per quirk of the provider.
     public var description: String {
-        checks.map { check in
+        let lines = checks.map { check in
             var line = "[\(check.status.rawValue)] \(check.name): \(check.detail)"
             if let fix = check.fix { line += " — \(fix)" }
             return line
-        }.joined(separator: "\n")
+        }
+        let quirks = (provider?.quirks ?? []).map { "[note] \(provider?.name ?? ""): \($0)" }
+        return (lines + quirks).joined(separator: "\n")
     }
 }

@@ -7,7 +7,7 @@ public struct KeyringError: Error, Sendable, Equatable, CustomStringConvertible 
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Base: String, Sendable, Hashable {
             case serviceUnavailable, locked, timedOut, notFound, noDefaultCollection
-            case secretTooLarge, notText, other
+            case secretTooLarge, notText, misconfigured, other
         }
 
         private let base: Base
@@ -27,6 +27,9 @@ public struct KeyringError: Error, Sendable, Equatable, CustomStringConvertible 
         public static let secretTooLarge = Code(.secretTooLarge)
         /// The stored secret is not UTF-8 text.
         public static let notText = Code(.notText)
+        /// The Secret Service provider runs but is set up so that it cannot serve us (e.g. KWallet without its
+        /// crypto plugin); its fix names the setting or package.
+        public static let misconfigured = Code(.misconfigured)
         /// Any other error reported by libsecret, GLib or D-Bus.
         public static let other = Code(.other)
 
@@ -93,6 +96,33 @@ extension KeyringError {
             "Another write to the same keyring item was still running after \(timeout); this write was not started.",
             fix: "Try again once the other write has finished, or raise the timeout; if writes keep stalling, "
                 + "check for an unanswered unlock prompt and that the keyring daemon is responsive.")
+    }
+
+    static func timedOutWaitingForUnlock(after timeout: Duration, _ detail: String?) -> KeyringError {
+        KeyringError(
+            .timedOut,
+            "The Secret Service did not answer within \(timeout); the keyring is locked and may be waiting for the user to unlock it.",
+            fix: "Unlock the keyring in its own window (KeePassXC shows its unlock dialog when a search needs it) and try again, "
+                + "or turn off KeePassXC's \"Unlock database before searching\" (Settings → Secret Service Integration).",
+            underlying: detail)
+    }
+
+    /// KWallet (kwalletd5) accepts only an encrypted session, and encrypts through libqca's OpenSSL plugin.
+    static func kwalletCryptoPluginMissing(_ detail: String?) -> KeyringError {
+        KeyringError(
+            .misconfigured,
+            "KWallet refused to open an encrypted session: its crypto plugin (libqca-ossl) is missing.",
+            fix: "Install the QCA plugins (Debian/Ubuntu: `apt-get install libqca-qt5-2-plugins`) and restart kwalletd5 "
+                + "(log out and in, or `kquitapp5 kwalletd5`).",
+            underlying: detail)
+    }
+
+    static func sessionRefused(_ detail: String?) -> KeyringError {
+        KeyringError(
+            .misconfigured,
+            "The Secret Service refused to open a session with the algorithms libsecret offers.",
+            fix: "Check the provider's installation and its log; a diagnosis of the keyring names the provider.",
+            underlying: detail)
     }
 
     static func notFound(_ detail: String?) -> KeyringError {

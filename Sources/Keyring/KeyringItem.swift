@@ -7,7 +7,7 @@ public struct KeyringItem: Sendable, Hashable {
 
     /// The item's D-Bus object path, e.g. `/org/freedesktop/secrets/collection/login/3`.
     public let path: String
-    /// The item's attributes, including `xdg:schema` when the writer added one.
+    /// The item's attributes, including those the provider added (`xdg:schema`, KeePassXC's `Title`, `Uuid`…).
     public let attributes: [String: String]
     /// The item's human-readable label.
     public let label: String
@@ -36,15 +36,36 @@ public struct KeyringItem: Sendable, Hashable {
         return String(path[..<slash])
     }
 
-    /// Whether the item's attributes are exactly `attributes`, ignoring `xdg:schema`.
+    /// The fields KeePassXC adds, as attributes, to every item it exposes through the Secret Service (`TOTP` only
+    /// where one is set). They are KeePassXC's, not the writer's: `Title` mirrors the label, `Path` the entry's place.
+    public static let keePassXCAttributes: Set<String> = ["Title", "UserName", "URL", "Notes", "Uuid", "Path", "TOTP"]
+
+    /// The KeePassXC fields that are always present; an item carrying all of them was exposed by KeePassXC.
+    static let keePassXCSignature: Set<String> = ["Title", "UserName", "URL", "Notes", "Uuid", "Path"]
+
+    /// The attributes of `attributes` that the Secret Service provider added itself, rather than the item's writer:
+    /// `xdg:schema` (libsecret, gnome-keyring), and KeePassXC's ``keePassXCAttributes`` on an item that carries all of
+    /// KeePassXC's always-present fields. Any other attribute is the writer's.
+    public static func providerOwnedAttributes(of attributes: [String: String]) -> Set<String> {
+        var owned: Set<String> = [schemaAttribute]
+        if keePassXCSignature.isSubset(of: attributes.keys) { owned.formUnion(keePassXCAttributes) }
+        return owned.intersection(attributes.keys)
+    }
+
+    /// Whether the item's attributes are exactly `attributes`, ignoring those its provider added
+    /// (see ``providerOwnedAttributes(of:)``).
     public func hasExactly(_ attributes: [String: String]) -> Bool {
         Self.attributes(self.attributes, matchExactly: attributes)
     }
 
-    /// Whether an item's attributes `own` are exactly `wanted`, ignoring `xdg:schema` on either side.
+    /// Whether an item's attributes `own` are exactly `wanted`, ignoring `xdg:schema` on either side and the other
+    /// provider-owned attributes of `own` that `wanted` does not name. An item with any further attribute belongs to
+    /// another tool.
     static func attributes(_ own: [String: String], matchExactly wanted: [String: String]) -> Bool {
         var own = own
-        own.removeValue(forKey: schemaAttribute)
+        for key in providerOwnedAttributes(of: own) where key == schemaAttribute || wanted[key] == nil {
+            own.removeValue(forKey: key)
+        }
         var wanted = wanted
         wanted.removeValue(forKey: schemaAttribute)
         return own == wanted

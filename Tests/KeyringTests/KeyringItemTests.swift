@@ -30,9 +30,11 @@ struct KeyringItemTests {
             .serviceUnavailable("no bus"), .locked("prompting is disabled"), .timedOut(after: .seconds(5), nil),
             .notFound(nil), .noDefaultCollection("no collection default"), .secretTooLarge(size: 9000, limit: 8192),
             .notText("/org/freedesktop/secrets/collection/login/7"), .other("The call failed.", "g-io-error-quark/1: x"),
+            .kwalletCryptoPluginMissing("createDLGroup failed"),
         ]
         #expect(errors.map(\.code) == [
             .serviceUnavailable, .locked, .timedOut, .notFound, .noDefaultCollection, .secretTooLarge, .notText, .other,
+            .misconfigured,
         ])
         #expect(Set(errors.map(\.code.description)).count == errors.count, "each code has its own name")
         for error in errors {

@@ -179,9 +179,8 @@ struct KeyringAuthStoreTests {
             let items = try await keyring.items(matching: store.attributes)
             #expect(items.count == 1)
             let item = try #require(items.first)
-            var attributes = item.attributes
-            attributes.removeValue(forKey: KeyringItem.schemaAttribute)
-            #expect(attributes == ["service": store.service, "account": "ada"])
+            let providerOwned = KeyringItem.providerOwnedAttributes(of: item.attributes)
+            #expect(item.attributes.filter { !providerOwned.contains($0.key) } == ["service": store.service, "account": "ada"])
             #expect(item.label == "OAuth tokens for ada on \(store.service)")
         }
     }

@@ -1,8 +1,10 @@
 # Shared by scripts/test and scripts/demo. Source it; do not run it.
 
 # The Debian packages the project needs: libsecret to build, gnome-keyring and D-Bus to run a private
-# keyring, secret-tool to show items the way a person would, python3-dbus for headless keyring admin.
-TOKENKEYRING_APT_PACKAGES=(libsecret-1-dev libglib2.0-dev libglib2.0-bin gnome-keyring libsecret-tools dbus python3-dbus)
+# keyring, secret-tool to show items the way a person would, python3-dbus for headless keyring admin;
+# KeePassXC and KWallet (kwalletd5, with libqca's plugins for its encrypted session) for the provider runs.
+TOKENKEYRING_APT_PACKAGES=(libsecret-1-dev libglib2.0-dev libglib2.0-bin gnome-keyring libsecret-tools dbus python3-dbus
+    keepassxc libkf5wallet-bin libqca-qt5-2-plugins)
 
 say() { printf '%s\n' "$*" >&2; }
 
@@ -89,3 +91,6 @@ check_keyring_free_core() {
     rm -rf "$nothing"
     say "TokenAuth builds where pkg-config finds neither libsecret nor glib; Keyring does not (as expected)."
 }
+
+# shellcheck source=providers.sh
+. "$(dirname "${BASH_SOURCE[0]}")/providers.sh"

@@ -38,6 +38,7 @@ struct SecretServiceCalls {
     /// Any failure to connect is "no Secret Service", except the cancellation of the call.
     static func with<T>(
         _ cancellable: UnsafeMutablePointer<GCancellable>,
+        retried: Bool = false,
         _ body: (SecretServiceCalls) throws -> T
     ) throws -> T {
         // Registers the Secret Service's D-Bus error names (IsLocked, NoSuchObject), so that replies to our own
@@ -47,15 +48,52 @@ struct SecretServiceCalls {
         // would force-unwrap that NULL before `withGError` could throw (a crash when there is no session bus).
         let connected: UnsafeMutablePointer<SecretService>?
         do {
-            connected = try withGError("connecting to the Secret Service") {
-                secret_service_get_sync(SECRET_SERVICE_OPEN_SESSION, cancellable, $0)
-            }
+            connected = try connectRetryingKeyExchange(cancellable)
         } catch let failure as GLibFailure where !failure.info.isCancellation && failure.info.kind == .other {
-            throw KeyringError.serviceUnavailable(failure.info.text)
+            throw KeyringError.connectionFailure(failure.info)
         }
         guard let service = connected else { throw KeyringError.serviceUnavailable("libsecret returned no service") }
         defer { g_object_unref(service) }
-        return try body(SecretServiceCalls(service: service, cancellable: cancellable))
+        do {
+            return try body(SecretServiceCalls(service: service, cancellable: cancellable))
+        } catch is UndecodableSecret where !retried {
+            // The session's keys disagree (see UndecodableSecret): drop libsecret's shared service, so that the
+            // next one opens a new session, and run `body` once more. Only reads decode, so nothing was written.
+            secret_service_disconnect()
+            return try with(cancellable, retried: true, body)
+        } catch let failure as GLibFailure where !retried && failure.info.message.contains("Can't find session") {
+            // kwalletd5 sometimes forgets (or never registers) the session it has just opened for us; the call
+            // that needed it was refused, so nothing was written. A new session, once.
+            secret_service_disconnect()
+            return try with(cancellable, retried: true, body)
+        } catch let undecodable as UndecodableSecret {
+            throw KeyringError.other("The Secret Service sent a secret for \(undecodable.path) that could not be decoded.", nil)
+        }
+    }
+
+    /// A secret of this session that did not decrypt. With kwalletd5 (KF 5.103) about one session in 150 decrypted
+    /// nothing in our tests, presumably because the two sides derived different keys in the Diffie-Hellman exchange;
+    /// a new session fixes it.
+    struct UndecodableSecret: Error {
+        let path: String
+    }
+
+    /// `secret_service_get_sync` with a session, tried up to three times while KWallet rejects the key exchange.
+    ///
+    /// kwalletd5 (KF 5.103) now and then refuses libsecret's Diffie-Hellman public key ("Client public key size is
+    /// invalid"; seen about once in 100 `secret-tool` runs), presumably when the key has a leading zero byte and is
+    /// sent shorter than 128 bytes. Each try draws a new key; the connection itself is libsecret's cached one.
+    private static func connectRetryingKeyExchange(_ cancellable: UnsafeMutablePointer<GCancellable>) throws -> UnsafeMutablePointer<SecretService>? {
+        var attempt = 1
+        while true {
+            do {
+                return try withGError("connecting to the Secret Service") {
+                    secret_service_get_sync(SECRET_SERVICE_OPEN_SESSION, cancellable, $0)
+                }
+            } catch let failure as GLibFailure where attempt < 3 && failure.info.message.contains("public key size is invalid") {
+                attempt += 1
+            }
+        }
     }
 
     // MARK: Searching
@@ -225,7 +263,7 @@ struct SecretServiceCalls {
     /// Decodes a `(oayays)` secret of this session as UTF-8 text.
     fileprivate func decodeText(_ encoded: OpaquePointer, path: String) throws -> String {
         guard let value = secret_service_decode_dbus_secret(service, encoded) else {
-            throw KeyringError.other("The Secret Service sent a secret for \(path) that could not be decoded.", nil)
+            throw UndecodableSecret(path: path)
         }
         defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
         return try text(of: value, path: path)
