@@ -5,7 +5,7 @@ import Synchronization
 /// ```swift
 /// let gate = Gate(isOpen: false)
 /// async let answer = endpoint.refresh(…)      // arrives at the gate and waits there
-/// await gate.waitUntilWaiting(1)              // no sleeping, no timing
+/// await gate.waitUntilArrivals(1)             // no sleeping, no timing
 /// gate.open()                                 // now it answers
 /// ```
 ///
