@@ -19,18 +19,21 @@ public final class RecordingTransport: HTTPTransport {
     }
 
     private let next: any HTTPTransport
-    private let log = Mutex<[Exchange]>([])
+    private let log = Mutex<(handed: [HTTPRequest], done: [Exchange])>(([], []))
 
     /// Records what is sent through `next`.
     public init(passingTo next: any HTTPTransport) {
         self.next = next
     }
 
-    /// Every request sent so far, in order of sending.
-    public var exchanges: [Exchange] { log.withLock { $0 } }
+    /// Every request with its outcome, in the order the transport finished them.
+    public var exchanges: [Exchange] { log.withLock { $0.done } }
 
-    /// How many requests were sent.
-    public var sendCount: Int { log.withLock { $0.count } }
+    /// Every request, in the order it was handed to the transport (before any answer): for testing ordering.
+    public var handedRequests: [HTTPRequest] { log.withLock { $0.handed } }
+
+    /// How many requests were handed to the transport.
+    public var sendCount: Int { log.withLock { $0.handed.count } }
 
     public func send(_ request: HTTPRequest, body: Data?) async throws -> (HTTPResponse, Data) {
         try await send(request, body: body, redirects: .follow)
@@ -38,12 +41,13 @@ public final class RecordingTransport: HTTPTransport {
 
     /// Records the request and passes it on to the next transport with the same redirect policy.
     public func send(_ request: HTTPRequest, body: Data?, redirects: HTTPRedirectPolicy) async throws -> (HTTPResponse, Data) {
+        log.withLock { $0.handed.append(request) }
         do {
             let (response, data) = try await next.send(request, body: body, redirects: redirects)
-            log.withLock { $0.append(Exchange(request: request, body: body, response: response, redirects: redirects)) }
+            log.withLock { $0.done.append(Exchange(request: request, body: body, response: response, redirects: redirects)) }
             return (response, data)
         } catch {
-            log.withLock { $0.append(Exchange(request: request, body: body, response: nil, redirects: redirects)) }
+            log.withLock { $0.done.append(Exchange(request: request, body: body, response: nil, redirects: redirects)) }
             throw error
         }
     }

@@ -59,7 +59,7 @@ struct AuthorizedClientCallbackTests {
         defer { Task { await fixture.shutdown() } }
         // The refresh cannot finish before every request has been submitted.
         fixture.server.holdTokenAnswers()
-        let recorder = RecordingTransport(fixture.transport)
+        let recorder = RecordingTransport(passingTo: fixture.transport)
         let (client, store) = fixture.client(fixture.seed(expiresIn: -10), transport: recorder)
         let paths = (0..<12).map { fixture.server.url("/resource/\($0)") }
 
@@ -69,7 +69,7 @@ struct AuthorizedClientCallbackTests {
 
         #expect(completions.map(\.status) == Array(repeating: 200, count: 12))
         #expect(completions.allSatisfy { $0.onRequestedQueue })
-        #expect(recorder.paths == (0..<12).map { "/resource/\($0)" })
+        #expect(recorder.handedRequests.map { $0.path ?? "" } == (0..<12).map { "/resource/\($0)" })
         #expect(fixture.server.stats.refreshGrants == 1)
         // None left with the expired token: each was held until the refresh was done.
         let current = try #require(store.current)

@@ -68,19 +68,3 @@ extension JSONDecoder {
         return decoder
     }
 }
-
-/// A transport that forwards every request to a real one and remembers the order of the paths it was handed.
-final class RecordingTransport: HTTPTransport {
-    private let base: any HTTPTransport
-    private let log = Mutex<[String]>([])
-
-    init(_ base: any HTTPTransport) { self.base = base }
-
-    /// The paths of the requests, in the order `send` was called.
-    var paths: [String] { log.withLock { $0 } }
-
-    func send(_ request: HTTPRequest, body: Data?) async throws -> (HTTPResponse, Data) {
-        log.withLock { $0.append(request.path ?? "") }
-        return try await base.send(request, body: body)
-    }
-}
