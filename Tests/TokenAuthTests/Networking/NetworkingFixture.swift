@@ -2,7 +2,6 @@ import Foundation
 import HTTPTypes
 import OAuthTestServer
 import OAuthTestSupport
-import Synchronization
 @testable import TokenAuth
 import TokenAuthTesting
 
