@@ -1,10 +1,11 @@
 import Foundation
 import Testing
 
-/// A Secret Service provider on a private bus of its own (`scripts/lib/private-provider`), for tests that point a
-/// child process such as `tokenctl` at a provider other than the one their own process uses (libsecret keeps one
+/// A helper process that runs a private D-Bus bus (and whatever it starts on it), prints the bus's address on its
+/// first line once ready, and stops everything when its standard input closes: `scripts/lib/private-provider` and
+/// `scripts/lib/hung-secret-service.py`. Tests point a child process such as `tokenctl` at it (libsecret keeps one
 /// connection per process, so the test process itself cannot switch buses).
-public final class PrivateProvider: Sendable {
+public final class PrivateBusProcess: Sendable {
     /// The private bus's address, for `DBUS_SESSION_BUS_ADDRESS`.
     public let address: String
     private let process: Process
@@ -18,22 +19,29 @@ public final class PrivateProvider: Sendable {
         self.exited = exited
     }
 
-    /// Runs `body` with `provider` started on a private bus (with `environment` for `start_private_provider`, e.g.
-    /// `TOKENKEYRING_KWALLET_WITHOUT_CRYPTO_PLUGIN=1`), and stops both afterwards, also when `body` throws.
+    /// Runs `body` with the helper started, and stops it afterwards, also when `body` throws.
+    /// - Parameter startLimit: how long the helper may take to print its address before it is ended and the test
+    ///   fails with its standard error.
     public static func with<T>(
-        _ provider: TestProvider, environment: [String: String] = [:], _ body: (PrivateProvider) async throws -> T
+        _ executable: URL,
+        _ arguments: [String],
+        environment: [String: String] = [:],
+        startLimit: Duration,
+        _ body: (PrivateBusProcess) async throws -> T
     ) async throws -> T {
-        let started = try await start(provider, environment: environment)
+        let started = try await start(executable, arguments, environment: environment, startLimit: startLimit)
         let result: Result<T, any Error>
         do { result = .success(try await body(started)) } catch { result = .failure(error) }
         await started.stop()
         return try result.get()
     }
 
-    private static func start(_ provider: TestProvider, environment: [String: String]) async throws -> PrivateProvider {
+    private static func start(
+        _ executable: URL, _ arguments: [String], environment: [String: String], startLimit: Duration
+    ) async throws -> PrivateBusProcess {
         let process = Process()
-        process.executableURL = TestKeyring.scriptsDirectory.appendingPathComponent("lib/private-provider")
-        process.arguments = [provider.rawValue]
+        process.executableURL = executable
+        process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let input = Pipe(), output = Pipe(), errors = Pipe()
         process.standardInput = input
@@ -43,25 +51,25 @@ public final class PrivateProvider: Sendable {
         process.terminationHandler = { _ in exited.continuation.finish() }
         try process.run()
 
-        // The script prints the address once the provider is ready; it fails on its own after its waits (30 s
-        // each), and this watchdog ends it if it hangs anyway. Either way the test fails with the script's stderr.
+        // The watchdog ends a helper that hangs before printing its address; the test then fails with its stderr.
         let watchdog = Task {
-            try await Task.sleep(for: .seconds(120))
+            try await Task.sleep(for: startLimit)
             process.terminate()
         }
         let line = await Task.detached { Self.readLine(output.fileHandleForReading) }.value
         watchdog.cancel()
-        let started = PrivateProvider(address: line, process: process, input: input, exited: exited.stream)
+        let started = PrivateBusProcess(address: line, process: process, input: input, exited: exited.stream)
         guard line.hasPrefix("unix:") else {
             await started.stop()
             let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            throw TestKeyring.AdminError(message: "scripts/lib/private-provider \(provider.rawValue) printed no bus address: \(message)")
+            let name = ([executable.lastPathComponent] + arguments).joined(separator: " ")
+            throw TestKeyring.AdminError(message: "\(name) printed no bus address: \(message)")
         }
         return started
     }
 
-    /// Closes the script's standard input, on which it stops the provider and its bus; terminates it if it has not
-    /// exited within ten seconds.
+    /// Closes the helper's standard input, on which it stops its bus and exits; terminates it if it has not exited
+    /// within ten seconds.
     public func stop() async {
         try? input.fileHandleForWriting.close()
         for _ in 0..<100 where process.isRunning {
@@ -79,6 +87,20 @@ public final class PrivateProvider: Sendable {
             data.append(chunk)
         }
         return String(String(decoding: data, as: UTF8.self).prefix { $0 != "\n" })
+    }
+}
+
+/// A Secret Service provider on a private bus of its own (`scripts/lib/private-provider`).
+public enum PrivateProvider {
+    /// Runs `body` with `provider` started on a private bus (with `environment` for `start_private_provider`, e.g.
+    /// `TOKENKEYRING_KWALLET_WITHOUT_CRYPTO_PLUGIN=1`), and stops both afterwards, also when `body` throws.
+    public static func with<T>(
+        _ provider: TestProvider, environment: [String: String] = [:], _ body: (PrivateBusProcess) async throws -> T
+    ) async throws -> T {
+        // The script fails on its own after its waits (30 s each); 120 s ends it if it hangs anyway.
+        try await PrivateBusProcess.with(
+            TestKeyring.scriptsDirectory.appendingPathComponent("lib/private-provider"), [provider.rawValue],
+            environment: environment, startLimit: .seconds(120), body)
     }
 }
 
