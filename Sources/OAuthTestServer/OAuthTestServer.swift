@@ -21,7 +21,7 @@ public final class OAuthTestServer: Sendable {
     /// The port the server listens on: the one the system chose when the configuration asked for port 0.
     public let port: Int
 
-    private let state: ServerState
+    let state: ServerState
     private let serviceGroup: ServiceGroup
     private let runTask: Task<Void, Never>
 
