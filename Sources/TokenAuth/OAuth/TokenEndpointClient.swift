@@ -82,7 +82,7 @@ public struct TokenEndpointClient: Sendable {
     /// Sends one token request with the grant's parameters plus client authentication, and interprets the answer.
     ///
     /// - Parameter secrets: Values of the grant that must never appear in an error (the client secret is added).
-    private func requestToken(_ grant: [(name: String, value: String)], secrets: [String]) async throws -> TokenResponse {
+    func requestToken(_ grant: [(name: String, value: String)], secrets: [String]) async throws -> TokenResponse {
         let endpoint = client.tokenEndpoint
         let host = endpoint.host ?? ""
         try Self.checkTransportSecurity(of: endpoint)
