@@ -197,11 +197,18 @@ struct DiscoveryTests {
         let discovery = Discovery(transport: HeldTransport(gate: gate), timeLimit: .seconds(30), clock: clock)
         let lookup = Task { try await discovery.metadata(forIssuer: URL(string: "https://auth.example.com")!) }
         await gate.waitUntilArrivals(1)
-        await clock.waitUntilSleeps(1)
+        // Not clock.waitUntilSleeps(1): it cannot be cancelled, and with a broken limit no sleep ever comes.
+        while clock.sleeps.isEmpty {
+            try Task.checkCancellation()
+            await Task.yield()
+        }
         clock.advance(by: .seconds(29))
         #expect(gate.waiting == 1)
         clock.advance(by: .seconds(1))
-        let error = await #expect(throws: DiscoveryError.unavailable) { try await lookup.value }
+        let error = await #expect(throws: DiscoveryError.unavailable) {
+            // Cancelled with the test (e.g. past its time limit), so a broken limit fails instead of hanging.
+            try await withTaskCancellationHandler { try await lookup.value } onCancel: { lookup.cancel() }
+        }
         #expect(error?.isTransient == true)
         #expect(gate.waiting == 0)  // the request in flight was cancelled
     }
