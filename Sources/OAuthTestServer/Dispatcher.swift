@@ -39,6 +39,12 @@ struct Dispatcher: HTTPResponder {
         if path == "/redirect" {
             return OpenEndpoints().redirect(request)
         }
+        if path == "/device_authorization" {
+            return try await DeviceAuthorizationEndpoint(state: state).respond(to: request)
+        }
+        if DiscoveryEndpoint.handles(path) {
+            return DiscoveryEndpoint(state: state).respond(to: request)
+        }
         return Reply.json(["error": "not_found"], status: .notFound)
     }
 

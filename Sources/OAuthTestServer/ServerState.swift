@@ -10,6 +10,7 @@ final class ServerState: Sendable {
         var stats = OAuthTestServer.Stats()
         var faults = OAuthTestServer.Faults()
         var recordedRequests: [OAuthTestServer.RecordedRequest] = []
+        var flows = FlowState()
     }
 
     let configuration: OAuthTestServer.Configuration

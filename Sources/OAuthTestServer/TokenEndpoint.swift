@@ -62,7 +62,7 @@ struct TokenEndpoint: Sendable {
         guard let grantType else {
             return Reply.oauthError("invalid_request", "The grant_type parameter is missing.")
         }
-        guard ["refresh_token", "client_credentials", "password"].contains(grantType) else {
+        guard ["refresh_token", "client_credentials", "password", DeviceCodeGrant.grantType].contains(grantType) else {
             return Reply.oauthError("unsupported_grant_type", "The grant type \(grantType) is not supported.")
         }
         if let allowed = client.allowedGrantTypes, !allowed.contains(grantType) {
@@ -76,6 +76,11 @@ struct TokenEndpoint: Sendable {
         }
 
         switch grantType {
+        case DeviceCodeGrant.grantType:
+            switch DeviceCodeGrant(state: state).poll(form: form, clientID: client.id) {
+            case .tokens(let issued): return success(issued)
+            case .error(let code, let description): return Reply.oauthError(code, description)
+            }
         case "refresh_token":
             return refreshGrant(form: form, client: client)
         case "client_credentials":

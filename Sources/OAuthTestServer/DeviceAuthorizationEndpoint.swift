@@ -1,0 +1,143 @@
+import Foundation
+import Hummingbird
+
+/// `POST /device_authorization`: the RFC 8628 §3.1 device authorization endpoint. Authenticates the client as the
+/// token endpoint does, and issues a device code with the ``OAuthTestServer/DeviceFlowSettings``.
+struct DeviceAuthorizationEndpoint: Sendable {
+    let state: ServerState
+
+    func respond(to request: Request) async throws -> Response {
+        state.withLock { $0.flows.deviceStats.authorizationRequests += 1 }
+        guard request.method == .post else {
+            return Reply.json(
+                ["error": "invalid_request", "error_description": "The endpoint accepts only POST."],
+                status: .methodNotAllowed, headers: [.allow: "POST"])
+        }
+        var request = request
+        let body = try await request.collectBody(upTo: TokenEndpoint.maximumRequestSize)
+        guard (request.headers[.contentType]?.lowercased() ?? "").hasPrefix("application/x-www-form-urlencoded"),
+            let pairs = FormDecoding.pairs(String(buffer: body))
+        else {
+            return Reply.oauthError("invalid_request", "The body must be a valid application/x-www-form-urlencoded form.")
+        }
+        let form = Dictionary(pairs.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
+        let configuration = state.configuration
+        let client: OAuthTestServer.RegisteredClient
+        switch ClientAuthentication.authenticate(
+            authorization: request.headers[.authorization], form: form, configuration: configuration)
+        {
+        case .failure(let failure):
+            return Reply.oauthError(failure.code, failure.description)
+        case .success(let (authenticated, _)):
+            client = authenticated
+        }
+        if let allowed = client.allowedGrantTypes, !allowed.contains(DeviceCodeGrant.grantType) {
+            return Reply.oauthError("unauthorized_client", "The client may not use the device authorization grant.")
+        }
+        if let scope = form["scope"], let grantable = configuration.grantableScopes {
+            let unknown = TokenLedger.scopeItems(scope).filter { !grantable.contains($0) }
+            if !unknown.isEmpty {
+                return Reply.oauthError("invalid_scope", "The scope \(unknown.joined(separator: " ")) cannot be granted.")
+            }
+        }
+
+        let deviceCode = TokenLedger.randomToken()
+        let now = configuration.clock()
+        let (settings, userCode) = state.withLock { contents in
+            let settings = contents.flows.deviceFlow
+            var userCode = FlowState.randomUserCode()
+            while contents.flows.deviceGrants.values.contains(where: { $0.userCode == userCode }) {
+                userCode = FlowState.randomUserCode()
+            }
+            contents.flows.deviceGrants[deviceCode] = FlowState.DeviceGrant(
+                userCode: userCode, clientID: client.id, scope: form["scope"],
+                expiresAt: now.addingTimeInterval(TimeInterval(settings.expiresIn)))
+            contents.flows.deviceStats.codesIssued += 1
+            return (settings, userCode)
+        }
+        let verificationURI = "http://\(request.head.authority ?? configuration.host)/device"
+        var answer: [String: Any] = [
+            "device_code": deviceCode,
+            "user_code": userCode,
+            "verification_uri": verificationURI,
+            "expires_in": settings.expiresIn,
+        ]
+        if let interval = settings.interval { answer["interval"] = interval }
+        if settings.sendsVerificationURIComplete {
+            answer["verification_uri_complete"] = verificationURI + "?user_code=" + userCode
+        }
+        return Reply.json(answer, headers: [.cacheControl: "no-store"])
+    }
+}
+
+/// The device code grant at the token endpoint (RFC 8628 §3.4, §3.5), after client authentication.
+struct DeviceCodeGrant: Sendable {
+    static let grantType = "urn:ietf:params:oauth:grant-type:device_code"
+
+    /// What the token endpoint answers.
+    enum Answer {
+        case tokens(TokenLedger.Issued)
+        case error(code: String, description: String)
+    }
+
+    let state: ServerState
+
+    /// Answers one poll: `slow_down` while the settings ask for it; `expired_token` past the code's expiry (or
+    /// when the test expired it); the test's decision once its polls are counted down; else `authorization_pending`.
+    /// A code that got its tokens, was denied or expired is gone: polling it again gives `invalid_grant`.
+    func poll(form: [String: String], clientID: String) -> Answer {
+        let configuration = state.configuration
+        let now = configuration.clock()
+        return state.withLock { contents in
+            contents.flows.deviceStats.polls += 1
+            let answer = Self.answer(form: form, clientID: clientID, now: now, configuration: configuration, contents: &contents)
+            let name: String
+            switch answer {
+            case .tokens: name = "tokens"
+            case .error(let code, _): name = code
+            }
+            contents.flows.deviceStats.answers[name, default: 0] += 1
+            return answer
+        }
+    }
+
+    private static func answer(
+        form: [String: String], clientID: String, now: Date, configuration: OAuthTestServer.Configuration,
+        contents: inout ServerState.Contents
+    ) -> Answer {
+        guard let deviceCode = form["device_code"] else {
+            return .error(code: "invalid_request", description: "The device_code parameter is missing.")
+        }
+        guard var grant = contents.flows.deviceGrants[deviceCode] else {
+            return .error(code: "invalid_grant", description: "The device code is not known.")
+        }
+        guard grant.clientID == clientID else {
+            return .error(code: "invalid_grant", description: "The device code was issued to another client.")
+        }
+        if contents.flows.deviceFlow.slowDownPolls > 0 {
+            contents.flows.deviceFlow.slowDownPolls -= 1
+            return .error(code: "slow_down", description: "Poll less often.")
+        }
+        if now >= grant.expiresAt {
+            contents.flows.deviceGrants[deviceCode] = nil
+            return .error(code: "expired_token", description: "The device code has expired.")
+        }
+        guard let decision = grant.decision, grant.pollsBeforeDecision == 0 else {
+            if grant.decision != nil { grant.pollsBeforeDecision -= 1 }
+            contents.flows.deviceGrants[deviceCode] = grant
+            return .error(code: "authorization_pending", description: "The user has not decided yet.")
+        }
+        contents.flows.deviceGrants[deviceCode] = nil
+        switch decision {
+        case .approve(let subject):
+            return .tokens(
+                contents.ledger.issue(
+                    subject: subject, clientID: clientID, scope: grant.scope, withRefreshToken: true, now: now,
+                    lifetime: configuration.accessTokenLifetime))
+        case .deny:
+            return .error(code: "access_denied", description: "The user declined.")
+        case .expire:
+            return .error(code: "expired_token", description: "The device code has expired.")
+        }
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+import Hummingbird
+
+/// `GET` at the well-known metadata URLs (RFC 8414, OpenID Connect Discovery): the document of
+/// ``OAuthTestServer/DiscoverySettings``, at the URLs they name, and 404 elsewhere. Counts requests per path.
+struct DiscoveryEndpoint: Sendable {
+    let state: ServerState
+
+    /// Whether `path` is one the endpoint answers: anything with a `/.well-known/` segment.
+    static func handles(_ path: String) -> Bool {
+        path.contains("/.well-known/")
+    }
+
+    func respond(to request: Request) -> Response {
+        let path = request.uri.path
+        let settings = state.withLock { contents in
+            contents.flows.discoveryRequests[path, default: 0] += 1
+            return contents.flows.discovery
+        }
+        guard request.method == .get,
+            settings.servedAt.contains(where: { settings.path(of: $0) == path })
+        else {
+            return Reply.json(["error": "not_found"], status: .notFound)
+        }
+        if settings.servesHTML {
+            return Reply.bytes(
+                Data("<html><body>Welcome</body></html>".utf8), contentType: "text/html", status: .ok, headers: [:])
+        }
+        let base = "http://\(request.head.authority ?? state.configuration.host)"
+        var document: [String: Any] = [
+            "issuer": settings.advertisedIssuer ?? base + settings.issuerPath,
+            "token_endpoint": base + "/token",
+            "revocation_endpoint": base + "/revoke",
+            "device_authorization_endpoint": base + "/device_authorization",
+            "grant_types_supported": [
+                "refresh_token", "client_credentials", "password", "urn:ietf:params:oauth:grant-type:device_code",
+            ],
+            "token_endpoint_auth_methods_supported": ["none", "client_secret_post", "client_secret_basic"],
+        ]
+        for (name, value) in settings.additionalMembers { document[name] = value.json }
+        for name in settings.omittedMembers { document[name] = nil }
+        return Reply.json(document)
+    }
+}

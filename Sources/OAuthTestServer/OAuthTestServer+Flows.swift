@@ -1,0 +1,74 @@
+import Foundation
+
+extension OAuthTestServer {
+    // MARK: - Discovery
+
+    /// What the well-known metadata URLs serve. Setting it takes effect with the next request.
+    public var discovery: DiscoverySettings {
+        get { state.withLock { $0.flows.discovery } }
+        set { state.withLock { $0.flows.discovery = newValue } }
+    }
+
+    /// The issuer identifier the metadata document names by default: ``baseURL`` followed by
+    /// ``DiscoverySettings/issuerPath``.
+    public var issuer: URL {
+        URL(string: baseURL.absoluteString + discovery.issuerPath)!
+    }
+
+    /// The well-known URL of `form` for the current ``discovery`` settings.
+    public func metadataURL(_ form: WellKnownURL) -> URL {
+        url(discovery.path(of: form))
+    }
+
+    /// How many requests reached the well-known URL of `form`, whether or not it serves the document there.
+    public func discoveryRequests(at form: WellKnownURL) -> Int {
+        let path = discovery.path(of: form)
+        return state.withLock { $0.flows.discoveryRequests[path, default: 0] }
+    }
+
+    /// How many requests reached any well-known URL.
+    public var totalDiscoveryRequests: Int {
+        state.withLock { $0.flows.discoveryRequests.values.reduce(0, +) }
+    }
+
+    // MARK: - Device authorization
+
+    /// The device authorization endpoint, `/device_authorization` (RFC 8628 §3.1).
+    public var deviceAuthorizationEndpoint: URL { url("/device_authorization") }
+
+    /// How new device codes are issued and how many polls answer `slow_down`. Setting it takes effect with the
+    /// next request.
+    public var deviceFlow: DeviceFlowSettings {
+        get { state.withLock { $0.flows.deviceFlow } }
+        set { state.withLock { $0.flows.deviceFlow = newValue } }
+    }
+
+    /// The device flow's counters so far.
+    public var deviceFlowStats: DeviceFlowStats {
+        state.withLock { $0.flows.deviceStats }
+    }
+
+    /// The user codes of the device codes still live, in no particular order.
+    public var pendingUserCodes: [String] {
+        state.withLock { $0.flows.deviceGrants.values.map(\.userCode) }
+    }
+
+    /// Decides, as the user would, what happens to the device code shown as `userCode`.
+    ///
+    /// - Parameters:
+    ///   - userCode: The code the client showed.
+    ///   - decision: Approve, deny or expire.
+    ///   - afterPolls: How many more polls answer `authorization_pending` first.
+    /// - Returns: Whether a live device code has that user code.
+    @discardableResult
+    public func decide(userCode: String, _ decision: DeviceDecision, afterPolls: Int = 0) -> Bool {
+        state.withLock { contents in
+            guard let deviceCode = contents.flows.deviceGrants.first(where: { $0.value.userCode == userCode })?.key else {
+                return false
+            }
+            contents.flows.deviceGrants[deviceCode]?.decision = decision
+            contents.flows.deviceGrants[deviceCode]?.pollsBeforeDecision = max(0, afterPolls)
+            return true
+        }
+    }
+}
