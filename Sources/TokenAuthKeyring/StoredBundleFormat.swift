@@ -77,10 +77,6 @@ enum StoredBundleFormat {
             guard !trimmed.isEmpty, !trimmed.contains(where: \.isNewline) else {
                 throw AuthStoreError.corrupt(entry, "it is neither JSON nor a single-line token")
             }
-            // It would go into an Authorization header as it is: no spaces or control characters there.
-            guard TokenSyntax.isHeaderSafe(trimmed) else {
-                throw AuthStoreError.corrupt(entry, "its single line has spaces, control or non-ASCII characters, so it is no token")
-            }
             return StoredCredentials(auth: Auth(accessToken: trimmed))
         }
         let data = Data(trimmed.utf8)
@@ -98,11 +94,6 @@ enum StoredBundleFormat {
             throw AuthStoreError.corrupt(entry, "\"version\" \(bundle.version) is not a known format")
         }
         guard !bundle.accessToken.isEmpty else { throw AuthStoreError.corrupt(entry, "\"access_token\" is empty") }
-        for (member, value) in [("access_token", bundle.accessToken), ("refresh_token", bundle.refreshToken), ("token_type", bundle.tokenType)] {
-            if let value, !TokenSyntax.isHeaderSafe(value) {
-                throw AuthStoreError.corrupt(entry, "\"\(member)\" has spaces, control or non-ASCII characters")
-            }
-        }
 
         let auth = Auth(
             accessToken: bundle.accessToken,

@@ -120,12 +120,6 @@ struct StoredBundleFormatTests {
         Unreadable(name: "a relative token endpoint", text: #"{"version":1,"access_token":"x","token_endpoint":"/token","client_id":"app"}"#),
         Unreadable(name: "an unknown client_auth", text: #"{"version":1,"access_token":"x","token_endpoint":"https://a.example/t","client_id":"app","client_auth":"magic"}"#),
         Unreadable(name: "empty text", text: "  \n"),
-        // What would go into an Authorization header must be a token, not a header of its own.
-        Unreadable(name: "a line with a space", text: "not a token"),
-        Unreadable(name: "a line with a control character", text: "abc\u{7}def"),
-        Unreadable(name: "an access_token with CR LF", text: #"{"version":1,"access_token":"x\r\nX-Injected: 1"}"#),
-        Unreadable(name: "a refresh_token with a space", text: #"{"version":1,"access_token":"x","refresh_token":"r r"}"#),
-        Unreadable(name: "a token_type with a tab", text: #"{"version":1,"access_token":"x","token_type":"Bearer\t"}"#),
     ])
     func corrupt(_ input: Unreadable) {
         let error = decodingError(input.text)
