@@ -294,12 +294,6 @@ private struct DeviceAuthorizationBody: Decodable {
     }
 
     private static func seconds(_ container: KeyedDecodingContainer<CodingKeys>, _ key: CodingKeys) -> Int64? {
-        if let number = try? container.decodeIfPresent(Double.self, forKey: key) {
-            return number.isFinite && abs(number) < 1e9 ? Int64(number) : nil
-        }
-        if let text = try? container.decodeIfPresent(String.self, forKey: key) {
-            return Int64(text.trimmingCharacters(in: .whitespaces))
-        }
-        return nil
+        container.lenientSeconds(forKey: key).flatMap { abs($0) < 1e9 ? Int64($0) : nil }
     }
 }

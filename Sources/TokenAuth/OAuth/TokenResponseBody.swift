@@ -34,13 +34,7 @@ struct TokenResponseBody: Decodable {
         error = try? container.decodeIfPresent(String.self, forKey: .error)
         errorDescription = try? container.decodeIfPresent(String.self, forKey: .errorDescription)
 
-        var seconds: Double?
-        if let number = try? container.decodeIfPresent(Double.self, forKey: .expiresIn) {
-            seconds = number
-        } else if let text = try? container.decodeIfPresent(String.self, forKey: .expiresIn) {
-            seconds = Double(text.trimmingCharacters(in: .whitespaces))
-        }
-        if let seconds, seconds.isFinite, seconds >= 0 {
+        if let seconds = container.lenientSeconds(forKey: .expiresIn), seconds >= 0 {
             expiresIn = seconds
         }
     }
