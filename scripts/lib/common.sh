@@ -30,16 +30,21 @@ ensure_system_packages() {
     "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >&2
 }
 
-# Inside a private session bus: points HOME and XDG_* at a new temporary directory, starts
-# gnome-keyring-daemon with an unlocked login collection, and waits until it answers on the bus.
-# Sets TOKENKEYRING_SESSION_DIR; stop_private_keyring undoes everything.
-start_private_keyring() {
+# Points HOME and XDG_* at a new temporary directory (TOKENKEYRING_SESSION_DIR), so that a provider started
+# afterwards keeps its keyring files there and nowhere else.
+private_home() {
     TOKENKEYRING_SESSION_DIR=$(mktemp -d "${TMPDIR:-/tmp}/tokenkeyring.XXXXXX")
     export HOME="$TOKENKEYRING_SESSION_DIR/home"
     export XDG_DATA_HOME="$HOME/.local/share" XDG_CONFIG_HOME="$HOME/.config" XDG_CACHE_HOME="$HOME/.cache"
     export XDG_RUNTIME_DIR="$TOKENKEYRING_SESSION_DIR/runtime"
     mkdir -p "$XDG_DATA_HOME" "$XDG_CONFIG_HOME" "$XDG_CACHE_HOME" "$XDG_RUNTIME_DIR"
     chmod 700 "$XDG_RUNTIME_DIR"
+}
+
+# Inside a private session bus: a private home (above), gnome-keyring-daemon with an unlocked login collection,
+# and a wait until it answers on the bus. stop_private_keyring undoes everything.
+start_private_keyring() {
+    private_home
     # The password only protects this throwaway keyring; it goes through stdin, never argv.
     printf 'tokenkeyring-test' | gnome-keyring-daemon --unlock --components=secrets >/dev/null
     local _

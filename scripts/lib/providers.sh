@@ -31,15 +31,6 @@ _wait_for_bus_name() {
     return 1
 }
 
-_private_home() {
-    TOKENKEYRING_SESSION_DIR=$(mktemp -d "${TMPDIR:-/tmp}/tokenkeyring.XXXXXX")
-    export HOME="$TOKENKEYRING_SESSION_DIR/home"
-    export XDG_DATA_HOME="$HOME/.local/share" XDG_CONFIG_HOME="$HOME/.config" XDG_CACHE_HOME="$HOME/.cache"
-    export XDG_RUNTIME_DIR="$TOKENKEYRING_SESSION_DIR/runtime"
-    mkdir -p "$XDG_DATA_HOME" "$XDG_CONFIG_HOME" "$XDG_CACHE_HOME" "$XDG_RUNTIME_DIR"
-    chmod 700 "$XDG_RUNTIME_DIR"
-}
-
 start_private_provider() {
     export TOKENKEYRING_PROVIDER=$1
     case "$1" in
@@ -53,7 +44,7 @@ start_private_provider() {
 # A new database whose root group is exposed to the Secret Service. keepassxc-cli cannot set the exposed
 # group (Meta/CustomData FDO_SECRETS_EXPOSED_GROUP), but it imports a KeePass XML file that carries it.
 _start_keepassxc() {
-    _private_home
+    private_home
     local group_uuid group_base64 database="$TOKENKEYRING_SESSION_DIR/tokenkeyring.kdbx"
     group_uuid=$(cat /proc/sys/kernel/random/uuid)
     group_base64=$(/usr/bin/python3 -c 'import base64, sys, uuid; print(base64.b64encode(uuid.UUID(sys.argv[1]).bytes).decode())' "$group_uuid")
@@ -97,7 +88,7 @@ INI
 
 # kwalletd5 with its Secret Service API on, and the wallet opened the way pam_kwallet opens it at login.
 _start_kwallet() {
-    _private_home
+    private_home
     cat >"$XDG_CONFIG_HOME/kwalletrc" <<INI
 [Wallet]
 Enabled=true
