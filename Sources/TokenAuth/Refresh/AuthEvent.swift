@@ -27,6 +27,6 @@ public enum AuthEvent: Sendable, Equatable {
     /// `reason` is the error's type and code, such as `KeyringError.locked` — never its text, which may quote
     /// the store or a server.
     case saveFailed(reason: String)
-    /// The session was cleared.
+    /// The session ended: ``AuthManager/signOut()`` here, or the stored entry found removed by another process.
     case loggedOut
 }
