@@ -21,6 +21,9 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.5.0"),
         .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
         .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.1"),
     ],
     targets: [
         // The C library, found through pkg-config. Only the Keyring module imports it.
@@ -42,12 +45,19 @@ let package = Package(
         ),
         // The core: OAuth token bundles, the storage protocols, the refresher, the OAuth clients and HTTP.
         // No libsecret anywhere in its build graph: it builds where there is no Secret Service.
+        // swift-nio serves the loopback redirect of the browser sign-in, swift-crypto hashes the PKCE verifier, and
+        // jwt-kit checks OpenID Connect id_tokens against the issuer's JWKS.
         .target(
             name: "TokenAuth",
             dependencies: [
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "JWTKit", package: "jwt-kit"),
             ]
         ),
         // Token bundles in the Secret Service: the keyring store, its stored format, and keyring conveniences.
