@@ -13,9 +13,9 @@ struct DiscoveryEndpoint: Sendable {
 
     func respond(to request: Request) -> Response {
         let path = request.uri.path
-        let settings = state.withLock { contents in
+        let (settings, browser) = state.withLock { contents in
             contents.flows.discoveryRequests[path, default: 0] += 1
-            return contents.flows.discovery
+            return (contents.flows.discovery, contents.flows.browser)
         }
         guard request.method == .get,
             settings.servedAt.contains(where: { settings.path(of: $0) == path })
@@ -32,8 +32,13 @@ struct DiscoveryEndpoint: Sendable {
             "token_endpoint": base + "/token",
             "revocation_endpoint": base + "/revoke",
             "device_authorization_endpoint": base + "/device_authorization",
+            "authorization_endpoint": base + "/authorize",
+            "response_types_supported": ["code"],
+            "code_challenge_methods_supported": browser.advertisesPlainPKCEOnly ? ["plain"] : ["S256"],
+            "authorization_response_iss_parameter_supported": browser.sendsIssuer,
             "grant_types_supported": [
-                "refresh_token", "client_credentials", "password", "urn:ietf:params:oauth:grant-type:device_code",
+                "authorization_code", "refresh_token", "client_credentials", "password",
+                "urn:ietf:params:oauth:grant-type:device_code",
             ],
             "token_endpoint_auth_methods_supported": ["none", "client_secret_post", "client_secret_basic"],
         ]

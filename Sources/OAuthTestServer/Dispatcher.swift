@@ -39,6 +39,9 @@ struct Dispatcher: HTTPResponder {
         if path == "/redirect" {
             return OpenEndpoints().redirect(request)
         }
+        if path == "/authorize" {
+            return AuthorizationEndpoint(state: state).respond(to: request)
+        }
         if path == "/device_authorization" {
             return try await DeviceAuthorizationEndpoint(state: state).respond(to: request)
         }

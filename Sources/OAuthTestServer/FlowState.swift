@@ -9,6 +9,21 @@ struct FlowState {
     var deviceStats = OAuthTestServer.DeviceFlowStats()
     /// Live device codes, by device code.
     var deviceGrants: [String: DeviceGrant] = [:]
+    var browser = OAuthTestServer.BrowserFlowSettings()
+    var browserStats = OAuthTestServer.BrowserFlowStats()
+    /// Codes not yet exchanged, by code.
+    var authorizationCodes: [String: CodeGrant] = [:]
+
+    /// One authorization code and the request it answers.
+    struct CodeGrant {
+        var clientID: String
+        var redirectURI: String
+        var challenge: String
+        var nonce: String?
+        var subject: String
+        var scope: String?
+        var expiresAt: Date
+    }
 
     /// One device code and what the user has decided about it.
     struct DeviceGrant {

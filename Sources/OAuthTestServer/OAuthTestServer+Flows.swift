@@ -31,6 +31,22 @@ extension OAuthTestServer {
         state.withLock { $0.flows.discoveryRequests.values.reduce(0, +) }
     }
 
+    // MARK: - Browser sign-in
+
+    /// The authorization endpoint, `/authorize` (RFC 6749 §3.1).
+    public var authorizationEndpoint: URL { url("/authorize") }
+
+    /// How the authorization endpoint answers. Setting it takes effect with the next request.
+    public var browserFlow: BrowserFlowSettings {
+        get { state.withLock { $0.flows.browser } }
+        set { state.withLock { $0.flows.browser = newValue } }
+    }
+
+    /// The browser flow's counters so far.
+    public var browserFlowStats: BrowserFlowStats {
+        state.withLock { $0.flows.browserStats }
+    }
+
     // MARK: - Device authorization
 
     /// The device authorization endpoint, `/device_authorization` (RFC 8628 §3.1).

@@ -62,7 +62,8 @@ struct TokenEndpoint: Sendable {
         guard let grantType else {
             return Reply.oauthError("invalid_request", "The grant_type parameter is missing.")
         }
-        guard ["refresh_token", "client_credentials", "password", DeviceCodeGrant.grantType].contains(grantType) else {
+        let grantTypes = ["refresh_token", "client_credentials", "password", DeviceCodeGrant.grantType, AuthorizationCodeGrant.grantType]
+        guard grantTypes.contains(grantType) else {
             return Reply.oauthError("unsupported_grant_type", "The grant type \(grantType) is not supported.")
         }
         if let allowed = client.allowedGrantTypes, !allowed.contains(grantType) {
@@ -76,6 +77,11 @@ struct TokenEndpoint: Sendable {
         }
 
         switch grantType {
+        case AuthorizationCodeGrant.grantType:
+            switch AuthorizationCodeGrant(state: state).exchange(form: form, clientID: client.id) {
+            case .tokens(let issued, _): return success(issued)
+            case .error(let code, let description): return Reply.oauthError(code, description)
+            }
         case DeviceCodeGrant.grantType:
             switch DeviceCodeGrant(state: state).poll(form: form, clientID: client.id) {
             case .tokens(let issued): return success(issued)

@@ -2,9 +2,10 @@
 
 # The Debian packages the project needs: libsecret to build, gnome-keyring and D-Bus to run a private
 # keyring, secret-tool to show items the way a person would, python3-dbus for headless keyring admin;
-# KeePassXC and KWallet (kwalletd5, with libqca's plugins for its encrypted session) for the provider runs.
+# KeePassXC and KWallet (kwalletd5, with libqca's plugins for its encrypted session) for the provider runs;
+# Chromium (run headless) and curl as the browsers of the browser sign-in.
 TOKENKEYRING_APT_PACKAGES=(libsecret-1-dev libglib2.0-dev libglib2.0-bin gnome-keyring libsecret-tools dbus python3-dbus
-    keepassxc libkf5wallet-bin libqca-qt5-2-plugins)
+    keepassxc libkf5wallet-bin libqca-qt5-2-plugins chromium curl)
 
 say() { printf '%s\n' "$*" >&2; }
 

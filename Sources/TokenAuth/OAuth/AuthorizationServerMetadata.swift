@@ -26,6 +26,9 @@ public struct AuthorizationServerMetadata: Sendable, Equatable {
     public var jwksURI: URL?
     /// The PKCE code challenge methods the server supports (RFC 7636), such as `S256`; empty when it does not say.
     public var codeChallengeMethodsSupported: [String]
+    /// Whether the server sends the `iss` parameter with authorization responses (RFC 9207
+    /// `authorization_response_iss_parameter_supported`); then ``BrowserSignIn`` refuses a response without it.
+    public var authorizationResponseIssParameterSupported: Bool
 
     /// Creates metadata, for example for a provider that publishes none.
     public init(
@@ -36,7 +39,8 @@ public struct AuthorizationServerMetadata: Sendable, Equatable {
         deviceAuthorizationEndpoint: URL? = nil,
         userinfoEndpoint: URL? = nil,
         jwksURI: URL? = nil,
-        codeChallengeMethodsSupported: [String] = []
+        codeChallengeMethodsSupported: [String] = [],
+        authorizationResponseIssParameterSupported: Bool = false
     ) {
         self.issuer = issuer
         self.authorizationEndpoint = authorizationEndpoint
@@ -46,6 +50,7 @@ public struct AuthorizationServerMetadata: Sendable, Equatable {
         self.userinfoEndpoint = userinfoEndpoint
         self.jwksURI = jwksURI
         self.codeChallengeMethodsSupported = codeChallengeMethodsSupported
+        self.authorizationResponseIssParameterSupported = authorizationResponseIssParameterSupported
     }
 
     /// The client to sign in as and to store with the tokens: this server's token and revocation endpoints with
@@ -98,7 +103,8 @@ public struct AuthorizationServerMetadata: Sendable, Equatable {
             deviceAuthorizationEndpoint: try endpoint(.deviceAuthorizationEndpoint),
             userinfoEndpoint: try endpoint(.userinfoEndpoint),
             jwksURI: try endpoint(.jwksURI),
-            codeChallengeMethodsSupported: body.codeChallengeMethodsSupported
+            codeChallengeMethodsSupported: body.codeChallengeMethodsSupported,
+            authorizationResponseIssParameterSupported: body.authorizationResponseIssParameterSupported
         )
     }
 }
@@ -114,22 +120,27 @@ private struct MetadataBody: Decodable {
         case userinfoEndpoint = "userinfo_endpoint"
         case jwksURI = "jwks_uri"
         case codeChallengeMethodsSupported = "code_challenge_methods_supported"
+        case authorizationResponseIssParameterSupported = "authorization_response_iss_parameter_supported"
     }
 
     var issuer: String?
     /// The endpoint members present as non-empty strings.
     var endpoints: [CodingKeys: String] = [:]
     var codeChallengeMethodsSupported: [String]
+    var authorizationResponseIssParameterSupported: Bool
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         issuer = try? container.decodeIfPresent(String.self, forKey: .issuer)
-        for key in CodingKeys.allCases where key != .issuer && key != .codeChallengeMethodsSupported {
+        let flags: Set<CodingKeys> = [.issuer, .codeChallengeMethodsSupported, .authorizationResponseIssParameterSupported]
+        for key in CodingKeys.allCases where !flags.contains(key) {
             if let value = try? container.decodeIfPresent(String.self, forKey: key), !value.isEmpty {
                 endpoints[key] = value
             }
         }
         codeChallengeMethodsSupported =
             (try? container.decodeIfPresent([String].self, forKey: .codeChallengeMethodsSupported)) ?? []
+        authorizationResponseIssParameterSupported =
+            (try? container.decodeIfPresent(Bool.self, forKey: .authorizationResponseIssParameterSupported)) ?? false
     }
 }

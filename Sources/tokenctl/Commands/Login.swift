@@ -6,9 +6,18 @@ import TokenAuthKeyring
 extension TokenCtl {
     struct Login: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Sign in at a token endpoint and store the tokens with everything needed to refresh them.",
+            abstract: "Sign in and store the tokens with everything needed to refresh them.",
             discussion: """
-                Choose one way to sign in:
+                With --issuer, the server's endpoints are discovered (RFC 8414, OpenID \
+                Connect Discovery) and, unless another way is chosen, the user signs in \
+                through the system browser (authorization code + PKCE, redirected to \
+                127.0.0.1). The URL is always printed on standard error; --no-browser only \
+                prints it. --device shows a code to enter on any device's browser instead.
+                  tokenctl login --service S --account A --issuer https://auth.example.com \
+                    --client-id ID --scope "openid profile"
+
+                Other ways to sign in, with --issuer or with --token-url for servers \
+                without discovery:
                   --username U --password-stdin   the password grant
                   --client-credentials            the client credentials grant
                   --tokens-stdin                  tokens you already have (a token
@@ -22,17 +31,20 @@ extension TokenCtl {
                     --account A --token-url URL --client-id ID --client-secret-stdin \\
                     --username U --password-stdin
 
-                The item records the token endpoint, client id and secret and the \
-                --revocation-url, so `token`, `request` and `logout` need nothing else. \
-                Nothing is printed on success. Exit codes: 3 the server refused the \
-                credentials, 4 keyring, 5 transient network or server failure, 64 usage, \
-                65 malformed standard input.
+                The item records the issuer, token endpoint, client id and secret and the \
+                revocation endpoint, so `token`, `request` and `logout` need nothing else. \
+                Exit codes: 3 the sign-in was refused or declined, 4 keyring, 5 transient \
+                network or server failure (or no answer in time), 64 usage or a server that \
+                cannot be used as configured, 65 malformed standard input.
                 """)
 
         @OptionGroup var item: ItemOptions
 
-        @Option(name: .customLong("token-url"), help: "The token endpoint, e.g. https://auth.example.com/token.")
-        var tokenURL: String
+        @Option(help: "The issuer URL, e.g. https://auth.example.com: its endpoints are discovered.")
+        var issuer: String?
+
+        @Option(name: .customLong("token-url"), help: "The token endpoint, for servers without discovery.")
+        var tokenURL: String?
 
         @Option(name: .customLong("client-id"), help: "The OAuth client id.")
         var clientID: String
@@ -58,21 +70,53 @@ extension TokenCtl {
         @Flag(help: "Store tokens read from standard input instead of signing in.")
         var tokensStdin = false
 
+        @Flag(help: "Sign in with a code shown here and entered in any browser (the device authorization grant).")
+        var device = false
+
+        @Flag(help: "Do not start a browser: only print the sign-in URL.")
+        var noBrowser = false
+
+        @Option(help: "The port of the loopback redirect (default: one the system chooses).")
+        var redirectPort: Int?
+
+        @Option(help: "The path of the loopback redirect (default: /callback).")
+        var redirectPath: String?
+
+        @Option(help: "How long to wait for the browser to come back, in seconds.")
+        var timeLimit: Int = 300
+
         @OptionGroup var keyringOptions: KeyringOptions
 
+        /// The browser sign-in is the default with --issuer.
+        private var usesBrowser: Bool { !(username != nil || passwordStdin || clientCredentials || tokensStdin || device) }
+
         func validate() throws {
-            let modes = [username != nil || passwordStdin, clientCredentials, tokensStdin].filter { $0 }.count
-            guard modes == 1 else {
-                throw ValidationError(
-                    "Choose exactly one of --username with --password-stdin, --client-credentials, or --tokens-stdin.")
+            guard (issuer == nil) != (tokenURL == nil) else {
+                throw ValidationError("Give exactly one of --issuer (discovery) and --token-url.")
             }
+            let modes = [username != nil || passwordStdin, clientCredentials, tokensStdin, device].filter { $0 }.count
+            guard modes <= 1, issuer != nil || modes == 1 else {
+                throw ValidationError(
+                    "Choose one way to sign in: the browser (the default with --issuer), --device, --username with "
+                        + "--password-stdin, --client-credentials, or --tokens-stdin.")
+            }
+            if !usesBrowser, noBrowser || redirectPort != nil || redirectPath != nil {
+                throw ValidationError("--no-browser, --redirect-port and --redirect-path belong to the browser sign-in.")
+            }
+            if let redirectPort, !(1...65535).contains(redirectPort) {
+                throw ValidationError("--redirect-port must be between 1 and 65535.")
+            }
+            if let redirectPath, !redirectPath.hasPrefix("/") {
+                throw ValidationError("--redirect-path must start with /, e.g. /callback.")
+            }
+            guard timeLimit > 0 else { throw ValidationError("--time-limit must be a positive number of seconds.") }
             if (username != nil) != passwordStdin {
                 throw ValidationError("--username and --password-stdin go together: the password is read from standard input.")
             }
             if clientCredentials, !clientSecretStdin {
                 throw ValidationError("--client-credentials needs --client-secret-stdin: only a confidential client may use it.")
             }
-            for (name, value) in [("--token-url", tokenURL), ("--revocation-url", revocationURL)] {
+            for (name, value) in [("--issuer", issuer), ("--token-url", tokenURL), ("--revocation-url", revocationURL)] {
                 guard let value else { continue }
                 guard let url = URL(string: value), url.host != nil else {
                     throw ValidationError("\(name) must be an absolute URL, e.g. https://auth.example.com/token.")
@@ -89,15 +133,29 @@ extension TokenCtl {
                 if clientSecretStdin { names.append("client secret") }
                 if passwordStdin { names.append("password") }
                 let input = try Terminal.readSecrets(names, remainder: tokensStdin)
-                let client = OAuthClient(
-                    tokenEndpoint: URL(string: tokenURL)!, clientID: clientID,
-                    clientSecret: clientSecretStdin ? input.secrets[0] : nil,
-                    revocationEndpoint: revocationURL.flatMap { URL(string: $0) })
-                let login = SignIn(client: client, transport: URLSessionTransport(
-                    maximumResponseBodySize: TokenResponse.maximumSize, timeout: .seconds(30)))
+                let clientSecret = clientSecretStdin ? input.secrets[0] : nil
+                let transport = URLSessionTransport(maximumResponseBodySize: TokenResponse.maximumSize, timeout: .seconds(30))
+                var metadata: AuthorizationServerMetadata?
+                if let issuer {
+                    Terminal.status("Looking up \(issuer)…")
+                    metadata = try await Discovery().metadata(forIssuer: URL(string: issuer)!)
+                }
+                var client = metadata?.client(id: clientID, secret: clientSecret) ?? OAuthClient(
+                    tokenEndpoint: URL(string: tokenURL!)!, clientID: clientID, clientSecret: clientSecret)
+                if let revocationURL { client.revocationEndpoint = URL(string: revocationURL) }
+                let login = SignIn(client: client, transport: transport)
+                let endpoint = tokenURL ?? issuer!
 
                 let credentials: StoredCredentials
-                if tokensStdin {
+                if let metadata, usesBrowser {
+                    credentials = try await InteractiveSignIn.browser(
+                        metadata: metadata, client: client, scope: scope, openBrowser: !noBrowser,
+                        redirect: BrowserSignIn.Redirect(port: redirectPort ?? 0, path: redirectPath ?? "/callback"),
+                        timeLimit: .seconds(timeLimit), transport: transport)
+                } else if let metadata, device {
+                    credentials = try await InteractiveSignIn.device(
+                        metadata: metadata, client: client, scope: scope, transport: transport)
+                } else if tokensStdin {
                     do {
                         credentials = login.adopting(
                             try CredentialsImport.parse(input.rest, receivedAt: systemWallClock()), scope: scope)
@@ -105,11 +163,11 @@ extension TokenCtl {
                         throw Failure.badInput(error.description)
                     }
                 } else if let username {
-                    Terminal.status("Signing in as \"\(username)\" at \(tokenURL)…")
+                    Terminal.status("Signing in as \"\(username)\" at \(endpoint)…")
                     let password = input.secrets[input.secrets.count - 1]
                     credentials = try await login.perform(.password(username: username, password: password), scope: scope)
                 } else {
-                    Terminal.status("Signing in as client \"\(clientID)\" at \(tokenURL)…")
+                    Terminal.status("Signing in as client \"\(clientID)\" at \(endpoint)…")
                     credentials = try await login.perform(.clientCredentials, scope: scope)
                 }
                 let store = KeyringAuthStore(service: item.service, account: item.account, keyring: keyringOptions.keyring)

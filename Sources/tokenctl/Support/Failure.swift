@@ -63,6 +63,16 @@ func reportingFailures(_ body: () async throws -> Void) async throws {
     } catch let error as HTTPTransportError {
         Terminal.error(error.description)
         throw error == .invalidRequest ? Exit.usage : Exit.transient
+    } catch let error as BrowserSignInError {
+        Terminal.error(error.description)
+        throw error.isRefused ? Exit.noCredentials : error.isTransient ? Exit.transient : Exit.usage
+    } catch let error as DeviceAuthorizationError {
+        Terminal.error(error.description)
+        if error.isTransient { throw Exit.transient }
+        throw error == .accessDenied || error == .expired ? Exit.noCredentials : Exit.usage
+    } catch let error as DiscoveryError {
+        Terminal.error(error.description)
+        throw error.isTransient ? Exit.transient : Exit.usage
     } catch let error as FileRefreshLock.Failure {
         Terminal.error(error.description)
         throw Exit.transient
@@ -87,6 +97,11 @@ enum Terminal {
     /// A progress or state message: on stderr, and only when stderr is a terminal.
     static func status(_ message: String) {
         guard isatty(STDERR_FILENO) == 1 else { return }
+        FileHandle.standardError.write(Data("\(message)\n".utf8))
+    }
+
+    /// An instruction the user needs (a URL to open, a code to enter): on stderr, always.
+    static func say(_ message: String) {
         FileHandle.standardError.write(Data("\(message)\n".utf8))
     }
 
