@@ -11,11 +11,13 @@ let usage = """
     usage: oauth-test-server [--host ADDRESS] [--port N] [--client-id ID [--client-secret SECRET]]...
                              [--user NAME:PASSWORD]... [--expires-in SECONDS]
                              [--expires-in-style number|string|omitted] [--token-type TYPE] [--no-rotation]
-                             [--log-level trace|debug|info|notice|warning|error|critical]
+                             [--log-level trace|debug|info|notice|warning|error|critical] [--approve-as NAME]
 
     Defaults: --host 127.0.0.1 --port 0 (any free port) --client-id test-client (public)
               --user alice:wonderland --expires-in 3600.
     A --client-secret belongs to the --client-id before it. Faults and counters: see /_admin/ on the server.
+    The authorization endpoint (/authorize) has no login page: it approves every valid request as --approve-as
+    (default ada).
     """
 
 func fail(_ message: String) -> Never {
@@ -23,11 +25,14 @@ func fail(_ message: String) -> Never {
     exit(2)
 }
 
-func parseConfiguration(_ arguments: [String]) -> (OAuthTestServer.Configuration, OAuthTestServer.LogLevel) {
+func parseConfiguration(
+    _ arguments: [String]
+) -> (OAuthTestServer.Configuration, OAuthTestServer.LogLevel, approveAs: String?) {
     var configuration = OAuthTestServer.Configuration()
     var clients: [OAuthTestServer.RegisteredClient] = []
     var users: [String: String] = [:]
     var logLevel = OAuthTestServer.LogLevel.warning
+    var approveAs: String?
     var remaining = arguments[...]
 
     func value(for option: String) -> String {
@@ -66,6 +71,8 @@ func parseConfiguration(_ arguments: [String]) -> (OAuthTestServer.Configuration
         case "--log-level":
             guard let level = OAuthTestServer.LogLevel(rawValue: value(for: option)) else { fail("unknown log level") }
             logLevel = level
+        case "--approve-as":
+            approveAs = value(for: option)
         case "--help", "-h":
             print(usage)
             exit(0)
@@ -75,10 +82,10 @@ func parseConfiguration(_ arguments: [String]) -> (OAuthTestServer.Configuration
     }
     if !clients.isEmpty { configuration.clients = clients }
     if !users.isEmpty { configuration.users = users }
-    return (configuration, logLevel)
+    return (configuration, logLevel, approveAs)
 }
 
-let (configuration, logLevel) = parseConfiguration(Array(CommandLine.arguments.dropFirst()))
+let (configuration, logLevel, approveAs) = parseConfiguration(Array(CommandLine.arguments.dropFirst()))
 
 // Signals are turned into stream elements, so the server can shut down cleanly instead of dying mid-response.
 let (signals, signalContinuation) = AsyncStream<Int32>.makeStream()
@@ -98,6 +105,7 @@ do {
     FileHandle.standardError.write(Data("oauth-test-server: cannot start: \(error)\n".utf8))
     exit(1)
 }
+if let approveAs { server.browserFlow.outcome = .approve(subject: approveAs) }
 // Written straight to the file descriptor: no stdio buffer can hold the line back from a reading parent.
 FileHandle.standardOutput.write(Data("listening on \(server.baseURL.absoluteString)\n".utf8))
 

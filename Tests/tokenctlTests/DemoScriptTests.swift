@@ -4,7 +4,7 @@ import Testing
 
 @Suite("scripts/demo, the README's first command", .needsSecretService)
 struct DemoScriptTests {
-    @Test("runs to the end against the session's keyring, reports exactly 1 refresh for 200 concurrent requests, and cleans up")
+    @Test("signs in through headless Chromium, runs to the end against the session's keyring, reports exactly 1 refresh for 200 concurrent requests, and cleans up")
     func demoRuns() async throws {
         let tokenctlPath = try #require(TokenctlBinary.path, "no built tokenctl; run `swift build --build-tests`")
         let binaries = URL(fileURLWithPath: tokenctlPath).deletingLastPathComponent()
@@ -20,6 +20,8 @@ struct DemoScriptTests {
         #expect(result.status == 0, "stdout:\n\(result.stdout)\nstderr:\n\(result.stderr)")
         let lastLine = result.stdout.split(separator: "\n").last.map(String.init) ?? ""
         #expect(lastLine == "demo: ok — 200 concurrent requests, 1 refresh", "\(result.stdout)")
+        // It signed in through the browser: headless Chromium was shown the loopback listener's page.
+        #expect(result.stdout.contains("The browser tab said: You are signed in"), "\(result.stdout)")
 
         // It used a throwaway service name in this session's keyring and removed its item.
         let service = try #require(

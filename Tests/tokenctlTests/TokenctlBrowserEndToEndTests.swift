@@ -23,7 +23,7 @@ extension TokenctlNetworkTests {
                 // that it never touches the keyring under test.
                 let browser = try directory.script("browser", """
                     #!/bin/sh
-                    exec \(chromium) --headless --no-sandbox --disable-gpu --no-first-run --password-store=basic \\
+                    \(chromium) --headless --no-sandbox --disable-gpu --no-first-run --password-store=basic \\
                       --user-data-dir=\(directory.url.path)/profile --dump-dom "$1" > \(dom).part 2> \(dom).log \\
                       && mv \(dom).part \(dom)
                     """)
