@@ -1,5 +1,6 @@
 import Foundation
 import OAuthTestServer
+import Synchronization
 import OAuthTestSupport
 import Testing
 @testable import TokenAuth
@@ -110,12 +111,18 @@ struct BrowserSignInTests {
             let clock = ManualClock()
             let opened = PlainBrowser()
             let flow = try Self.browserSignIn(try await server.discoveredMetadata(), clock: clock, timeLimit: .seconds(120))
-            let outcome = Task { try await flow.signIn { opened.record($0) } }
+            let ended = Mutex(false)
+            let outcome = Task {
+                defer { ended.withLock { $0 = true } }
+                return try await flow.signIn { opened.record($0) }
+            }
+            defer { outcome.cancel() }
             await clock.waitUntilSleeps(1)
             let url = try #require(opened.openedURLs.first)
             let port = try #require(url.queryValue("redirect_uri").flatMap(URL.init(string:))?.port)
             #expect(await loopbackPortIsFree(port) == false)
             clock.advance(by: .seconds(120))
+            try await waitUntil("the sign-in ended at its time limit") { ended.withLock { $0 } }
             await #expect(throws: BrowserSignInError.timedOut) { try await outcome.value }
             #expect(clock.sleeps == [.seconds(120)])
             #expect(await loopbackPortIsFree(port))
