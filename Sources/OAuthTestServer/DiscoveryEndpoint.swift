@@ -32,6 +32,11 @@ struct DiscoveryEndpoint: Sendable {
             "token_endpoint": base + "/token",
             "revocation_endpoint": base + "/revoke",
             "device_authorization_endpoint": base + "/device_authorization",
+            "jwks_uri": base + "/jwks",
+            "userinfo_endpoint": base + "/userinfo",
+            "id_token_signing_alg_values_supported": ["RS256", "ES256"],
+            "subject_types_supported": ["public"],
+            "scopes_supported": ["openid", "profile", "email"],
             "grant_types_supported": [
                 "refresh_token", "client_credentials", "password", "urn:ietf:params:oauth:grant-type:device_code",
             ],
