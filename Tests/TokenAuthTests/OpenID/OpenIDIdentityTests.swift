@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import OAuthTestServer
 import Testing
 @testable import TokenAuth
@@ -82,6 +83,29 @@ struct OpenIDIdentityTests {
             }
             #expect(error == .userinfoSubjectMismatch)
             #expect(fixture.server.stats.userinfoRequests == 1)
+        }
+    }
+
+    @Test("the device grant's token response carries an id_token too, for the user who approved")
+    func deviceGrantIDToken() async throws {
+        try await withOpenID { fixture in
+            let server = fixture.server
+            let form = Data("client_id=\(OpenIDFixture.clientID)&scope=openid".utf8)
+            let request = HTTPRequest(
+                method: .post, url: server.deviceAuthorizationEndpoint,
+                headerFields: [.contentType: "application/x-www-form-urlencoded"])
+            let (_, body) = try await OpenIDFixture.transport.send(request, body: form)
+            let answer = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
+            let deviceCode = try #require(answer["device_code"] as? String)
+            let userCode = try #require(answer["user_code"] as? String)
+            #expect(server.decide(userCode: userCode, .approve(subject: "alice")))
+
+            let client = OAuthClient(tokenEndpoint: server.tokenEndpoint, clientID: OpenIDFixture.clientID)
+            let response = try await TokenEndpointClient(client: client, wallClock: fixture.clock.wallClock)
+                .deviceCode(deviceCode)
+            let identity = try await fixture.verifier.identity(from: response, nonce: nil, userinfoEndpoint: nil)
+            #expect(identity.subject == OAuthTestServer.subjectIdentifier(ofUser: "alice"))
+            #expect(identity.displayName == "alice")
         }
     }
 
