@@ -85,11 +85,14 @@ let package = Package(
             ]
         ),
         // A real OAuth 2.0 authorization server and protected resource on loopback, for tests and the demo.
+        // jwt-kit and swift-crypto sign its OpenID Connect id_tokens and publish their keys.
         .target(
             name: "OAuthTestServer",
             dependencies: [
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
             ]
         ),
         .executableTarget(

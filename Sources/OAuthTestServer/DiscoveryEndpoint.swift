@@ -36,6 +36,11 @@ struct DiscoveryEndpoint: Sendable {
             "response_types_supported": ["code"],
             "code_challenge_methods_supported": browser.advertisesPlainPKCEOnly ? ["plain"] : ["S256"],
             "authorization_response_iss_parameter_supported": browser.sendsIssuer,
+            "jwks_uri": base + "/jwks",
+            "userinfo_endpoint": base + "/userinfo",
+            "id_token_signing_alg_values_supported": ["RS256", "ES256"],
+            "subject_types_supported": ["public"],
+            "scopes_supported": ["openid", "profile", "email"],
             "grant_types_supported": [
                 "authorization_code", "refresh_token", "client_credentials", "password",
                 "urn:ietf:params:oauth:grant-type:device_code",

@@ -45,6 +45,12 @@ struct Dispatcher: HTTPResponder {
         if path == "/device_authorization" {
             return try await DeviceAuthorizationEndpoint(state: state).respond(to: request)
         }
+        if path == "/jwks" {
+            return await OpenIDProvider(state: state).jwks(request)
+        }
+        if path == "/userinfo" {
+            return OpenIDProvider(state: state).userinfo(request)
+        }
         if DiscoveryEndpoint.handles(path) {
             return DiscoveryEndpoint(state: state).respond(to: request)
         }

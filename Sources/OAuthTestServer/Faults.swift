@@ -3,7 +3,8 @@ extension OAuthTestServer {
     ///
     /// Counts are consumed one per token request, in this order: server errors, then unavailability, then
     /// malformed bodies, then header-breaking tokens. `invalidGrantRefreshes` is consumed only by refresh grants that got past those and past
-    /// client authentication. Set over HTTP with `POST /_admin/faults` and a JSON body of these properties;
+    /// client authentication. `idTokenFaults` are consumed by the `id_token`s the token endpoint issues,
+    /// `jwksUnavailable` by requests to `/jwks`, `userinfoSubjectMismatches` by requests to `/userinfo`. Set over HTTP with `POST /_admin/faults` and a JSON body of these properties;
     /// missing properties are zero or absent, so `{}` clears every fault.
     public struct Faults: Sendable, Equatable, Codable {
         /// Delay added before each token response, in milliseconds.
@@ -21,6 +22,12 @@ extension OAuthTestServer {
         /// The next this many token requests answer `200 OK` with a token response whose `access_token` holds a
         /// space and a line break, as a server that puts free text into tokens would.
         public var headerBreakingTokens: Int
+        /// What is wrong with the next `id_token`s, one fault each, in order.
+        public var idTokenFaults: [IDTokenFault]
+        /// The next this many requests to `/jwks` answer `503 Service Unavailable`.
+        public var jwksUnavailable: Int
+        /// The next this many UserInfo answers name another `sub` than the access token's user.
+        public var userinfoSubjectMismatches: Int
 
         /// Creates a set of faults; the defaults inject nothing.
         public init(
@@ -30,7 +37,10 @@ extension OAuthTestServer {
             retryAfter: String? = nil,
             malformed: Int = 0,
             invalidGrantRefreshes: Int = 0,
-            headerBreakingTokens: Int = 0
+            headerBreakingTokens: Int = 0,
+            idTokenFaults: [IDTokenFault] = [],
+            jwksUnavailable: Int = 0,
+            userinfoSubjectMismatches: Int = 0
         ) {
             self.tokenLatencyMilliseconds = tokenLatencyMilliseconds
             self.serverErrors = serverErrors
@@ -39,6 +49,9 @@ extension OAuthTestServer {
             self.malformed = malformed
             self.invalidGrantRefreshes = invalidGrantRefreshes
             self.headerBreakingTokens = headerBreakingTokens
+            self.idTokenFaults = idTokenFaults
+            self.jwksUnavailable = jwksUnavailable
+            self.userinfoSubjectMismatches = userinfoSubjectMismatches
         }
 
         /// Decodes faults from JSON, treating each missing property as its default.
@@ -51,7 +64,10 @@ extension OAuthTestServer {
                 retryAfter: try container.decodeIfPresent(String.self, forKey: .retryAfter),
                 malformed: try container.decodeIfPresent(Int.self, forKey: .malformed) ?? 0,
                 invalidGrantRefreshes: try container.decodeIfPresent(Int.self, forKey: .invalidGrantRefreshes) ?? 0,
-                headerBreakingTokens: try container.decodeIfPresent(Int.self, forKey: .headerBreakingTokens) ?? 0
+                headerBreakingTokens: try container.decodeIfPresent(Int.self, forKey: .headerBreakingTokens) ?? 0,
+                idTokenFaults: try container.decodeIfPresent([IDTokenFault].self, forKey: .idTokenFaults) ?? [],
+                jwksUnavailable: try container.decodeIfPresent(Int.self, forKey: .jwksUnavailable) ?? 0,
+                userinfoSubjectMismatches: try container.decodeIfPresent(Int.self, forKey: .userinfoSubjectMismatches) ?? 0
             )
         }
     }

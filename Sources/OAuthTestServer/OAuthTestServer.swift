@@ -13,7 +13,9 @@ import ServiceLifecycle
 ///
 /// Endpoints: `POST /token` (see ``Configuration`` for clients, users and token lifetimes), `POST /revoke`
 /// (RFC 7009), `/resource` and below (bearer-protected; `/resource/admin` needs the `admin` scope), `/public`,
-/// `/redirect?to=URL`, and `/_admin/…` to read ``Stats`` and set ``Faults`` from another process. Each server has
+/// `/redirect?to=URL`, OpenID Connect's `GET /jwks` and `/userinfo` (with an `id_token` in every token response whose
+/// scope includes `openid`; see ``OpenIDSettings``), and `/_admin/…` to read ``Stats`` and set ``Faults`` from
+/// another process. Each server has
 /// its own tokens and counters, so tests that each start one can run in parallel.
 public final class OAuthTestServer: Sendable {
     /// The configuration the server was started with.

@@ -11,6 +11,9 @@ final class ServerState: Sendable {
         var faults = OAuthTestServer.Faults()
         var recordedRequests: [OAuthTestServer.RecordedRequest] = []
         var flows = FlowState()
+        var openID = OAuthTestServer.OpenIDSettings()
+        /// The signing keys after a rotation; `nil` until then (the process-wide initial keys).
+        var signingKeys: SigningKeys?
     }
 
     let configuration: OAuthTestServer.Configuration
@@ -36,6 +39,12 @@ final class ServerState: Sendable {
                 contents.recordedRequests.removeFirst(contents.recordedRequests.count - limit)
             }
         }
+    }
+
+    /// The keys `id_token`s are signed with now.
+    func signingKeys() async -> SigningKeys {
+        if let rotated = withLock({ $0.signingKeys }) { return rotated }
+        return await SigningKeys.initial()
     }
 
     /// Counts a response by its status code.

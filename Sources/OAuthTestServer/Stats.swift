@@ -24,6 +24,12 @@ extension OAuthTestServer {
         /// Successful client authentications at the token endpoint, by method: `none`, `client_secret_post`,
         /// `client_secret_basic`.
         public var clientAuthentications: [String: Int] = [:]
+        /// Requests to the key set `/jwks`, whatever their outcome.
+        public var jwksRequests = 0
+        /// Requests to `/userinfo`, whatever their outcome.
+        public var userinfoRequests = 0
+        /// `id_token`s put into token responses.
+        public var idTokensIssued = 0
         /// Responses sent, by HTTP status code.
         public var responsesByStatus: [Int: Int] = [:]
 

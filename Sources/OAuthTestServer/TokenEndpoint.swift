@@ -34,6 +34,8 @@ struct TokenEndpoint: Sendable {
             }
         }
         let grantType = form["grant_type"]
+        // The issuer of id_tokens: what the discovery document names for this request's Host.
+        let issuer = OpenIDProvider(state: state).issuer(authority: request.head.authority)
         countGrant(grantType)
         await state.hold.pass()
 
@@ -79,16 +81,16 @@ struct TokenEndpoint: Sendable {
         switch grantType {
         case AuthorizationCodeGrant.grantType:
             switch AuthorizationCodeGrant(state: state).exchange(form: form, clientID: client.id) {
-            case .tokens(let issued, _): return success(issued)
+            case .tokens(let issued, let nonce): return await success(issued, issuer: issuer, nonce: nonce)
             case .error(let code, let description): return Reply.oauthError(code, description)
             }
         case DeviceCodeGrant.grantType:
             switch DeviceCodeGrant(state: state).poll(form: form, clientID: client.id) {
-            case .tokens(let issued): return success(issued)
+            case .tokens(let issued): return await success(issued, issuer: issuer)
             case .error(let code, let description): return Reply.oauthError(code, description)
             }
         case "refresh_token":
-            return refreshGrant(form: form, client: client)
+            return await refreshGrant(form: form, client: client, issuer: issuer)
         case "client_credentials":
             let issued = state.withLock {
                 $0.ledger.issue(
@@ -100,7 +102,7 @@ struct TokenEndpoint: Sendable {
                     lifetime: configuration.accessTokenLifetime
                 )
             }
-            return success(issued)
+            return await success(issued, issuer: issuer)
         default:
             guard let username = form["username"], let password = form["password"] else {
                 return Reply.oauthError("invalid_request", "The password grant needs username and password.")
@@ -118,11 +120,11 @@ struct TokenEndpoint: Sendable {
                     lifetime: configuration.accessTokenLifetime
                 )
             }
-            return success(issued)
+            return await success(issued, issuer: issuer)
         }
     }
 
-    private func refreshGrant(form: [String: String], client: OAuthTestServer.RegisteredClient) -> Response {
+    private func refreshGrant(form: [String: String], client: OAuthTestServer.RegisteredClient, issuer: String) async -> Response {
         guard let refreshToken = form["refresh_token"] else {
             return Reply.oauthError("invalid_request", "The refresh_token parameter is missing.")
         }
@@ -148,7 +150,7 @@ struct TokenEndpoint: Sendable {
         case nil:
             return Reply.oauthError("invalid_grant", "The refresh token was refused (injected fault).")
         case .success(let issued):
-            return success(issued)
+            return await success(issued, issuer: issuer)
         case .failure(.unknown):
             return Reply.oauthError("invalid_grant", "The refresh token is not known.")
         case .failure(.wrongClient):
@@ -173,7 +175,10 @@ struct TokenEndpoint: Sendable {
         }
     }
 
-    private func success(_ issued: TokenLedger.Issued) -> Response {
+    /// The token response for `issued`, with an `id_token` when the granted scope includes `openid`.
+    ///
+    /// - Parameter nonce: The nonce the grant recorded (the authorization request's), for the `id_token`.
+    func success(_ issued: TokenLedger.Issued, issuer: String, nonce: String? = nil) async -> Response {
         let configuration = state.configuration
         var body: [String: Any] = [
             "access_token": issued.accessToken,
@@ -187,6 +192,10 @@ struct TokenEndpoint: Sendable {
         }
         if let refreshToken = issued.refreshToken { body["refresh_token"] = refreshToken }
         if let scope = issued.scope { body["scope"] = scope }
+        if TokenLedger.scopeItems(issued.scope).contains("openid") {
+            body["id_token"] = await OpenIDProvider(state: state).idToken(
+                subject: issued.subject, clientID: issued.clientID, nonce: nonce, issuer: issuer)
+        }
         return Reply.json(body, headers: [.cacheControl: "no-store", .pragma: "no-cache"])
     }
 

@@ -30,6 +30,10 @@ struct TokenLedger {
 
     /// Tokens handed out by one successful grant.
     struct Issued: Equatable {
+        /// The user (or client) the tokens are for.
+        var subject: String
+        /// The client they were issued to.
+        var clientID: String
         var accessToken: String
         var refreshToken: String?
         var scope: String?
@@ -192,7 +196,9 @@ struct TokenLedger {
             refreshToken = token
         }
         families[familyID] = family
-        return Issued(accessToken: accessToken, refreshToken: refreshToken, scope: scope, expiresAt: expiresAt)
+        return Issued(
+            subject: family.subject, clientID: family.clientID, accessToken: accessToken, refreshToken: refreshToken,
+            scope: scope, expiresAt: expiresAt)
     }
 
     /// The items of a space-separated scope (RFC 6749 §3.3).

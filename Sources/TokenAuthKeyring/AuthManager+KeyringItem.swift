@@ -9,7 +9,9 @@ extension AuthManager {
     /// One keyring item is all it needs (`tokenctl token` is built on it). Refreshed tokens are written back with
     /// the time of the refresh (`refreshed_at`). An item with no refresh token whose client has a secret — what a
     /// `client_credentials` login stores — gets new tokens with that grant (RFC 6749 §4.4 allows it only for
-    /// confidential clients), asking for the stored scope.
+    /// confidential clients), asking for the stored scope. An item with an identity whose client records its
+    /// `issuer` and `jwks_uri` gets an ``IDTokenVerifier`` as its ``Configuration/identityCheck`` (unless the
+    /// configuration has one), so a refresh can never change who is signed in.
     /// - Throws: ``AuthError`` `loginRequired` when nothing is stored; the store's errors when it cannot be read.
     public static func forKeyringItem(
         service: String,
@@ -29,6 +31,11 @@ extension AuthManager {
         if credentials.auth.refreshToken == nil, credentials.client?.clientSecret != nil {
             configuration.usesClientCredentials = true
             configuration.scope = configuration.scope ?? credentials.auth.scope
+        }
+        // An item that records who signed in, and where its issuer's keys are, has each refreshed id_token checked:
+        // a refresh must not change the account (see `Configuration.identityCheck`).
+        if configuration.identityCheck == nil, credentials.auth.identity != nil, let client = credentials.client {
+            configuration.identityCheck = IDTokenVerifier(client: client, transport: transport, wallClock: wallClock)
         }
         let refresher: any TokenRefresher = credentials.client.map {
             TokenEndpointClient(client: $0, transport: transport, wallClock: wallClock)

@@ -8,8 +8,13 @@ import TokenAuth
 ///  "expires_at":"2026-11-22T19:30:00Z","scope":"read write",
 ///  "token_endpoint":"https://auth.example/token","client_id":"app","client_secret":"…",
 ///  "client_auth":"client_secret_basic","revocation_endpoint":"https://auth.example/revoke",
-///  "refreshed_at":"2026-11-22T18:30:00Z","issued_at":"2026-11-22T18:30:00Z"}
+///  "refreshed_at":"2026-11-22T18:30:00Z","issued_at":"2026-11-22T18:30:00Z",
+///  "issuer":"https://auth.example","jwks_uri":"https://auth.example/jwks",
+///  "userinfo_endpoint":"https://auth.example/userinfo","sub":"248289761001","display_name":"ada@example.com"}
 /// ```
+/// `issuer` is the client's discovery issuer and, with `sub`, the identity's issuer: one item has one issuer
+/// (the verifier requires a token's `iss` to be the client's issuer, so they never differ; if a caller gives an
+/// identity of another issuer, the identity's is written).
 /// Only `version` and `access_token` are required; readers ignore members they do not know, so optional members
 /// such as `refreshed_at` can be added without a new version. A secret that is not JSON but one line of text is
 /// read as a bare access token (what `secret-tool store` users put there).
@@ -31,6 +36,11 @@ enum StoredBundleFormat {
         var revocationEndpoint: String?
         var refreshedAt: String?
         var issuedAt: String?
+        var issuer: String?
+        var jwksURI: String?
+        var userinfoEndpoint: String?
+        var subject: String?
+        var displayName: String?
 
         enum CodingKeys: String, CodingKey {
             case version, scope
@@ -38,6 +48,8 @@ enum StoredBundleFormat {
             case expiresAt = "expires_at", tokenEndpoint = "token_endpoint", clientID = "client_id"
             case clientSecret = "client_secret", clientAuth = "client_auth", revocationEndpoint = "revocation_endpoint"
             case refreshedAt = "refreshed_at", issuedAt = "issued_at"
+            case issuer, jwksURI = "jwks_uri", userinfoEndpoint = "userinfo_endpoint"
+            case subject = "sub", displayName = "display_name"
         }
     }
 
@@ -59,7 +71,12 @@ enum StoredBundleFormat {
             clientAuth: client?.authentication.rawValue,
             revocationEndpoint: client?.revocationEndpoint?.absoluteString,
             refreshedAt: credentials.refreshedAt.map(RFC3339.format),
-            issuedAt: auth.issuedAt.map(RFC3339.format))
+            issuedAt: auth.issuedAt.map(RFC3339.format),
+            issuer: (auth.identity?.issuer ?? client?.issuer)?.absoluteString,
+            jwksURI: client?.jwksURI?.absoluteString,
+            userinfoEndpoint: client?.userinfoEndpoint?.absoluteString,
+            subject: auth.identity?.subject,
+            displayName: auth.identity?.displayName)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return String(decoding: try encoder.encode(bundle), as: UTF8.self)
@@ -101,7 +118,8 @@ enum StoredBundleFormat {
             refreshToken: bundle.refreshToken,
             expiresAt: try date(bundle.expiresAt, "expires_at", entry: entry),
             scope: bundle.scope,
-            issuedAt: try date(bundle.issuedAt, "issued_at", entry: entry))
+            issuedAt: try date(bundle.issuedAt, "issued_at", entry: entry),
+            identity: try identity(of: bundle, entry: entry))
         return StoredCredentials(
             auth: auth, client: try client(of: bundle, entry: entry),
             refreshedAt: try date(bundle.refreshedAt, "refreshed_at", entry: entry))
@@ -158,15 +176,31 @@ enum StoredBundleFormat {
             }
             authentication = method
         }
-        var revocation: URL?
-        if let raw = bundle.revocationEndpoint {
-            guard let url = URL(string: raw), url.scheme != nil else {
-                throw AuthStoreError.corrupt(entry, "\"revocation_endpoint\" is not an absolute URL")
-            }
-            revocation = url
-        }
         return OAuthClient(
             tokenEndpoint: url, clientID: clientID, clientSecret: bundle.clientSecret,
-            authentication: authentication, revocationEndpoint: revocation)
+            authentication: authentication,
+            revocationEndpoint: try absoluteURL(bundle.revocationEndpoint, "revocation_endpoint", entry: entry),
+            issuer: try absoluteURL(bundle.issuer, "issuer", entry: entry),
+            jwksURI: try absoluteURL(bundle.jwksURI, "jwks_uri", entry: entry),
+            userinfoEndpoint: try absoluteURL(bundle.userinfoEndpoint, "userinfo_endpoint", entry: entry))
+    }
+
+    /// The identity: `sub` with `issuer`, and `display_name` when present. `display_name` without `sub` is ignored.
+    private static func identity(of bundle: BundleV1, entry: String) throws -> Identity? {
+        guard let subject = bundle.subject else { return nil }
+        guard !subject.isEmpty else { throw AuthStoreError.corrupt(entry, "\"sub\" is empty") }
+        guard let issuer = try absoluteURL(bundle.issuer, "issuer", entry: entry) else {
+            throw AuthStoreError.corrupt(entry, "\"sub\" needs the \"issuer\" it belongs to")
+        }
+        return Identity(issuer: issuer, subject: subject, displayName: bundle.displayName.flatMap { $0.isEmpty ? nil : $0 })
+    }
+
+    /// An optional URL member, or `corrupt` naming it when present and not an absolute URL.
+    private static func absoluteURL(_ text: String?, _ member: String, entry: String) throws -> URL? {
+        guard let text else { return nil }
+        guard let url = URL(string: text), url.scheme != nil else {
+            throw AuthStoreError.corrupt(entry, "\"\(member)\" is not an absolute URL")
+        }
+        return url
     }
 }

@@ -5,6 +5,7 @@ import OAuthTestServer
 import OAuthTestSupport
 import Testing
 import TokenAuth
+import TokenAuthTesting
 @testable import TokenAuthKeyring
 
 @Suite("AuthManager with the real keyring store", .needsSecretService)
@@ -26,6 +27,51 @@ struct AuthManagerKeyringTests {
         #expect(Set(tokens).count == 1)
         #expect(fixture.server.stats.refreshGrants == 1)
         #expect(try await TestKeyring.keyring.items(matching: store.attributes).count == 1)
+    }
+
+    @Test("forKeyringItem checks refreshed id_tokens against the stored identity: same sub adopted, another sub refused")
+    func forKeyringItemChecksIdentity() async throws {
+        // The server signs id_tokens by the same manual clock the verifier reads.
+        let clock = ManualWallClock()
+        let server = try await OAuthTestServer.start(OAuthTestServer.Configuration(clock: clock.wallClock))
+        defer { Task { await server.shutdown() } }
+        let service = TestKeyring.uniqueService()
+        let store = KeyringAuthStore(service: service, account: "alice", keyring: TestKeyring.keyring)
+        defer { Task { try? await store.erase() } }
+
+        // A sign-in with openid, as discovery would record it: the client knows its issuer and keys.
+        let client = OAuthClient(
+            tokenEndpoint: server.tokenEndpoint, clientID: "test-client", issuer: server.issuer, jwksURI: server.jwksURI,
+            userinfoEndpoint: server.userinfoEndpoint)
+        let response = try await TokenEndpointClient(client: client, wallClock: clock.wallClock)
+            .password(username: "alice", password: "wonderland", scope: "openid read")
+        let verifier = try #require(IDTokenVerifier(client: client, wallClock: clock.wallClock))
+        var auth = response.auth(updating: nil)
+        auth.identity = try await verifier.identity(from: response, nonce: nil, userinfoEndpoint: nil)
+        auth.expiresAt = clock.now.addingTimeInterval(-10)
+        try await store.save(StoredCredentials(auth: auth, client: client))
+
+        // Same account: adopted, and the identity is still in the item.
+        let manager = try await AuthManager.forKeyringItem(
+            service: service, account: "alice", keyring: TestKeyring.keyring, wallClock: clock.wallClock)
+        let refreshed = try await manager.validAuth()
+        #expect(refreshed.identity == auth.identity)
+        let stored = try #require(try await store.loadCredentials())
+        #expect(stored.identity == auth.identity)
+        #expect(stored.client?.jwksURI == server.jwksURI)
+
+        // Another account on the next refresh: refused, and the item is what it was.
+        clock.advance(by: 7200)
+        server.updateFaults { $0.idTokenFaults = [.changedSubject] }
+        let next = try await AuthManager.forKeyringItem(
+            service: service, account: "alice", keyring: TestKeyring.keyring, wallClock: clock.wallClock)
+        await #expect {
+            _ = try await next.validAuth()
+        } throws: { error in
+            (error as? AuthError)?.identityError == .subjectChanged
+        }
+        #expect(try await store.loadCredentials() == stored)
+        #expect(server.stats.refreshGrants == 2)
     }
 
     @Test("the rotated refresh token is in the keyring by the time a caller gets the new access token")

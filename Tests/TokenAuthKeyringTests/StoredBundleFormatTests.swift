@@ -53,6 +53,75 @@ struct StoredBundleFormatTests {
         ])
     }
 
+    // MARK: OpenID Connect: the issuer, its keys and who signed in (optional members of version 1)
+
+    static let openIDCredentials = StoredCredentials(
+        auth: Auth(accessToken: "access-7f3a", refreshToken: "refresh-91cc", expiresAt: expiry, scope: "openid read"),
+        client: OAuthClient(
+            tokenEndpoint: URL(string: "https://auth.example.org/token")!, clientID: "desktop-app",
+            issuer: URL(string: "https://auth.example.org")!, jwksURI: URL(string: "https://auth.example.org/jwks")!,
+            userinfoEndpoint: URL(string: "https://auth.example.org/userinfo")!),
+        identity: Identity(
+            issuer: URL(string: "https://auth.example.org")!, subject: "248289761001", displayName: "ada@example.org"))
+
+    @Test("the issuer, jwks_uri, userinfo_endpoint, sub and display_name round-trip as optional members")
+    func openIDRoundTrip() throws {
+        let text = try StoredBundleFormat.encode(Self.openIDCredentials)
+        let decoded = try StoredBundleFormat.decode(text, entry: Self.entry)
+        #expect(decoded == Self.openIDCredentials)
+        #expect(decoded.identity?.displayName == "ada@example.org")
+        #expect(decoded.client?.jwksURI == URL(string: "https://auth.example.org/jwks"))
+
+        let json = try object(text)
+        #expect(json["version"] as? Int == 1)
+        #expect(json["issuer"] as? String == "https://auth.example.org")
+        #expect(json["jwks_uri"] as? String == "https://auth.example.org/jwks")
+        #expect(json["userinfo_endpoint"] as? String == "https://auth.example.org/userinfo")
+        #expect(json["sub"] as? String == "248289761001")
+        #expect(json["display_name"] as? String == "ada@example.org")
+    }
+
+    @Test("an identity without a display name, and a client with an issuer but no identity, round-trip")
+    func openIDPartialRoundTrip() throws {
+        var noName = Self.openIDCredentials
+        noName.identity?.displayName = nil
+        #expect(try StoredBundleFormat.decode(StoredBundleFormat.encode(noName), entry: Self.entry) == noName)
+        #expect(try object(StoredBundleFormat.encode(noName))["display_name"] == nil)
+
+        var noIdentity = Self.openIDCredentials
+        noIdentity.identity = nil
+        let text = try StoredBundleFormat.encode(noIdentity)
+        #expect(try StoredBundleFormat.decode(text, entry: Self.entry) == noIdentity)
+        #expect(try object(text)["sub"] == nil)
+    }
+
+    @Test("an item written before these members existed reads as before: no issuer, no identity")
+    func olderItemsStillRead() throws {
+        let old = """
+            {"access_token":"access-7f3a","client_auth":"none","client_id":"desktop-app",\
+            "expires_at":"2027-01-15T08:00:00Z","refresh_token":"refresh-91cc","scope":"read",\
+            "token_endpoint":"https://auth.example.org/token","token_type":"Bearer","version":1}
+            """
+        let decoded = try StoredBundleFormat.decode(old, entry: Self.entry)
+        #expect(decoded.identity == nil)
+        #expect(decoded.client?.issuer == nil && decoded.client?.jwksURI == nil && decoded.client?.userinfoEndpoint == nil)
+        #expect(decoded.auth.accessToken == "access-7f3a")
+        // Written back, it has none of the new members either.
+        let json = try object(StoredBundleFormat.encode(decoded))
+        #expect(json["issuer"] == nil && json["sub"] == nil && json["jwks_uri"] == nil)
+    }
+
+    @Test("a sub without its issuer, or an issuer that is not a URL, is corrupt", arguments: [
+        #"{"version":1,"access_token":"x","sub":"248289761001"}"#,
+        #"{"version":1,"access_token":"x","sub":"","issuer":"https://auth.example.org"}"#,
+        #"{"version":1,"access_token":"x","sub":"s","issuer":"not a url"}"#,
+        #"{"version":1,"access_token":"x","token_endpoint":"https://a.example/t","client_id":"c","jwks_uri":"keys"}"#,
+    ])
+    func openIDCorrupt(text: String) throws {
+        let error = decodingError(text)
+        #expect(error?.code == .corrupt)
+    }
+
     @Test("a bundle with only an access token writes no member for what it lacks, and reads back equal")
     func sparseRoundTrip() throws {
         let credentials = StoredCredentials(auth: Auth(accessToken: "only-this"))

@@ -94,6 +94,58 @@ struct TokenctlKeyringTests {
         }
     }
 
+    @Test("status says who signed in, by display name or sub, with the issuer; --json has the identity")
+    func statusShowsIdentity() async throws {
+        try await withService { service in
+            let item = ["--service", service, "--account", "ada"]
+            let withIdentity = """
+                {"version":1,"access_token":"\(Self.accessToken)","refresh_token":"\(Self.refreshToken)",
+                 "token_endpoint":"https://auth.example.org/token","client_id":"desktop-app",
+                 "issuer":"https://auth.example.org","jwks_uri":"https://auth.example.org/jwks",
+                 "sub":"248289761001","display_name":"ada@example.org"}
+                """
+            let imported = try await tokenctl(["import"] + item, stdin: withIdentity)
+            #expect(imported.status == 0, "\(imported.stderr)")
+
+            let status = try await tokenctl(["status"] + item)
+            #expect(status.status == 0, "\(status.stderr)")
+            let lines = status.stdout.split(separator: "\n").map(String.init)
+            #expect(lines.first == "signed in as ada@example.org (https://auth.example.org)")
+            #expect(lines.contains("issuer:         https://auth.example.org"))
+            #expect(status.stdout.contains("refresh token:  yes"))
+
+            let shown = try await tokenctl(["status", "--json"] + item)
+            let json = try shown.json()
+            let identity = try #require(json["identity"] as? [String: Any])
+            #expect(identity["sub"] as? String == "248289761001")
+            #expect(identity["display_name"] as? String == "ada@example.org")
+            #expect(identity["issuer"] as? String == "https://auth.example.org")
+            #expect(json["issuer"] as? String == "https://auth.example.org")
+            expectNoSecrets([imported, status, shown])
+
+            // Without a display name, the sub; the identity survives the import into the keyring.
+            let withoutName = withIdentity.replacingOccurrences(of: #","display_name":"ada@example.org""#, with: "")
+            #expect(try await tokenctl(["import"] + item, stdin: withoutName).status == 0)
+            let bare = try await tokenctl(["status"] + item)
+            #expect(bare.stdout.hasPrefix("signed in as 248289761001 (https://auth.example.org)\n"))
+            let stored = try #require(try await KeyringAuthStore(service: service, account: "ada", keyring: keyring).loadCredentials())
+            #expect(stored.identity?.subject == "248289761001")
+            #expect(stored.client?.jwksURI == URL(string: "https://auth.example.org/jwks"))
+        }
+    }
+
+    @Test("status of an item without an identity says nothing about who signed in")
+    func statusWithoutIdentity() async throws {
+        try await withService { service in
+            let item = ["--service", service, "--account", "ada"]
+            #expect(try await tokenctl(["import"] + item, stdin: Self.storedFormat).status == 0)
+            let status = try await tokenctl(["status"] + item)
+            #expect(status.status == 0)
+            #expect(!status.stdout.contains("signed in as"))
+            #expect(status.stdout.hasPrefix("service:"))
+        }
+    }
+
     @Test("import reads an RFC 6749 §5.1 token response and turns expires_in into an absolute expiry")
     func importTokenResponse() async throws {
         try await withService { service in

@@ -19,6 +19,12 @@ public struct Auth: Sendable, Equatable {
     /// With ``expiresAt`` it gives the token's lifetime, which bounds the refresh leeway
     /// (see ``refreshLeeway(atMost:)``).
     public var issuedAt: Date?
+    /// Who signed in, when the tokens came with a validated OpenID Connect `id_token`; `nil` otherwise.
+    ///
+    /// It travels with the tokens: a refresh keeps it (``TokenResponse/auth(updating:)``), or replaces it only
+    /// with an identity of the same account (``AuthManager/Configuration/identityCheck``), and stores write it with
+    /// them. It is not a secret, but it is personal data: ``description`` does not show it.
+    public var identity: Identity?
 
     /// Creates a token bundle.
     public init(
@@ -27,7 +33,8 @@ public struct Auth: Sendable, Equatable {
         refreshToken: String? = nil,
         expiresAt: Date? = nil,
         scope: String? = nil,
-        issuedAt: Date? = nil
+        issuedAt: Date? = nil,
+        identity: Identity? = nil
     ) {
         self.accessToken = accessToken
         self.tokenType = tokenType
@@ -35,6 +42,7 @@ public struct Auth: Sendable, Equatable {
         self.expiresAt = expiresAt
         self.scope = scope
         self.issuedAt = issuedAt
+        self.identity = identity
     }
 
     /// Whether the access token is still usable at `now` for at least `leeway` more.

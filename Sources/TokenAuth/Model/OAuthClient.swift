@@ -25,6 +25,16 @@ public struct OAuthClient: Sendable, Equatable {
     public var authentication: Authentication
     /// The token revocation endpoint (RFC 7009), used on logout when present.
     public var revocationEndpoint: URL?
+    /// The issuer identifier the endpoints were discovered from (RFC 8414, OpenID Connect Discovery), exactly as
+    /// the metadata named it; `nil` when the endpoints were configured by hand.
+    ///
+    /// With ``jwksURI`` it is all a later refresh needs to validate a new `id_token` without discovering again.
+    public var issuer: URL?
+    /// Where the issuer publishes its signing keys (`jwks_uri`), to validate `id_token`s.
+    public var jwksURI: URL?
+    /// The OpenID Connect UserInfo endpoint (`userinfo_endpoint`), asked for a display name when the `id_token`
+    /// has none.
+    public var userinfoEndpoint: URL?
 
     /// Creates a client description.
     public init(
@@ -32,13 +42,19 @@ public struct OAuthClient: Sendable, Equatable {
         clientID: String,
         clientSecret: String? = nil,
         authentication: Authentication? = nil,
-        revocationEndpoint: URL? = nil
+        revocationEndpoint: URL? = nil,
+        issuer: URL? = nil,
+        jwksURI: URL? = nil,
+        userinfoEndpoint: URL? = nil
     ) {
         self.tokenEndpoint = tokenEndpoint
         self.clientID = clientID
         self.clientSecret = clientSecret
         self.authentication = authentication ?? (clientSecret == nil ? .none : .clientSecretBasic)
         self.revocationEndpoint = revocationEndpoint
+        self.issuer = issuer
+        self.jwksURI = jwksURI
+        self.userinfoEndpoint = userinfoEndpoint
     }
 }
 

@@ -10,10 +10,20 @@ public struct StoredCredentials: Sendable, Equatable {
     /// import, and for entries written by stores that do not record it.
     public var refreshedAt: Date?
 
+    /// Who signed in, when the entry records it: the same value as `auth.identity`, which carries it through
+    /// refreshes and stores.
+    public var identity: Identity? {
+        get { auth.identity }
+        set { auth.identity = newValue }
+    }
+
     /// Creates an entry.
-    public init(auth: Auth, client: OAuthClient? = nil, refreshedAt: Date? = nil) {
+    ///
+    /// - Parameter identity: Who signed in; when given, it replaces `auth.identity`. `nil` keeps `auth`'s.
+    public init(auth: Auth, client: OAuthClient? = nil, refreshedAt: Date? = nil, identity: Identity? = nil) {
         self.auth = auth
         self.client = client
         self.refreshedAt = refreshedAt
+        if let identity { self.auth.identity = identity }
     }
 }

@@ -54,7 +54,8 @@ public struct AuthorizationServerMetadata: Sendable, Equatable {
     }
 
     /// The client to sign in as and to store with the tokens: this server's token and revocation endpoints with
-    /// the app's registration.
+    /// the app's registration, and the issuer with its `jwks_uri` and `userinfo_endpoint`, so that the stored item
+    /// alone can refresh, revoke and validate later `id_token`s without discovering again.
     ///
     /// - Parameters:
     ///   - clientID: The client identifier registered at the provider.
@@ -67,7 +68,8 @@ public struct AuthorizationServerMetadata: Sendable, Equatable {
     ) -> OAuthClient {
         OAuthClient(
             tokenEndpoint: tokenEndpoint, clientID: clientID, clientSecret: clientSecret,
-            authentication: authentication, revocationEndpoint: revocationEndpoint)
+            authentication: authentication, revocationEndpoint: revocationEndpoint,
+            issuer: URL(string: issuer), jwksURI: jwksURI, userinfoEndpoint: userinfoEndpoint)
     }
 
     /// Reads and checks a metadata document fetched from `url` for the issuer `expectedIssuer`.

@@ -68,7 +68,8 @@ public struct SignIn: Sendable {
             client = OAuthClient(
                 tokenEndpoint: client.tokenEndpoint, clientID: client.clientID, clientSecret: secret,
                 authentication: previous.authentication,
-                revocationEndpoint: client.revocationEndpoint ?? previous.revocationEndpoint)
+                revocationEndpoint: client.revocationEndpoint ?? previous.revocationEndpoint,
+                issuer: client.issuer, jwksURI: client.jwksURI, userinfoEndpoint: client.userinfoEndpoint)
         }
         credentials.client = client
         credentials.auth.scope = credentials.auth.scope ?? scope

@@ -21,6 +21,12 @@ public struct TokenResponse: Sendable, Equatable {
     /// When the request that obtained these tokens was sent: the start of the access token's lifetime as this client
     /// can know it. `nil` when unknown.
     public var issuedAt: Date?
+    /// The OpenID Connect `id_token` (a signed JWT saying who signed in), when the scope included `openid`;
+    /// `nil` when the response had none, or an empty one.
+    ///
+    /// Unvalidated as received: ``IDTokenVerifier`` checks it. It is a credential: never shown in ``description``,
+    /// never logged, and not stored (only the ``Identity`` validated from it is).
+    public var idToken: String?
 
     /// Creates a token response.
     public init(
@@ -29,7 +35,8 @@ public struct TokenResponse: Sendable, Equatable {
         refreshToken: String? = nil,
         expiresAt: Date? = nil,
         scope: String? = nil,
-        issuedAt: Date? = nil
+        issuedAt: Date? = nil,
+        idToken: String? = nil
     ) {
         self.accessToken = accessToken
         self.tokenType = tokenType
@@ -37,6 +44,7 @@ public struct TokenResponse: Sendable, Equatable {
         self.expiresAt = expiresAt
         self.scope = scope
         self.issuedAt = issuedAt
+        self.idToken = idToken
     }
 
     /// Parses the JSON body of a token response, without any network request — for example one that a user
@@ -99,7 +107,8 @@ public struct TokenResponse: Sendable, Equatable {
             refreshToken: refreshToken,
             expiresAt: body.expiresIn.map { sentAt.addingTimeInterval($0) },
             scope: body.scope.flatMap { $0.isEmpty ? nil : $0 },
-            issuedAt: sentAt
+            issuedAt: sentAt,
+            idToken: body.idToken.flatMap { $0.isEmpty ? nil : $0 }
         )
     }
 
@@ -107,7 +116,8 @@ public struct TokenResponse: Sendable, Equatable {
     ///
     /// Without a new refresh token the previous one is kept (RFC 6749 §6: the server may keep it valid); without
     /// a scope the previous scope is kept (§5.1: the scope is omitted when unchanged). Dropping either would turn
-    /// a routine refresh into a forced sign-in.
+    /// a routine refresh into a forced sign-in. The previous ``Auth/identity`` is kept too: a new `id_token`
+    /// changes it only once validated (``IDTokenVerifier/identity(afterRefresh:keeping:)``).
     public func auth(updating previous: Auth?) -> Auth {
         Auth(
             accessToken: accessToken,
@@ -115,7 +125,8 @@ public struct TokenResponse: Sendable, Equatable {
             refreshToken: refreshToken ?? previous?.refreshToken,
             expiresAt: expiresAt,
             scope: scope ?? previous?.scope,
-            issuedAt: issuedAt
+            issuedAt: issuedAt,
+            identity: previous?.identity
         )
     }
 }
@@ -127,6 +138,7 @@ extension TokenResponse: CustomStringConvertible, CustomDebugStringConvertible {
         parts.append("refreshToken: \(refreshToken == nil ? "none" : "<redacted>")")
         if let expiresAt { parts.append("expiresAt: \(expiresAt.formatted(.iso8601))") }
         if let scope { parts.append("scope: \(scope)") }
+        if idToken != nil { parts.append("idToken: <redacted>") }
         return "TokenResponse(\(parts.joined(separator: ", ")))"
     }
 

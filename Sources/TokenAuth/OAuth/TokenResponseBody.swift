@@ -9,6 +9,8 @@ struct TokenResponseBody: Decodable {
     /// Seconds, from a JSON number or a numeric string; `nil` when absent, negative or not a finite number.
     var expiresIn: TimeInterval?
     var scope: String?
+    /// The OpenID Connect `id_token`, when the scope included `openid`.
+    var idToken: String?
     /// Whether an `error` member is present at all, whatever its type.
     var hasError: Bool
     var error: String?
@@ -20,6 +22,7 @@ struct TokenResponseBody: Decodable {
         case refreshToken = "refresh_token"
         case expiresIn = "expires_in"
         case scope
+        case idToken = "id_token"
         case error
         case errorDescription = "error_description"
     }
@@ -30,6 +33,7 @@ struct TokenResponseBody: Decodable {
         tokenType = try? container.decodeIfPresent(String.self, forKey: .tokenType)
         refreshToken = try? container.decodeIfPresent(String.self, forKey: .refreshToken)
         scope = try? container.decodeIfPresent(String.self, forKey: .scope)
+        idToken = try? container.decodeIfPresent(String.self, forKey: .idToken)
         hasError = container.contains(.error)
         error = try? container.decodeIfPresent(String.self, forKey: .error)
         errorDescription = try? container.decodeIfPresent(String.self, forKey: .errorDescription)

@@ -27,6 +27,17 @@ extension AuthManager {
         public var usesClientCredentials: Bool
         /// The scope to request, if any.
         public var scope: String?
+        /// Checks the `id_token` of each refresh against the stored ``Auth/identity`` (usually an
+        /// ``IDTokenVerifier`` for the stored client); `nil` ignores refreshed `id_token`s and keeps the identity.
+        ///
+        /// Used only when the current tokens have an identity. Its ``IdentityCheck/prepare()`` runs before the
+        /// refresh token is sent (fetching the issuer's keys), and a response with an `id_token` is adopted only when
+        /// the token is valid and names the same issuer and subject. Otherwise nothing is stored or handed out, the
+        /// stored item is left as it is whatever the ``rejectionPolicy``, and the refresh token is not sent again
+        /// until new credentials arrive: an `id_token` for another account is ``AuthError/Code/loginRequired``
+        /// (``IDTokenError/subjectChanged``), an invalid one ``AuthError/Code/misconfigured``, and keys that cannot
+        /// be fetched just now ``AuthError/Code/transient`` (with backoff). ``AuthError/identityError`` says which.
+        public var identityCheck: (any IdentityCheck)?
 
         /// Creates a configuration.
         public init(
@@ -36,7 +47,8 @@ extension AuthManager {
             backoff: Backoff = Backoff(),
             rejectionPolicy: RejectionPolicy = .keepStoredCredentials,
             usesClientCredentials: Bool = false,
-            scope: String? = nil
+            scope: String? = nil,
+            identityCheck: (any IdentityCheck)? = nil
         ) {
             self.leeway = leeway
             self.refreshLimit = refreshLimit
@@ -45,6 +57,7 @@ extension AuthManager {
             self.rejectionPolicy = rejectionPolicy
             self.usesClientCredentials = usesClientCredentials
             self.scope = scope
+            self.identityCheck = identityCheck
         }
     }
 }

@@ -332,6 +332,17 @@ public actor AuthManager {
                 "more than \(configuration.refreshLimit) refreshes within \(configuration.refreshWindow)")
         }
 
+        // The identity check's keys are fetched before the refresh token is spent: afterwards, a response that
+        // cannot be checked would be discarded together with its rotated refresh token.
+        let identityCheck = session.current?.identity == nil ? nil : configuration.identityCheck
+        if let identityCheck {
+            do {
+                try await identityCheck.prepare()
+            } catch {
+                throw identityRejected(error, refreshToken: refreshToken, generation: generation)
+            }
+        }
+
         emit(.refreshStarted)
         logger.debug("refreshing", metadata: ["grant": "\(refreshToken == nil ? "client_credentials" : "refresh_token")"])
         let response: TokenResponse
@@ -350,7 +361,16 @@ public actor AuthManager {
             return try sessionAfterReplacement()
         }
         let previous = session.current
-        let auth = response.auth(updating: previous)
+        var auth = response.auth(updating: previous)
+        if let identityCheck, let identity = previous?.identity, response.idToken != nil {
+            // Tokens for another account, or with an id_token that does not validate, are never adopted.
+            do {
+                auth.identity = try await identityCheck.identity(afterRefresh: response, keeping: identity)
+            } catch {
+                throw identityRejected(error, refreshToken: refreshToken, generation: generation)
+            }
+            guard session.isCurrent(generation) else { return try sessionAfterReplacement() }
+        }
         throttle.reset()
         emit(.refreshSucceeded)
         if let previous = previous?.refreshToken, let new = response.refreshToken, new != previous {
@@ -420,6 +440,35 @@ public actor AuthManager {
             "failures": "\(throttle.consecutiveFailures)", "delay": "\(transient.retryAfter ?? .zero)",
         ])
         return transient
+    }
+
+    /// Classifies a failure of the identity check (before the request, or of the response's `id_token`). The
+    /// refresh's tokens, if any, are discarded; the store is not touched, whatever the rejection policy.
+    private func identityRejected(_ error: any Error, refreshToken: String?, generation: Int) -> AuthError {
+        if error is CancellationError { return AuthError.transient("the refresh was cancelled", retryAfter: nil, underlying: nil) }
+        let identityError = error as? IDTokenError
+        if let identityError, identityError.isTransient {
+            let transient = throttle.recordFailure(at: wallClock(), retryAfter: nil, random: random) { delay in
+                AuthError(.transient, "\(identityError)", retryAfter: delay, identityError: identityError)
+            }
+            emit(.refreshFailed(.transient))
+            logger.notice("the identity check cannot run just now; backing off", metadata: ["error": "\(LogRedaction.error(error))"])
+            return transient
+        }
+        let rejection: AuthError
+        if identityError?.code == .subjectChanged {
+            rejection = AuthError(
+                .loginRequired, "the refresh answered for another account; its tokens were discarded",
+                identityError: identityError)
+        } else {
+            rejection = AuthError(
+                .misconfigured, identityError.map { "\($0)" } ?? "the identity check failed (\(type(of: error)))",
+                identityError: identityError)
+        }
+        emit(.refreshFailed(.permanent(oauthErrorCode: nil)))
+        logger.warning("the refreshed id_token was not accepted; the stored tokens are kept", metadata: ["error": "\(LogRedaction.error(error))"])
+        if session.isCurrent(generation) { session.reject(refreshToken: refreshToken, because: rejection) }
+        return rejection
     }
 
     private func emit(_ event: AuthEvent) {

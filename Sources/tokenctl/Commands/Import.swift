@@ -44,10 +44,13 @@ extension TokenCtl {
                 }
                 if let tokenURL, let clientID, let url = URL(string: tokenURL) {
                     let previous = credentials.client
+                    let sameClient = previous?.clientID == clientID
                     credentials.client = OAuthClient(
                         tokenEndpoint: url, clientID: clientID,
-                        clientSecret: previous?.clientID == clientID ? previous?.clientSecret : nil,
-                        revocationEndpoint: previous?.revocationEndpoint)
+                        clientSecret: sameClient ? previous?.clientSecret : nil,
+                        revocationEndpoint: previous?.revocationEndpoint,
+                        issuer: sameClient ? previous?.issuer : nil, jwksURI: sameClient ? previous?.jwksURI : nil,
+                        userinfoEndpoint: sameClient ? previous?.userinfoEndpoint : nil)
                 }
                 let store = KeyringAuthStore(service: item.service, account: item.account, keyring: keyringOptions.keyring)
                 try await store.saveExplicitly(credentials)

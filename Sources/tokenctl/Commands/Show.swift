@@ -6,8 +6,9 @@ import TokenAuthKeyring
 extension TokenCtl {
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Show the state of an account's sign-in: expiry, refresh token, endpoints, last refresh.",
+            abstract: "Show the state of an account's sign-in: who, expiry, refresh token, endpoints, last refresh.",
             discussion: """
+                After an OpenID Connect sign-in, the first line says who signed in: "signed in as NAME (ISSUER)". \
                 Times are in local time, with how long until (or since) they are. Never prints a token or secret. \
                 With --json, expires_at and refreshed_at are UTC (ISO 8601) and expires_in_seconds counts from now. \
                 Exit code 3 when nothing is stored.
@@ -61,8 +62,12 @@ extension TokenCtl {
             if let clientID = summary.clientID {
                 rows.append(("client id", clientID + (summary.hasClientSecret ? " (with client secret)" : "")))
             }
-            return rows.map { "\($0.0 + ":")".padding(toLength: 16, withPad: " ", startingAt: 0) + $0.1 }
+            if let issuer = summary.issuer {
+                rows.append(("issuer", issuer.absoluteString))
+            }
+            let table = rows.map { "\($0.0 + ":")".padding(toLength: 16, withPad: " ", startingAt: 0) + $0.1 }
                 .joined(separator: "\n")
+            return summary.signedInAs.map { $0 + "\n" + table } ?? table
         }
     }
 }

@@ -31,6 +31,21 @@ struct CredentialsSummary: Sendable, Equatable, Encodable {
     let refreshedAt: Date?
     /// Seconds since ``refreshedAt`` at the time of the summary.
     let secondsSinceRefresh: Int?
+    /// The issuer the endpoints were discovered from, if recorded.
+    let issuer: URL?
+    /// Who signed in, if recorded (an OpenID Connect sign-in).
+    let identity: IdentitySummary?
+
+    /// Who signed in: the identity's issuer, subject and display name.
+    struct IdentitySummary: Sendable, Equatable, Encodable {
+        let issuer: URL
+        let subject: String
+        let displayName: String?
+
+        enum CodingKeys: String, CodingKey {
+            case issuer, subject = "sub", displayName = "display_name"
+        }
+    }
 
     /// Summarises `credentials` as of `now`.
     init(service: String, account: String, credentials: StoredCredentials, now: Date) {
@@ -49,6 +64,16 @@ struct CredentialsSummary: Sendable, Equatable, Encodable {
         revocationEndpoint = credentials.client?.revocationEndpoint
         refreshedAt = credentials.refreshedAt
         secondsSinceRefresh = credentials.refreshedAt.map { max(0, Int(now.timeIntervalSince($0).rounded(.down))) }
+        issuer = credentials.client?.issuer ?? credentials.identity?.issuer
+        identity = credentials.identity.map {
+            IdentitySummary(issuer: $0.issuer, subject: $0.subject, displayName: $0.displayName)
+        }
+    }
+
+    /// "signed in as ada@example.com (https://auth.example.com)": the display name, else the subject, and the
+    /// issuer; `nil` without an identity.
+    var signedInAs: String? {
+        identity.map { "signed in as \($0.displayName ?? $0.subject) (\($0.issuer.absoluteString))" }
     }
 
     /// "expires in 4 min", "expired 3 h 2 min ago", or "no expiry recorded".
@@ -79,5 +104,6 @@ struct CredentialsSummary: Sendable, Equatable, Encodable {
         case tokenEndpoint = "token_endpoint", clientID = "client_id", hasClientSecret = "has_client_secret"
         case revocationEndpoint = "revocation_endpoint", refreshedAt = "refreshed_at"
         case secondsSinceRefresh = "seconds_since_refresh"
+        case issuer, identity
     }
 }

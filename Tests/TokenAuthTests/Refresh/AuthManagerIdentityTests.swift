@@ -1,0 +1,166 @@
+import Foundation
+import OAuthTestServer
+import Synchronization
+import Testing
+@testable import TokenAuth
+import TokenAuthTesting
+
+@Suite("AuthManager with an identity check: a refresh never changes who is signed in")
+struct AuthManagerIdentityTests {
+    /// A signed-in session for alice with an identity, expired so the next call refreshes, in a store, and a
+    /// manager that checks refreshed id_tokens with `check` (the fixture's verifier by default).
+    struct Session {
+        let fixture: OpenIDFixture
+        let signedIn: Auth
+        let store: InMemoryAuthStore
+        let manager: AuthManager
+
+        init(_ fixture: OpenIDFixture, check: (any IdentityCheck)? = nil, identity: Bool = true) async throws {
+            self.fixture = fixture
+            let response = try await fixture.passwordGrant(scope: "openid read")
+            var auth = response.auth(updating: nil)
+            if identity {
+                auth.identity = try await fixture.verifier.identity(from: response, nonce: nil, userinfoEndpoint: nil)
+            }
+            auth.expiresAt = fixture.clock.now.addingTimeInterval(-10)
+            signedIn = auth
+            store = InMemoryAuthStore(auth)
+            let client = OAuthClient(tokenEndpoint: fixture.server.tokenEndpoint, clientID: OpenIDFixture.clientID)
+            manager = AuthManager(
+                store: store,
+                refresher: TokenEndpointClient(client: client, wallClock: fixture.clock.wallClock),
+                configuration: .init(backoff: Backoff(jitter: false), identityCheck: check ?? fixture.verifier),
+                wallClock: fixture.clock.wallClock)
+        }
+
+        /// The `AuthError` of `validAuth()`.
+        func failure() async -> AuthError? {
+            do {
+                _ = try await manager.validAuth()
+                return nil
+            } catch {
+                return error as? AuthError
+            }
+        }
+    }
+
+    @Test("a refreshed id_token for the same account: the tokens are adopted and stored with the identity")
+    func sameAccount() async throws {
+        try await withOpenID { fixture in
+            let session = try await Session(fixture)
+            let refreshed = try await session.manager.validAuth()
+            #expect(refreshed.accessToken != session.signedIn.accessToken)
+            #expect(refreshed.identity == session.signedIn.identity)
+            #expect(session.store.current == refreshed)
+            #expect(fixture.server.stats.refreshGrants == 1)
+            #expect(fixture.server.stats.idTokensIssued == 2)
+            // The keys fetched for the sign-in were reused.
+            #expect(fixture.server.stats.jwksRequests == 1)
+        }
+    }
+
+    @Test("a refreshed id_token for another sub: loginRequired, nothing stored or handed out, not asked again")
+    func changedSubject() async throws {
+        try await withOpenID { fixture in
+            let session = try await Session(fixture)
+            fixture.server.updateFaults { $0.idTokenFaults = [.changedSubject] }
+            let error = try #require(await session.failure())
+            #expect(error.code == .loginRequired)
+            #expect(error.identityError == .subjectChanged)
+            #expect(session.store.current == session.signedIn)
+            #expect(session.store.saveCount == 0)
+
+            let again = try #require(await session.failure())
+            #expect(again.identityError == .subjectChanged)
+            #expect(fixture.server.stats.refreshGrants == 1)
+        }
+    }
+
+    @Test("a refreshed id_token that does not validate: misconfigured, and the stored tokens are kept")
+    func invalidIDToken() async throws {
+        try await withOpenID { fixture in
+            let session = try await Session(fixture)
+            fixture.server.updateFaults { $0.idTokenFaults = [.badSignature] }
+            let error = try #require(await session.failure())
+            #expect(error.code == .misconfigured)
+            #expect(error.identityError == .badSignature)
+            #expect(!error.fix.isEmpty)
+            #expect(session.store.current == session.signedIn)
+            #expect(session.store.saveCount == 0)
+        }
+    }
+
+    @Test("keys that cannot be fetched stop the refresh before the refresh token is sent: transient, then it works")
+    func keysUnavailableBeforeRefresh() async throws {
+        try await withOpenID { fixture in
+            // A verifier of its own, with nothing cached, so the refresh has to fetch the keys.
+            let session = try await Session(fixture, check: fixture.verifier())
+            fixture.server.updateFaults { $0.jwksUnavailable = 1 }
+            let error = try #require(await session.failure())
+            #expect(error.code == .transient)
+            #expect(error.identityError == .jwksUnavailable)
+            #expect(fixture.server.stats.refreshGrants == 0)
+            #expect(session.store.current == session.signedIn)
+
+            fixture.clock.advance(by: error.retryAfter ?? .seconds(1))
+            let refreshed = try await session.manager.validAuth()
+            #expect(refreshed.identity == session.signedIn.identity)
+            #expect(fixture.server.stats.refreshGrants == 1)
+        }
+    }
+
+    @Test("tokens without an identity are refreshed without consulting the identity check")
+    func noIdentityNoCheck() async throws {
+        try await withOpenID { fixture in
+            let check = CountingIdentityCheck()
+            let session = try await Session(fixture, check: check, identity: false)
+            fixture.server.updateFaults { $0.idTokenFaults = [.changedSubject] }
+            let refreshed = try await session.manager.validAuth()
+            #expect(refreshed.identity == nil)
+            #expect(check.prepared == 0 && check.checked == 0)
+        }
+    }
+
+    @Test("an identity check that fails with another error: misconfigured; prepared before the request, checked after")
+    func otherFailure() async throws {
+        try await withOpenID { fixture in
+            let check = CountingIdentityCheck()
+            let session = try await Session(fixture, check: check)
+            let refreshed = try await session.manager.validAuth()
+            #expect(refreshed.identity == session.signedIn.identity)
+            #expect(check.prepared == 1 && check.checked == 1)
+
+            let failing = CountingIdentityCheck(failure: Unexpected())
+            let second = try await Session(fixture, check: failing)
+            let error = try #require(await second.failure())
+            #expect(error.code == .misconfigured)
+            #expect(error.identityError == nil)
+            #expect(second.store.current == second.signedIn)
+        }
+    }
+}
+
+private struct Unexpected: Error {}
+
+/// An identity check that counts its calls, keeps the previous identity, and can be told to fail the check.
+final class CountingIdentityCheck: IdentityCheck {
+    private let state = Mutex((prepared: 0, checked: 0))
+    private let failure: (any Error)?
+
+    init(failure: (any Error)? = nil) {
+        self.failure = failure
+    }
+
+    var prepared: Int { state.withLock { $0.prepared } }
+    var checked: Int { state.withLock { $0.checked } }
+
+    func prepare() async throws {
+        state.withLock { $0.prepared += 1 }
+    }
+
+    func identity(afterRefresh response: TokenResponse, keeping previous: Identity) async throws -> Identity {
+        state.withLock { $0.checked += 1 }
+        if let failure { throw failure }
+        return previous
+    }
+}
