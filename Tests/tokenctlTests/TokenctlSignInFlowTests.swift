@@ -19,7 +19,7 @@ extension TokenctlNetworkTests {
                 let directory = try TemporaryDirectory()
                 let page = directory.url.appendingPathComponent("page.html").path
                 let result = try await tokenctl(
-                    Self.login(fixture, "--scope", "read"),
+                    Self.login(fixture, "--scope", "openid read"),
                     environment: ["BROWSER": "curl -sSL --max-time 60 -o \(page) %s", "DISPLAY": nil])
                 #expect(result.status == 0, "\(result.stderr)")
                 #expect(result.stderr.contains("To sign in, open this URL"))
@@ -29,8 +29,12 @@ extension TokenctlNetworkTests {
                 let stored = try #require(try await fixture.store.loadCredentials())
                 #expect(stored.client?.tokenEndpoint == fixture.server.tokenEndpoint)
                 #expect(stored.client?.revocationEndpoint == fixture.server.revocationEndpoint)
-                #expect(stored.auth.scope == "read")
+                #expect(stored.auth.scope == "openid read")
+                #expect(stored.auth.identity?.subject == OAuthTestServer.subjectIdentifier(ofUser: "ada"))
+                #expect(stored.client?.issuer == fixture.server.issuer)
                 #expect(fixture.server.browserFlowStats.successfulExchanges == 1)
+                let status = try await tokenctl(fixture.item("status"))
+                #expect(status.stdout.hasPrefix("signed in as "), "\(status.stdout)")
                 let token = try await tokenctl(fixture.item("token"))
                 #expect(token.status == 0, "\(token.stderr)")
                 #expect(token.stdout == stored.auth.accessToken + "\n")

@@ -164,20 +164,27 @@ public struct BrowserSignIn: Sendable {
         }
         let request = AuthorizationRequest(
             endpoint: authorizationEndpoint, clientID: client.clientID, redirectURI: listener.redirectURI, scope: scope)
+        let (client, transport, wallClock) = (self.client, self.transport, self.wallClock)
         let exchange = CodeExchange(
             request: request, issuer: issuer, requiresIssuerParameter: requiresIssuerParameter,
-            endpoint: TokenEndpointClient(client: client, transport: transport, wallClock: wallClock))
+            endpoint: TokenEndpointClient(client: client, transport: transport, wallClock: wallClock),
+            identify: { response in
+                try await SignInIdentity.resolve(
+                    response, scope: scope, nonce: request.nonce, client: client, transport: transport,
+                    wallClock: wallClock)
+            })
         let limit = timeLimit
         let url = request.url
         return try await withThrowingTaskGroup(
             of: (credentials: StoredCredentials, response: TokenResponse, nonce: String?)?.self
         ) { group in
             group.addTask {
-                let response = try await listener.receive(
+                let (response, identity) = try await listener.receive(
                     timeLimit: limit, clock: clock, timedOut: { BrowserSignInError.timedOut(after: limit) },
                     exchange.handle)
                 var auth = response.auth(updating: nil)
                 auth.scope = auth.scope ?? scope
+                auth.identity = identity
                 return (StoredCredentials(auth: auth, client: client), response, request.nonce)
             }
             group.addTask {
@@ -204,16 +211,24 @@ private final class CodeExchange: Sendable {
     let issuer: String?
     let requiresIssuerParameter: Bool
     let endpoint: TokenEndpointClient
+    /// Validates the `id_token` when the scope asked for `openid`: a sign-in that fails it fails as a whole.
+    let identify: @Sendable (TokenResponse) async throws -> Identity?
     private let answered = Mutex(false)
 
-    init(request: AuthorizationRequest, issuer: String?, requiresIssuerParameter: Bool, endpoint: TokenEndpointClient) {
+    typealias Outcome = (response: TokenResponse, identity: Identity?)
+
+    init(
+        request: AuthorizationRequest, issuer: String?, requiresIssuerParameter: Bool, endpoint: TokenEndpointClient,
+        identify: @escaping @Sendable (TokenResponse) async throws -> Identity?
+    ) {
         self.request = request
         self.issuer = issuer
         self.requiresIssuerParameter = requiresIssuerParameter
         self.endpoint = endpoint
+        self.identify = identify
     }
 
-    func handle(_ redirect: LoopbackRedirectListener.Request) async -> LoopbackRedirectListener.Decision<TokenResponse> {
+    func handle(_ redirect: LoopbackRedirectListener.Request) async -> LoopbackRedirectListener.Decision<Outcome> {
         guard redirect.single("state") == request.state else { return .keepWaiting(.unexpected) }
         let first = answered.withLock { answered in
             defer { answered = true }
@@ -239,13 +254,14 @@ private final class CodeExchange: Sendable {
         do {
             let response = try await endpoint.authorizationCode(
                 code, redirectURI: request.redirectURI, codeVerifier: request.pkce.verifier)
-            return .finish(.signedIn, .success(response))
+            let identity = try await identify(response)
+            return .finish(.signedIn(as: identity?.displayName), .success((response, identity)))
         } catch {
             return fail(error)
         }
     }
 
-    private func fail(_ error: any Error) -> LoopbackRedirectListener.Decision<TokenResponse> {
+    private func fail(_ error: any Error) -> LoopbackRedirectListener.Decision<Outcome> {
         let problem: String
         let advice: String
         switch error {
@@ -254,6 +270,9 @@ private final class CodeExchange: Sendable {
             advice = error.fix
         case let error as TokenEndpointError:
             problem = "The app could not complete the sign-in with the provider: \(error.description)"
+            advice = "Go back to the app and sign in again."
+        case let error as IDTokenError:
+            problem = "The app could not confirm who signed in: \(error.description)"
             advice = "Go back to the app and sign in again."
         default:
             problem = "The app could not complete the sign-in."

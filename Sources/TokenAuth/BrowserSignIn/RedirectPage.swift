@@ -10,9 +10,14 @@ struct RedirectPage: Sendable, Equatable {
     let message: String
 
     /// The sign-in worked.
-    static let signedIn = RedirectPage(
-        status: .ok, title: "Signed in",
-        message: "You are signed in. You can close this tab and go back to the app.")
+    static let signedIn = signedIn(as: nil)
+
+    /// The sign-in worked, for the user called `name` when known.
+    static func signedIn(as name: String?) -> RedirectPage {
+        RedirectPage(
+            status: .ok, title: "Signed in",
+            message: "You are signed in\(name.map { " as \($0)" } ?? ""). You can close this tab and go back to the app.")
+    }
 
     /// Any path but the redirect path.
     static let notFound = RedirectPage(

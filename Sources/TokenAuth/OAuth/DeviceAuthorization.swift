@@ -146,6 +146,8 @@ public struct DeviceAuthorization: Sendable {
                 let response = try await tokenEndpoint.deviceCode(code.deviceCode)
                 var auth = response.auth(updating: nil)
                 auth.scope = auth.scope ?? scope
+                auth.identity = try await SignInIdentity.resolve(
+                    response, scope: scope, nonce: nil, client: client, transport: transport, wallClock: wallClock)
                 return StoredCredentials(auth: auth, client: client)
             } catch let error as TokenEndpointError {
                 lastFailure = nil

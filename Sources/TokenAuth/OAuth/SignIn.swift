@@ -24,6 +24,8 @@ public struct SignIn: Sendable {
     /// The client that signs in, and whose identity is stored with the tokens.
     public let client: OAuthClient
     private let endpoint: TokenEndpointClient
+    private let transport: any HTTPTransport
+    private let wallClock: WallClock
 
     /// Creates a sign-in for `client`.
     ///
@@ -36,13 +38,18 @@ public struct SignIn: Sendable {
         logger: Logger = Logger(label: "TokenAuth.TokenEndpointClient")
     ) {
         self.client = client
+        self.transport = transport
+        self.wallClock = wallClock
         endpoint = TokenEndpointClient(client: client, transport: transport, wallClock: wallClock, logger: logger)
     }
 
     /// Performs `grant` and returns the tokens with the client recorded.
+    ///
+    /// With `openid` in `scope`, the response's `id_token` is validated with the client's issuer and key set
+    /// (``OAuthClient/issuer``, ``OAuthClient/jwksURI``) and becomes ``Auth/identity``.
     /// - Parameter scope: The scope to ask for, or `nil` for the server's default.
-    /// - Throws: ``TokenEndpointError`` (``TokenEndpointError/invalidGrant`` for a wrong password), or
-    ///   `CancellationError`.
+    /// - Throws: ``TokenEndpointError`` (``TokenEndpointError/invalidGrant`` for a wrong password), ``IDTokenError``,
+    ///   or `CancellationError`.
     public func perform(_ grant: Grant, scope: String? = nil) async throws -> StoredCredentials {
         let response: TokenResponse
         switch grant {
@@ -53,6 +60,8 @@ public struct SignIn: Sendable {
         }
         var auth = response.auth(updating: nil)
         auth.scope = auth.scope ?? scope
+        auth.identity = try await SignInIdentity.resolve(
+            response, scope: scope, nonce: nil, client: client, transport: transport, wallClock: wallClock)
         return StoredCredentials(auth: auth, client: client)
     }
 

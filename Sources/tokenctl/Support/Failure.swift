@@ -70,6 +70,11 @@ func reportingFailures(_ body: () async throws -> Void) async throws {
         Terminal.error(error.description)
         if error.isTransient { throw Exit.transient }
         throw error == .accessDenied || error == .expired ? Exit.noCredentials : Exit.usage
+    } catch let error as IDTokenError {
+        // The id_token of a sign-in: who signed in could not be confirmed, so nothing was stored.
+        Terminal.error(error.description)
+        if error.isTransient { throw Exit.transient }
+        throw error == .jwksMisconfigured ? Exit.usage : Exit.noCredentials
     } catch let error as DiscoveryError {
         Terminal.error(error.description)
         throw error.isTransient ? Exit.transient : Exit.usage

@@ -47,7 +47,7 @@ struct DiscoveryTests {
         ])
     }
 
-    @Test("every member the library reads comes through: endpoints, jwks_uri, code_challenge_methods_supported")
+    @Test("every member the library reads comes through: endpoints, jwks_uri, code_challenge_methods_supported, iss support")
     func readsMembers() async throws {
         try await withServer { server in
             let base = server.baseURL.absoluteString
@@ -67,7 +67,8 @@ struct DiscoveryTests {
                 deviceAuthorizationEndpoint: server.deviceAuthorizationEndpoint,
                 userinfoEndpoint: URL(string: base + "/userinfo"),
                 jwksURI: URL(string: base + "/jwks"),
-                codeChallengeMethodsSupported: ["S256"]))
+                codeChallengeMethodsSupported: ["S256"],
+                authorizationResponseIssParameterSupported: true))
             let client = metadata.client(id: "test-client")
             #expect(client.tokenEndpoint == server.tokenEndpoint)
             #expect(client.authentication == .none)
