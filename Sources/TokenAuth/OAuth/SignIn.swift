@@ -27,8 +27,12 @@ public struct SignIn: Sendable {
 
     /// Creates a sign-in for `client`.
     ///
-    /// - Parameter logger: Where the token request is logged, as by ``TokenEndpointClient``; never a password,
-    ///   token or client secret.
+    /// - Parameters:
+    ///   - client: The token endpoint and client identity.
+    ///   - transport: How the token request is sent.
+    ///   - wallClock: The wall clock, read for the tokens' expiry.
+    ///   - logger: Where the token request is logged, as by ``TokenEndpointClient``; never a password, token or
+    ///     client secret.
     public init(
         client: OAuthClient,
         transport: any HTTPTransport = URLSessionTransport(maximumResponseBodySize: TokenResponse.maximumSize),
@@ -40,7 +44,9 @@ public struct SignIn: Sendable {
     }
 
     /// Performs `grant` and returns the tokens with the client recorded.
-    /// - Parameter scope: The scope to ask for, or `nil` for the server's default.
+    /// - Parameters:
+    ///   - grant: The grant to perform.
+    ///   - scope: The scope to ask for, or `nil` for the server's default.
     /// - Throws: ``TokenEndpointError`` (``TokenEndpointError/invalidGrant`` for a wrong password), or
     ///   `CancellationError`.
     public func perform(_ grant: Grant, scope: String? = nil) async throws -> StoredCredentials {
