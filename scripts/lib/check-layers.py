@@ -2,8 +2,9 @@
 """Checks the package's layering from `swift package describe --type json` on standard input.
 
 The core (TokenAuth), its tests, the testing doubles and the adapters must have no path to the keyring
-(Keyring, CLibSecret, or any C target they build on), and TokenAuth may depend on no product but swift-log's
-and swift-http-types'. Prints what it checked; exits 1 naming the offending path otherwise.
+(Keyring, CLibSecret, or any C target they build on), and TokenAuth may depend on no products but swift-log's,
+swift-http-types', and those of its sign-in flows: swift-nio's HTTP/1 server (the loopback redirect), swift-crypto
+(PKCE) and jwt-kit (OpenID Connect id_tokens). Prints what it checked; exits 1 naming the offending path otherwise.
 """
 import json
 import sys
@@ -13,7 +14,7 @@ KEYRING_FREE = [
     "TokenAuth", "TokenAuthTests", "TokenAuthTesting", "OAuthTestSupport",
     "TokenAuthOpenCombine", "TokenAuthOpenCombineTests", "TokenAuthOpenAPI", "TokenAuthOpenAPITests",
 ]
-CORE_PRODUCTS = {"Logging", "HTTPTypes", "HTTPTypesFoundation"}
+CORE_PRODUCTS = {"Logging", "HTTPTypes", "HTTPTypesFoundation", "NIOCore", "NIOPosix", "NIOHTTP1", "Crypto", "JWTKit"}
 
 package = json.load(sys.stdin)
 targets = {t["name"]: t for t in package["targets"]}
@@ -49,7 +50,7 @@ for name in KEYRING_FREE:
         failures.append(f"{name} reaches the keyring: {' -> '.join(path)}")
 extra = set(targets["TokenAuth"].get("product_dependencies") or []) - CORE_PRODUCTS
 if extra:
-    failures.append(f"TokenAuth depends on more than swift-log and swift-http-types: {sorted(extra)}")
+    failures.append(f"TokenAuth depends on products beyond its allowed set {sorted(CORE_PRODUCTS)}: {sorted(extra)}")
 if failures:
     print("layering: " + "; ".join(failures), file=sys.stderr)
     sys.exit(1)
