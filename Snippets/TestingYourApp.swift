@@ -63,7 +63,7 @@ func rejectedRefreshAsksForSignIn() async throws {
 // snippet.end
 
 // snippet.held
-@Test("a refresh in progress is shared: the second request waits for it instead of starting another")
+@Test("a refresh in progress is shared: a request made meanwhile gets its token, and no second refresh starts")
 func heldRefresh() async throws {
     let parts = Parts()
     parts.clock.advance(by: .seconds(3600))
