@@ -24,6 +24,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.1"),
+        // `swift package generate-documentation`: the DocC catalogs in Sources/*/*.docc. A plugin, linked into nothing.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // The C library, found through pkg-config. Only the Keyring module imports it.

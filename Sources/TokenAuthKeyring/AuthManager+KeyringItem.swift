@@ -4,15 +4,15 @@ import TokenAuth
 
 extension AuthManager {
     /// A manager for the keyring item of `account` on `service`, refreshing through the token endpoint and client
-    /// recorded in the item, under a ``FileRefreshLock`` shared with every other process using the item.
+    /// recorded in the item, under a `FileRefreshLock` shared with every other process using the item.
     ///
     /// One keyring item is all it needs (`tokenctl token` is built on it). Refreshed tokens are written back with
     /// the time of the refresh (`refreshed_at`). An item with no refresh token whose client has a secret — what a
     /// `client_credentials` login stores — gets new tokens with that grant (RFC 6749 §4.4 allows it only for
     /// confidential clients), asking for the stored scope. An item with an identity whose client records its
-    /// `issuer` and `jwks_uri` gets an ``IDTokenVerifier`` as its ``Configuration/identityCheck`` (unless the
+    /// `issuer` and `jwks_uri` gets an `IDTokenVerifier` as its `Configuration.identityCheck` (unless the
     /// configuration has one), so a refresh can never change who is signed in.
-    /// - Throws: ``AuthError`` `loginRequired` when nothing is stored; the store's errors when it cannot be read.
+    /// - Throws: `AuthError` `loginRequired` when nothing is stored; the store's errors when it cannot be read.
     public static func forKeyringItem(
         service: String,
         account: String,

@@ -20,23 +20,25 @@ public struct KeyringAuthStore: AuthStore {
     public let service: String
     /// The account the tokens belong to.
     public let account: String
-    /// The client stored with the tokens by ``save(_:)``; `nil` keeps whatever client the item records.
+    /// The client stored with the tokens by ``save(_:)-(Auth)``; `nil` keeps whatever client the item records.
     public let client: OAuthClient?
     /// Where new items are created.
     public let collection: KeyringCollection
-    /// When set, saving an ``Auth`` records the time as the item's `refreshed_at`: give it to the store an
-    /// ``AuthManager`` writes refreshed tokens to, so that tools reading the item can say when the last refresh was.
+    /// When set, saving an `Auth` records the time as the item's `refreshed_at`: give it to the store an
+    /// `AuthManager` writes refreshed tokens to, so that tools reading the item can say when the last refresh was.
     public let wallClock: WallClock?
     private let keyring: Keyring
 
     /// Creates a store for one (service, account) item.
     /// - Parameters:
+    ///   - service: the service the tokens are for, e.g. the API's host name: the item's `service` attribute.
+    ///   - account: the account the tokens belong to: the item's `account` attribute.
     ///   - client: the token endpoint and client identity to record next to the tokens, so that
     ///     `tokenctl` can refresh them with nothing but the item.
     ///   - keyring: the Secret Service client (timeouts and prompt policy).
     ///   - collection: where a new item is created; an existing item is updated where it is.
-    ///   - wallClock: when set, saves of an ``Auth`` (what the refresher writes back) record the time as
-    ///     `refreshed_at`; saves of ``StoredCredentials`` store exactly what they are given.
+    ///   - wallClock: when set, saves of an `Auth` (what the refresher writes back) record the time as
+    ///     `refreshed_at`; saves of `StoredCredentials` store exactly what they are given.
     public init(
         service: String,
         account: String,
@@ -62,7 +64,7 @@ public struct KeyringAuthStore: AuthStore {
     private var entry: String { "service \"\(service)\", account \"\(account)\"" }
 
     /// The stored tokens, or `nil` when no item exists.
-    /// - Throws: `KeyringError` (locked, unavailable, timed out) or ``AuthStoreError`` (unreadable item, left as it is).
+    /// - Throws: `KeyringError` (locked, unavailable, timed out) or `AuthStoreError` (unreadable item, left as it is).
     public func load() async throws -> Auth? {
         try await loadCredentials()?.auth
     }
@@ -88,13 +90,13 @@ public struct KeyringAuthStore: AuthStore {
         try await save(StoredCredentials(auth: auth, client: client, refreshedAt: wallClock?()))
     }
 
-    /// Stores refreshed tokens in place of the item they were refreshed from (what ``AuthManager`` writes after a
+    /// Stores refreshed tokens in place of the item they were refreshed from (what `AuthManager` writes after a
     /// refresh), keeping its client unless this store has one, and recording the time with a ``wallClock``.
     ///
     /// Never creates an item and never replaces one it cannot read: a refresh must not bring back tokens that
-    /// were signed out in another process, nor overwrite an item written by a newer version. Only ``save(_:)``
-    /// (a sign-in) replaces those.
-    /// - Throws: ``AuthStoreError`` — `missing` when there is no item, `corrupt` or `unsupportedVersion` when it
+    /// were signed out in another process, nor overwrite an item written by a newer version. Only a save
+    /// (``save(_:)-(Auth)`` or ``save(_:)-(StoredCredentials)``, as a sign-in does) replaces those.
+    /// - Throws: `AuthStoreError` — `missing` when there is no item, `corrupt` or `unsupportedVersion` when it
     ///   cannot be read (left untouched); `KeyringError` when the keyring cannot be used.
     public func update(_ auth: Auth) async throws {
         guard let stored = try await loadCredentials() else { throw AuthStoreError.missing(entry) }

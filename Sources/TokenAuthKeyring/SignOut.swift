@@ -7,7 +7,7 @@ import TokenAuth
 ///
 /// The item is deleted even when revocation fails — the user asked to be signed out here, and a token that could
 /// not be revoked stays valid only until it expires; ``Outcome/revocation`` says what happened so the caller can
-/// tell the user. Everything runs under the item's ``FileRefreshLock``, so a refresh in another process cannot
+/// tell the user. Everything runs under the item's `FileRefreshLock`, so a refresh in another process cannot
 /// write tokens back after the delete.
 public enum SignOut {
     /// What happened at the revocation endpoint.
@@ -29,8 +29,8 @@ public enum SignOut {
     }
 
     /// Signs `account` on `service` out.
-    /// - Throws: the store's errors (`KeyringError`, ``AuthStoreError`` for an item that cannot be read — then
-    ///   nothing is revoked or deleted), or ``FileRefreshLock/Failure``.
+    /// - Throws: the store's errors (`KeyringError`, `AuthStoreError` for an item that cannot be read — then
+    ///   nothing is revoked or deleted), or `FileRefreshLock.Failure`.
     public static func perform(
         service: String,
         account: String,

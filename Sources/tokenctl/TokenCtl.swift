@@ -29,11 +29,11 @@ struct TokenCtl: AsyncParsableCommand {
 
             Exit codes:
               0   success
-              3   no credentials stored, or a login is required
-              4   keyring unavailable, locked or timed out
-              5   transient network or server failure (the tokens were kept)
+              3   no credentials stored, a login is required, or the sign-in was declined
+              4   keyring unavailable, locked, timed out or misconfigured
+              5   transient network or server failure (the tokens were kept), or no answer in time
               6   `tokenctl request`: the server answered with a status other than 2xx (the body is printed)
-              64  usage error
+              64  usage error, or an endpoint or issuer that cannot be used as configured
               65  bad input: malformed standard input, or a stored item that cannot be read
 
             Set TOKENCTL_LOG_LEVEL=debug to see the library's log on standard error.

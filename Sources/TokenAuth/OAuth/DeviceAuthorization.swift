@@ -90,7 +90,9 @@ public struct DeviceAuthorization: Sendable {
     ///   - clientID: The client identifier registered at the provider.
     ///   - clientSecret: The secret of a confidential client; `nil` for a public client.
     ///   - authentication: How to authenticate; the default follows ``OAuthClient``.
-    ///   - transport, clock, wallClock: As for ``init(client:deviceAuthorizationEndpoint:transport:clock:wallClock:)``.
+    ///   - transport: As for ``init(client:deviceAuthorizationEndpoint:transport:clock:wallClock:)``.
+    ///   - clock: As for ``init(client:deviceAuthorizationEndpoint:transport:clock:wallClock:)``.
+    ///   - wallClock: As for ``init(client:deviceAuthorizationEndpoint:transport:clock:wallClock:)``.
     /// - Throws: ``DiscoveryError/missingEndpoint`` when the metadata names no `device_authorization_endpoint`.
     public init(
         metadata: AuthorizationServerMetadata,

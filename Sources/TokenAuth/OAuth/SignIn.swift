@@ -29,8 +29,12 @@ public struct SignIn: Sendable {
 
     /// Creates a sign-in for `client`.
     ///
-    /// - Parameter logger: Where the token request is logged, as by ``TokenEndpointClient``; never a password,
-    ///   token or client secret.
+    /// - Parameters:
+    ///   - client: The token endpoint and client identity.
+    ///   - transport: How the token request is sent.
+    ///   - wallClock: The wall clock, read for the tokens' expiry.
+    ///   - logger: Where the token request is logged, as by ``TokenEndpointClient``; never a password, token or
+    ///     client secret.
     public init(
         client: OAuthClient,
         transport: any HTTPTransport = URLSessionTransport(maximumResponseBodySize: TokenResponse.maximumSize),
@@ -47,7 +51,9 @@ public struct SignIn: Sendable {
     ///
     /// With `openid` in `scope`, the response's `id_token` is validated with the client's issuer and key set
     /// (``OAuthClient/issuer``, ``OAuthClient/jwksURI``) and becomes ``Auth/identity``.
-    /// - Parameter scope: The scope to ask for, or `nil` for the server's default.
+    /// - Parameters:
+    ///   - grant: The grant to perform.
+    ///   - scope: The scope to ask for, or `nil` for the server's default.
     /// - Throws: ``TokenEndpointError`` (``TokenEndpointError/invalidGrant`` for a wrong password), ``IDTokenError``,
     ///   or `CancellationError`.
     public func perform(_ grant: Grant, scope: String? = nil) async throws -> StoredCredentials {

@@ -25,9 +25,13 @@ public struct TokenRevocationClient: Sendable {
 
     /// Creates a revocation client for `endpoint`.
     ///
-    /// - Parameter logger: Where each revocation is logged: the endpoint without its query and the token type hint
-    ///   at trace level, then the duration and the outcome (or the error's type and code) at debug level. Never a
-    ///   token or client secret.
+    /// - Parameters:
+    ///   - client: The client identity that revokes.
+    ///   - endpoint: The revocation endpoint.
+    ///   - transport: How revocation requests are sent.
+    ///   - logger: Where each revocation is logged: the endpoint without its query and the token type hint at trace
+    ///     level, then the duration and the outcome (or the error's type and code) at debug level. Never a token or
+    ///     client secret.
     public init(
         client: OAuthClient,
         endpoint: URL,

@@ -26,8 +26,8 @@ import Synchronization
 /// A token that is valid, stored and needs no decision is handed out without entering the actor, so callers
 /// under load do not queue behind each other for it.
 ///
-/// The actor only coordinates. Its rules live in two values with their own invariants: ``SessionState`` (the
-/// tokens, the write still owed to the store, a rejection, the generation) and ``RefreshThrottle`` (the
+/// The actor only coordinates. Its rules live in two values with their own invariants: `SessionState` (the
+/// tokens, the write still owed to the store, a rejection, the generation) and `RefreshThrottle` (the
 /// excessive-refresh window and the backoff). Its only other mutable fields are the two flights under way: the
 /// first load of the store, and a refresh.
 public actor AuthManager {

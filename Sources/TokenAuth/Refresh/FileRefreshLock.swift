@@ -55,6 +55,8 @@ public struct FileRefreshLock: RefreshLock {
 
     /// A lock for the credentials of `account` on `service`.
     /// - Parameters:
+    ///   - service: the service of the credentials, as in their store.
+    ///   - account: the account of the credentials, as in their store.
     ///   - directory: where lock files go; by default `$XDG_RUNTIME_DIR/tokenkeyring`, else the cache directory.
     ///   - maximumWait: how long to wait for another holder before failing.
     ///   - clock: the clock for the waits between attempts.
