@@ -107,8 +107,11 @@ public struct BrowserSignIn: Sendable {
     ///   - clientID: The client identifier registered at the provider.
     ///   - clientSecret: The secret of a confidential client; `nil` for a public client (a desktop app).
     ///   - authentication: How to authenticate; the default follows ``OAuthClient``.
-    ///   - redirect, timeLimit, transport, clock, wallClock: As for
-    ///     ``init(client:authorizationEndpoint:issuer:requiresIssuerParameter:redirect:timeLimit:transport:clock:wallClock:)``.
+    ///   - redirect: The loopback port and path.
+    ///   - timeLimit: How long the user has, from when the browser is opened; 5 minutes by default.
+    ///   - transport: How the code exchange (and the key set, with `openid`) is sent.
+    ///   - clock: The clock that measures `timeLimit`.
+    ///   - wallClock: The wall clock, read for the tokens' expiry and the `id_token`'s times.
     /// - Throws: ``BrowserSignInError/noAuthorizationEndpoint`` when the metadata names none,
     ///   ``BrowserSignInError/pkceUnsupported`` when it lists PKCE methods without S256, or
     ///   ``BrowserSignInError/invalidRedirect``.

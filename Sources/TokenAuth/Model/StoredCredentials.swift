@@ -19,7 +19,11 @@ public struct StoredCredentials: Sendable, Equatable {
 
     /// Creates an entry.
     ///
-    /// - Parameter identity: Who signed in; when given, it replaces `auth.identity`. `nil` keeps `auth`'s.
+    /// - Parameters:
+    ///   - auth: The tokens.
+    ///   - client: The client that refreshes them, when the entry records it.
+    ///   - refreshedAt: When a refresh last stored them, if known.
+    ///   - identity: Who signed in; when given, it replaces `auth.identity`. `nil` keeps `auth`'s.
     public init(auth: Auth, client: OAuthClient? = nil, refreshedAt: Date? = nil, identity: Identity? = nil) {
         self.auth = auth
         self.client = client
