@@ -138,7 +138,11 @@ extension TokenCtl {
                 var metadata: AuthorizationServerMetadata?
                 if let issuer {
                     Terminal.status("Looking up \(issuer)…")
-                    metadata = try await Discovery().metadata(forIssuer: URL(string: issuer)!)
+                    // As patient as the token requests: a busy or distant server gets 30 s for each answer.
+                    let discovery = Discovery(transport: URLSessionTransport(
+                        maximumResponseBodySize: AuthorizationServerMetadata.maximumSize, timeout: .seconds(30)),
+                        timeLimit: .seconds(60))
+                    metadata = try await discovery.metadata(forIssuer: URL(string: issuer)!)
                 }
                 var client = metadata?.client(id: clientID, secret: clientSecret) ?? OAuthClient(
                     tokenEndpoint: URL(string: tokenURL!)!, clientID: clientID, clientSecret: clientSecret)
