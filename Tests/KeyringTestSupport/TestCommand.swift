@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The outcome of a finished child process.
 public struct CommandResult: Sendable {
@@ -6,6 +7,9 @@ public struct CommandResult: Sendable {
     public let stdout: String
     public let stderr: String
 }
+
+/// Serializes `Process.run()` across the test process (see `runCommand`).
+private let spawnLock = Mutex(())
 
 /// Reads a pipe to its end on a dispatch thread: a blocking read must never occupy one of the few threads
 /// of Swift's cooperative pool, where the in-process test servers run too.
@@ -38,7 +42,9 @@ public func runCommand(
     process.standardInput = input
     let exited = AsyncStream<Int32>.makeStream()
     process.terminationHandler = { exited.continuation.yield($0.terminationStatus); exited.continuation.finish() }
-    try process.run()
+    // One spawn at a time: swift-corelibs-foundation's Process.run() crashed (memmove, bad pointer) when dozens of
+    // tests spawned children at once. Only the spawn is serialized; the children still run side by side.
+    try spawnLock.withLock { _ in try process.run() }
     if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
     try input.fileHandleForWriting.close()
     async let stdoutData = readToEnd(out.fileHandleForReading)
