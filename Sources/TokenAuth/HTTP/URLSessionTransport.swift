@@ -5,6 +5,7 @@ import FoundationNetworking
 import HTTPTypes
 import HTTPTypesFoundation
 import Logging
+import Synchronization
 
 /// The default ``HTTPTransport``: URLSession (FoundationNetworking on Linux).
 ///
@@ -124,24 +125,47 @@ public struct URLSessionTransport: HTTPTransport {
 ///
 /// There is one session per ``HTTPRedirectPolicy``, because only the session's delegate can decide about a
 /// redirect on Linux: FoundationNetworking never asks the delegate given to `data(for:delegate:)`.
+///
+/// Each session is made on its first request, not with the transport: on Linux a URLSession starts libcurl
+/// (`curl_global_init`, which sets up TLS) and a dispatch source of its own, and a process that never sends a
+/// request — `tokenctl token` over a valid token — should not pay for that (issue 14).
 private final class SessionOwner: Sendable {
-    private let following: URLSession
-    private let refusing: URLSession
-
-    init(configuration: URLSessionConfiguration) {
-        following = URLSession(
-            configuration: configuration, delegate: SessionDelegate(redirects: .follow), delegateQueue: nil)
-        refusing = URLSession(
-            configuration: configuration, delegate: SessionDelegate(redirects: .refuse), delegateQueue: nil)
+    private struct Sessions {
+        let configuration: URLSessionConfiguration
+        var following: URLSession?
+        var refusing: URLSession?
     }
 
-    /// The session whose delegate applies `redirects`.
+    private let sessions: Mutex<Sessions>
+
+    init(configuration: URLSessionConfiguration) {
+        sessions = Mutex(Sessions(configuration: configuration))
+    }
+
+    /// The session whose delegate applies `redirects`, made now if this is its first request.
     func session(_ redirects: HTTPRedirectPolicy) -> URLSession {
-        redirects == .refuse ? refusing : following
+        sessions.withLock { sessions in
+            if redirects == .refuse {
+                if let refusing = sessions.refusing { return refusing }
+                let made = Self.make(sessions.configuration, redirects)
+                sessions.refusing = made
+                return made
+            }
+            if let following = sessions.following { return following }
+            let made = Self.make(sessions.configuration, redirects)
+            sessions.following = made
+            return made
+        }
+    }
+
+    private static func make(_ configuration: URLSessionConfiguration, _ redirects: HTTPRedirectPolicy) -> URLSession {
+        URLSession(configuration: configuration, delegate: SessionDelegate(redirects: redirects), delegateQueue: nil)
     }
 
     deinit {
-        following.finishTasksAndInvalidate()
-        refusing.finishTasksAndInvalidate()
+        sessions.withLock { sessions in
+            sessions.following?.finishTasksAndInvalidate()
+            sessions.refusing?.finishTasksAndInvalidate()
+        }
     }
 }
