@@ -40,6 +40,10 @@ let package = Package(
             name: "CDBusBatch",
             dependencies: ["CLibSecret"]
         ),
+        // libcurl loaded on first use, for tokenctl: the curl_ functions FoundationNetworking calls, forwarding to
+        // libcurl.so.4 once one is called. With `--static-swift-stdlib` nothing else defines them, so a run that sends
+        // no HTTP request never loads libcurl and its ~35 libraries (issue 14).
+        .target(name: "CLazyCurl", linkerSettings: [.linkedLibrary("dl")]),
         // Items in the freedesktop Secret Service, keyed by attributes. Knows nothing about tokens.
         .target(
             name: "Keyring",
@@ -82,6 +86,7 @@ let package = Package(
                 "TokenAuth",
                 "TokenAuthKeyring",
                 "Keyring",
+                "CLazyCurl",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -122,7 +127,7 @@ let package = Package(
         .executableTarget(
             name: "tokenkeyring-bench",
             dependencies: [
-                "TokenAuth", "TokenAuthKeyring", "TokenAuthTesting", "Keyring", "OAuthTestServer",
+                "TokenAuth", "TokenAuthKeyring", "TokenAuthTesting", "Keyring", "OAuthTestServer", "CLazyCurl",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
             ]

@@ -12,6 +12,8 @@ extension Keyring {
         outcome: (T) -> String,
         _ body: () async throws -> T
     ) async throws -> T {
+        // Nothing to describe when neither line would be written: the metadata costs microseconds a call.
+        guard logger.logLevel <= .debug else { return try await body() }
         var item: Logger.Metadata = ["attributes": "\(attributes.keys.sorted().joined(separator: ","))"]
         for key in ["service", "account"] {
             if let value = attributes[key] { item[key] = "\(value)" }

@@ -7,7 +7,8 @@ enum Main {
     /// Library logs stay quiet unless TOKENCTL_LOG_LEVEL asks for them (e.g. `debug`): errors are reported
     /// as one sentence each, and the logs of the refresher would repeat them. Logs never contain tokens.
     static func main() async {
-        let level = ProcessInfo.processInfo.environment["TOKENCTL_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:))
+        // getenv, not ProcessInfo's environment: that copies every variable into a dictionary on each start.
+        let level = getenv("TOKENCTL_LOG_LEVEL").flatMap { Logger.Level(rawValue: String(cString: $0)) }
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level ?? .critical

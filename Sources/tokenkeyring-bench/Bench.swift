@@ -66,6 +66,11 @@ struct Bench {
             Progress.say("figure 5: client overhead")
             report.figures.append(await ClientOverhead(oauth: oauth, options: options).run())
         }
+        if options.runs(6) {
+            Progress.say("figure 6: tokenctl token vs secret-tool lookup")
+            report.figures.append(
+                await TokenStartup(oauth: oauth, options: options, keyring: keyring, service: prefix + "-startup").run())
+        }
         _ = try? await keyring.delete(store.attributes)
         await oauth.shutdown()
 

@@ -16,10 +16,14 @@ struct Options: Sendable {
     var storeOperations = 40
     /// Requests per round and mode at 64 concurrent (figure 5); a quarter of them at 1.
     var clientRequests = 4_000
+    /// Alternating pairs of `tokenctl token` and `secret-tool lookup` processes (figure 6).
+    var startPairs = 60
     /// Figures to run, by number; all when empty.
     var only: Set<Int> = []
     var tokenctl: String?
     var floor: String?
+    /// The process meter of figure 6 (`Benchmarks/process-meter/meter.c`).
+    var meter: String?
     var python: String?
     var pythonPeerScript: String?
     /// Why Python keyring is unavailable, reported when `python` is missing.
@@ -28,8 +32,9 @@ struct Options: Sendable {
 
     static let usage = """
         usage: tokenkeyring-bench [--rounds N] [--storm-requests N] [--processes N] [--hot-calls N]
-                                  [--keyring-reads N] [--store-ops N] [--client-requests N] [--only 1,2,3,4,5]
-                                  [--tokenctl PATH] [--floor PATH] [--python PATH --python-peer PATH]
+                                  [--keyring-reads N] [--store-ops N] [--client-requests N] [--start-pairs N]
+                                  [--only 1,2,3,4,5,6]
+                                  [--tokenctl PATH] [--floor PATH] [--meter PATH] [--python PATH --python-peer PATH]
                                   [--python-unavailable REASON] [--output PATH]
         Run it through scripts/bench, which builds it in release mode, prepares the peers and a keyring.
         Exit status: 0 when every figure ran (missed targets included), 1 when one failed, 64 usage.
@@ -56,14 +61,16 @@ struct Options: Sendable {
             case "--keyring-reads": options.keyringReads = try count(flag)
             case "--store-ops": options.storeOperations = try count(flag)
             case "--client-requests": options.clientRequests = try count(flag)
+            case "--start-pairs": options.startPairs = try count(flag)
             case "--only":
                 let figures = try value(flag).split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
-                guard figures.allSatisfy({ $0.map { (1...5).contains($0) } ?? false }) else {
-                    throw UsageError("--only takes figure numbers 1 to 5, e.g. --only 3,4")
+                guard figures.allSatisfy({ $0.map { (1...6).contains($0) } ?? false }) else {
+                    throw UsageError("--only takes figure numbers 1 to 6, e.g. --only 3,4")
                 }
                 options.only = Set(figures.compactMap { $0 })
             case "--tokenctl": options.tokenctl = try value(flag)
             case "--floor": options.floor = try value(flag)
+            case "--meter": options.meter = try value(flag)
             case "--python": options.python = try value(flag)
             case "--python-peer": options.pythonPeerScript = try value(flag)
             case "--python-unavailable": options.pythonUnavailable = try value(flag)
@@ -82,7 +89,7 @@ struct Options: Sendable {
         [
             "rounds": "\(rounds)", "storm_requests": "\(stormRequests)", "processes": "\(processes)",
             "hot_calls": "\(hotCalls)", "keyring_reads": "\(keyringReads)", "store_ops": "\(storeOperations)",
-            "client_requests": "\(clientRequests)",
+            "client_requests": "\(clientRequests)", "start_pairs": "\(startPairs)",
         ]
     }
 

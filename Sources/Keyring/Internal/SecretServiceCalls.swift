@@ -163,16 +163,21 @@ struct SecretServiceCalls {
     }
 
     /// Searches for items having all of `attributes` to read one of them: two round trips, the search, then
-    /// every found item's attributes together with the unlocked ones' secrets.
+    /// the unlocked items' secrets together with the attributes of every found item that ``AttributeCache`` does
+    /// not remember.
     ///
     /// The secrets are fetched before the caller knows which item it wants, to save a round trip; those of
     /// items it does not read are released undecoded. Only the attributes are read, not `GetAll`: gnome-keyring
-    /// answers each further property about as slowly as the secret itself.
+    /// answers each further property about as slowly as the secret itself, which is why remembered attributes are
+    /// not asked for again.
     func searchForReading<T>(_ attributes: [String: String], _ body: (Readable) throws -> T) throws -> T {
+        // Before the search: a change announced after this point is not taken for part of an answer.
+        let (generation, watching) = AttributeCache.generation(for: service)
         let (unlocked, locked) = try searchPaths(attributes)
         let paths = unlocked + locked
+        let remembered = paths.map { watching ? AttributeCache.recall($0) : nil }
         let batch = makeBatch(size: paths.count + 1)
-        for (index, path) in paths.enumerated() {
+        for (index, path) in paths.enumerated() where remembered[index] == nil {
             batch.call(
                 index, path: path, interface: Self.propertiesInterface, method: "Get",
                 parameters: Variant.getParameters(interface: Self.itemInterface, property: "Attributes"), replyType: "(v)")
@@ -186,11 +191,17 @@ struct SecretServiceCalls {
         }
         batch.wait()
         let candidates = try paths.enumerated().compactMap { index, path in
+            if let known = remembered[index] {
+                return Candidate(path: path, attributes: known, isLocked: index >= unlocked.count)
+            }
             // `nil`: deleted since the search.
-            try batch.take(index, "reading the attributes of \(path)", skippingMissing: true) { reply in
+            return try batch.take(index, "reading the attributes of \(path)", skippingMissing: true) { reply in
                 Candidate(
                     path: path,
-                    attributes: Variant.boxedProperty(reply, type: "a{ss}", Variant.stringMap) ?? [:],
+                    attributes: Variant.boxedProperty(reply, type: "a{ss}") { value in
+                        AttributeCache.remember(path, value, readAt: generation)
+                        return Variant.stringMap(value)
+                    } ?? [:],
                     isLocked: index >= unlocked.count)
             }
         }

@@ -5,6 +5,7 @@ import FoundationNetworking
 import HTTPTypes
 import HTTPTypesFoundation
 import Logging
+import Synchronization
 
 /// The default ``HTTPTransport``: URLSession (FoundationNetworking on Linux).
 ///
@@ -32,27 +33,45 @@ public struct URLSessionTransport: HTTPTransport {
     private let owner: SessionOwner
     private let logger: Logger
 
-    /// Creates a transport with its own URLSessions.
+    /// Creates a transport with its own URLSessions, made from an ephemeral configuration on the first request.
     ///
     /// - Parameters:
     ///   - maximumResponseBodySize: The largest response body accepted, in bytes.
     ///   - timeout: How long to wait for the server before failing with ``HTTPTransportError/timedOut``.
-    ///   - configuration: The session configuration to start from; the default is ephemeral. The transport uses a
-    ///     copy whose request timeout is `timeout`; the object passed in is not changed.
     ///   - logger: Where each request is logged: method and URL without its query at trace level, then status,
     ///     body size and duration (or the error) at debug level. Never a header or a body.
     public init(
         maximumResponseBodySize: Int = URLSessionTransport.defaultMaximumResponseBodySize,
         timeout: Duration = .seconds(30),
-        configuration: URLSessionConfiguration = .ephemeral,
         logger: Logger = Logger(label: "TokenAuth.URLSessionTransport")
     ) {
+        self.init(maximumResponseBodySize: maximumResponseBodySize, timeout: timeout, logger: logger, owner: SessionOwner(timeout: timeout))
+    }
+
+    /// Creates a transport with its own URLSessions, made from a copy of `configuration`.
+    ///
+    /// - Parameters:
+    ///   - maximumResponseBodySize: The largest response body accepted, in bytes.
+    ///   - timeout: How long to wait for the server before failing with ``HTTPTransportError/timedOut``.
+    ///   - configuration: The session configuration to start from. The transport uses a copy whose request timeout
+    ///     is `timeout`; the object passed in is not changed.
+    ///   - logger: Where each request is logged: method and URL without its query at trace level, then status,
+    ///     body size and duration (or the error) at debug level. Never a header or a body.
+    public init(
+        maximumResponseBodySize: Int = URLSessionTransport.defaultMaximumResponseBodySize,
+        timeout: Duration = .seconds(30),
+        configuration: URLSessionConfiguration,
+        logger: Logger = Logger(label: "TokenAuth.URLSessionTransport")
+    ) {
+        let owner = SessionOwner(timeout: timeout, configuration: (configuration.copy() as! URLSessionConfiguration))
+        self.init(maximumResponseBodySize: maximumResponseBodySize, timeout: timeout, logger: logger, owner: owner)
+    }
+
+    private init(maximumResponseBodySize: Int, timeout: Duration, logger: Logger, owner: SessionOwner) {
         self.logger = logger
         self.maximumResponseBodySize = maximumResponseBodySize
         self.timeout = timeout
-        let configuration = configuration.copy() as! URLSessionConfiguration
-        configuration.timeoutIntervalForRequest = timeout.timeInterval
-        self.owner = SessionOwner(configuration: configuration)
+        self.owner = owner
     }
 
     /// Sends `request` through the transport's URLSession and returns the complete response, following redirects.
@@ -124,24 +143,54 @@ public struct URLSessionTransport: HTTPTransport {
 ///
 /// There is one session per ``HTTPRedirectPolicy``, because only the session's delegate can decide about a
 /// redirect on Linux: FoundationNetworking never asks the delegate given to `data(for:delegate:)`.
+///
+/// Each session is made on its first request, not with the transport: on Linux a URLSession starts libcurl
+/// (`curl_global_init`, which sets up TLS) and a dispatch source of its own, and a process that never sends a
+/// request — `tokenctl token` over a valid token — should not pay for that (issue 14). Neither should it pay for
+/// an ephemeral configuration, which sets up a cookie store and a cache: without one passed in, it is made with
+/// the first session too.
 private final class SessionOwner: Sendable {
-    private let following: URLSession
-    private let refusing: URLSession
-
-    init(configuration: URLSessionConfiguration) {
-        following = URLSession(
-            configuration: configuration, delegate: SessionDelegate(redirects: .follow), delegateQueue: nil)
-        refusing = URLSession(
-            configuration: configuration, delegate: SessionDelegate(redirects: .refuse), delegateQueue: nil)
+    private struct Sessions {
+        var configuration: URLSessionConfiguration?
+        var following: URLSession?
+        var refusing: URLSession?
     }
 
-    /// The session whose delegate applies `redirects`.
+    private let timeout: Duration
+    private let sessions: Mutex<Sessions>
+
+    init(timeout: Duration, configuration: URLSessionConfiguration? = nil) {
+        self.timeout = timeout
+        sessions = Mutex(Sessions(configuration: configuration))
+    }
+
+    /// The session whose delegate applies `redirects`, made now if this is its first request.
     func session(_ redirects: HTTPRedirectPolicy) -> URLSession {
-        redirects == .refuse ? refusing : following
+        sessions.withLock { sessions in
+            let configuration = sessions.configuration ?? .ephemeral
+            configuration.timeoutIntervalForRequest = timeout.timeInterval
+            sessions.configuration = configuration
+            if redirects == .refuse {
+                if let refusing = sessions.refusing { return refusing }
+                let made = Self.make(configuration, redirects)
+                sessions.refusing = made
+                return made
+            }
+            if let following = sessions.following { return following }
+            let made = Self.make(configuration, redirects)
+            sessions.following = made
+            return made
+        }
+    }
+
+    private static func make(_ configuration: URLSessionConfiguration, _ redirects: HTTPRedirectPolicy) -> URLSession {
+        URLSession(configuration: configuration, delegate: SessionDelegate(redirects: redirects), delegateQueue: nil)
     }
 
     deinit {
-        following.finishTasksAndInvalidate()
-        refusing.finishTasksAndInvalidate()
+        sessions.withLock { sessions in
+            sessions.following?.finishTasksAndInvalidate()
+            sessions.refusing?.finishTasksAndInvalidate()
+        }
     }
 }

@@ -5,6 +5,7 @@ import TokenAuthKeyring
 extension TokenCtl {
     struct Delete: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "delete",
             abstract: "Delete the stored tokens of an account (the keyring item only; nothing is revoked).",
             discussion: "Exit code 3 when nothing was stored.")
 

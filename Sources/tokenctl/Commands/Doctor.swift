@@ -4,6 +4,7 @@ import Keyring
 extension TokenCtl {
     struct Doctor: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "doctor",
             abstract: "Check the session bus, the Secret Service and the default keyring, with a fix for each problem.",
             discussion: "Exit code 0 when the keyring is usable, 4 when it is not.")
 

@@ -6,6 +6,7 @@ import TokenAuthKeyring
 extension TokenCtl {
     struct Import: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "import",
             abstract: "Store tokens read from standard input in the keyring, replacing what was stored.",
             discussion: """
                 Standard input holds the stored JSON format ({"version":1,"access_token":…}), an \

@@ -6,6 +6,7 @@ import TokenAuthKeyring
 extension TokenCtl {
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "List the accounts stored for a service.",
             discussion: "Reads only the items' attributes and dates, so it works on a locked keyring too (and says so).")
 

@@ -6,6 +6,7 @@ import TokenAuthKeyring
 extension TokenCtl {
     struct Login: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "login",
             abstract: "Sign in and store the tokens with everything needed to refresh them.",
             discussion: """
                 With --issuer, the server's endpoints are discovered (RFC 8414, OpenID \

@@ -5,6 +5,7 @@ import TokenAuthKeyring
 extension TokenCtl {
     struct Logout: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "logout",
             abstract: "Sign out: revoke the tokens at the server (when a revocation endpoint is recorded) and delete the item.",
             discussion: """
                 Revokes the refresh token, then the access token, at the RFC 7009 revocation endpoint recorded \

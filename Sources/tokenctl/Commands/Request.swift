@@ -7,6 +7,7 @@ import TokenAuthKeyring
 extension TokenCtl {
     struct Request: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "request",
             abstract: "Send an HTTP request with the stored access token and print the response body.",
             discussion: """
                 The token is refreshed first when it expires within a minute; when the server rejects it (401), \

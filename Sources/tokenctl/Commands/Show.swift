@@ -6,6 +6,7 @@ import TokenAuthKeyring
 extension TokenCtl {
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "show",
             abstract: "Show the state of an account's sign-in: who, expiry, refresh token, endpoints, last refresh.",
             discussion: """
                 After an OpenID Connect sign-in, the first line says who signed in: "signed in as NAME (ISSUER)". \

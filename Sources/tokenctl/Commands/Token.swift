@@ -5,6 +5,7 @@ import TokenAuthKeyring
 extension TokenCtl {
     struct Token: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "token",
             abstract: "Print a valid access token and nothing else, refreshing it first if it expires soon.",
             discussion: """
                 For scripts: curl -H "Authorization: Bearer $(tokenctl token --service S --account A)" URL
@@ -27,6 +28,7 @@ extension TokenCtl {
 
     struct Refresh: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "refresh",
             abstract: "Refresh the stored tokens now, even if they are still valid.",
             discussion: "Exit codes: 3 login required, 4 keyring, 5 transient network or server failure.")
 

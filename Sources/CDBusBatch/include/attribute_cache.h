@@ -1,0 +1,42 @@
+#ifndef TOKENKEYRING_ATTRIBUTE_CACHE_H
+#define TOKENKEYRING_ATTRIBUTE_CACHE_H
+
+#include <gio/gio.h>
+
+#pragma clang assume_nonnull begin
+
+/// The attributes of Secret Service items read earlier in this process, kept only while the service has announced
+/// no change to them, so that a lookup does not have to ask for them again.
+///
+/// One cache per process, for the connection given to `tokenkeyring_attribute_cache_generation`. On first use it
+/// asks the bus for the service's signals (two `AddMatch` calls) and which process owns the service
+/// (`GetConnectionUnixProcessID`), all sent without waiting, and watches every incoming message on the connection's
+/// worker thread, in the order the bus delivered them:
+///
+/// - `PropertiesChanged` on an item, or `ItemChanged` / `ItemDeleted` naming one, forgets that item;
+/// - any other signal of a Secret Service interface, and a new owner of `org.freedesktop.secrets`, forget all.
+///
+/// Every such signal also moves the generation on. Attributes read by a call sent at generation G are kept only
+/// when no change to that item (or to all) was announced after G by the time they arrive, so an answer can never
+/// outlive a change announced before it was stored. Nothing is kept until the bus has confirmed both match rules: before that, changes could go unseen.
+/// All functions are thread-safe.
+
+/// The cache's generation now, for `connection` (the cache starts watching it, and forgets everything when it
+/// belongs to another connection). `*watching` is FALSE until the bus has confirmed the match rules; then
+/// `tokenkeyring_attribute_cache_remember` keeps nothing.
+guint64 tokenkeyring_attribute_cache_generation(GDBusConnection *connection, gboolean *watching);
+
+/// The remembered attributes (`a{ss}`, a new reference the caller unrefs) of the item at `path`, or NULL.
+GVariant *_Nullable tokenkeyring_attribute_cache_recall(const char *path);
+
+/// Remembers `attributes` (`a{ss}`, not floating; the cache takes a reference of its own) of the item at `path`,
+/// read by a call sent at `generation`; does nothing when a change to that item was announced since, or while the
+/// match rules are not confirmed.
+void tokenkeyring_attribute_cache_remember(const char *path, GVariant *attributes, guint64 generation);
+
+/// How many recalls found the attributes of the item at `path` (for tests; forgotten after a thousand items).
+guint64 tokenkeyring_attribute_cache_hits(const char *path);
+
+#pragma clang assume_nonnull end
+
+#endif

@@ -1,0 +1,80 @@
+import Foundation
+@testable import Keyring
+import KeyringTestSupport
+import Testing
+
+/// The attributes a lookup remembers (``AttributeCache``) on each provider: used again, and forgotten when another
+/// client changes the item.
+@Suite("Remembered attributes against a real Secret Service", .needsSecretService)
+struct AttributeCacheTests {
+    let keyring = TestKeyring.keyring
+
+    @Test("a lookup of an item read before asks only for its secret (not on KWallet, which changes attributes silently)")
+    func rememberedAttributesAreUsed() async throws {
+        let attributes = ["service": TestKeyring.uniqueService(), "account": "ada"]
+        defer { Task { try? await keyring.delete(attributes) } }
+        let stored = try await keyring.store("kept", label: "L", attributes: attributes)
+        // The first lookup reads the attributes; the store's own change signals may still be on their way, so a
+        // second one makes sure they have been seen.
+        _ = try await keyring.lookup(attributes)
+        _ = try await keyring.lookup(attributes)
+        let before = AttributeCache.hits(stored.path)
+
+        let found = try #require(try await keyring.lookup(attributes))
+        #expect(found.secret == "kept")
+        #expect(found.path == stored.path)
+        // kwalletd5 announces no change of attributes, so nothing of its items is remembered.
+        #expect(AttributeCache.hits(stored.path) == before + (TestProvider.current == .kwallet ? 0 : 1))
+    }
+
+    @Test("another client's change of the item's attributes is seen by the next lookup")
+    func changeByAnotherClientIsSeen() async throws {
+        let attributes = ["service": TestKeyring.uniqueService(), "account": "ada"]
+        let extended = attributes.merging(["extra": "another tool's"]) { $1 }
+        defer { Task { try? await keyring.delete(extended) } }
+        defer { Task { try? await keyring.delete(attributes) } }
+        try await keyring.store("moved", label: "L", attributes: attributes)
+        _ = try await keyring.lookup(attributes)
+        _ = try await keyring.lookup(attributes)
+        let found = try #require(try await keyring.lookup(attributes))
+        if TestProvider.current != .kwallet {
+            #expect(AttributeCache.hits(found.path) > 0, "the attributes were not remembered, so this test proves nothing")
+        }
+
+        // One more attribute; the provider keeps its own (KeePassXC's Title, Uuid…), which it will not take in a Set.
+        try await setAttributes(of: found.path, to: extended)
+
+        #expect(try await keyring.lookup(attributes) == nil)
+        #expect(try await keyring.lookup(extended)?.secret == "moved")
+    }
+
+    @Test("an item deleted and stored again by another client is read from the new item")
+    func replacementByAnotherClientIsRead() async throws {
+        let attributes = ["service": TestKeyring.uniqueService(), "account": "ada"]
+        defer { Task { try? await keyring.delete(attributes) } }
+        try await keyring.store("first", label: "L", attributes: attributes)
+        _ = try await keyring.lookup(attributes)
+        _ = try await keyring.lookup(attributes)
+
+        let cleared = try await TestKeyring.secretTool(["clear", "service", attributes["service"]!, "account", "ada"])
+        #expect(cleared.status == 0)
+        let stored = try await TestKeyring.secretTool(
+            ["store", "--label", "L", "service", attributes["service"]!, "account", "ada", "extra", "x"], stdin: "second")
+        #expect(stored.status == 0)
+
+        #expect(try await keyring.lookup(attributes) == nil)
+    }
+
+    /// Sets the item's `Attributes` property from another D-Bus connection, as another tool would.
+    private func setAttributes(of path: String, to attributes: [String: String]) async throws {
+        func quoted(_ text: String) -> String {
+            "'" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'") + "'"
+        }
+        let map = attributes.sorted { $0.key < $1.key }.map { "\(quoted($0.key)): \(quoted($0.value))" }.joined(separator: ", ")
+        let result = try await runCommand(
+            "/usr/bin/gdbus",
+            ["call", "--session", "--dest", "org.freedesktop.secrets", "--object-path", path,
+             "--method", "org.freedesktop.DBus.Properties.Set", "org.freedesktop.Secret.Item", "Attributes", "<{\(map)}>"])
+        #expect(result.status == 0, "Set Attributes failed: \(result.stderr)")
+    }
+}
