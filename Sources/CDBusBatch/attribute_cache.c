@@ -1,5 +1,7 @@
 #include "attribute_cache.h"
 
+#include "pending_call_internal.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -20,6 +22,7 @@ static struct {
     gboolean rule_refused;
     guint32 owner_serial;
     gboolean announcing_owner;  // the service's owner is a provider known to announce every change
+    char owner_command[16];     // its /proc/PID/comm, or empty
     guint64 generation;
     guint64 everything_changed;  // the generation of the last change that concerned every item
     GHashTable *changed;  // path → the generation of its last change (GUINT_TO_POINTER-sized on 64-bit)
@@ -37,6 +40,7 @@ static gboolean watching_locked(void) {
 /// on `Set` without a signal, so its items, and those of any provider not on this list, are never remembered.
 static gboolean announces_changes(guint32 pid) {
     char path[64], command[32] = {0};
+    cache.owner_command[0] = '\0';
     g_snprintf(path, sizeof path, "/proc/%u/comm", pid);
     FILE *file = fopen(path, "r");
     if (file == NULL) return FALSE;  // another PID namespace (a sandbox): unknown
@@ -44,6 +48,7 @@ static gboolean announces_changes(guint32 pid) {
     if (fgets(command, sizeof command, file)) {
         command[strcspn(command, "\n")] = '\0';
         known = strcmp(command, "gnome-keyring-d") == 0 || strcmp(command, "keepassxc") == 0;
+        g_strlcpy(cache.owner_command, command, sizeof cache.owner_command);
     }
     fclose(file);
     return known;
@@ -120,6 +125,7 @@ static GDBusMessage *_Nullable watch_message(GDBusConnection *connection, GDBusM
             } else if (strcmp(interface, "org.freedesktop.DBus") == 0 && strcmp(member, "NameOwnerChanged") == 0) {
                 // Another provider may own the name now; which one is not asked again: nothing more is kept.
                 cache.announcing_owner = FALSE;
+                cache.owner_command[0] = '\0';
                 forget_locked(NULL);
             } else if (g_str_has_prefix(interface, "org.freedesktop.Secret.")) {
                 forget_locked(NULL);
@@ -127,6 +133,8 @@ static GDBusMessage *_Nullable watch_message(GDBusConnection *connection, GDBusM
         }
     }
     g_mutex_unlock(&cache.lock);
+    // After the cache has seen it, like every message before it.
+    if (type == G_DBUS_MESSAGE_TYPE_METHOD_RETURN || type == G_DBUS_MESSAGE_TYPE_ERROR) tokenkeyring_pending_deliver(message);
     return message;
 }
 
@@ -160,6 +168,7 @@ guint64 tokenkeyring_attribute_cache_generation(GDBusConnection *connection, gbo
         cache.rule_confirmed[0] = cache.rule_confirmed[1] = FALSE;
         cache.rule_refused = FALSE;
         cache.announcing_owner = FALSE;
+        cache.owner_command[0] = '\0';
         cache.filter = g_dbus_connection_add_filter(connection, watch_message, NULL, NULL);
         add_match_locked(0, service_rule);
         add_match_locked(1, owner_rule);
@@ -208,4 +217,11 @@ guint64 tokenkeyring_attribute_cache_hits(const char *path) {
     guint64 count = cache.hits ? GPOINTER_TO_SIZE(g_hash_table_lookup(cache.hits, path)) : 0;
     g_mutex_unlock(&cache.lock);
     return count;
+}
+
+gboolean tokenkeyring_attribute_cache_owner_is(const char *command) {
+    g_mutex_lock(&cache.lock);
+    gboolean is = watching_locked() && strcmp(cache.owner_command, command) == 0;
+    g_mutex_unlock(&cache.lock);
+    return is;
 }

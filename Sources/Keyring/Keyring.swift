@@ -98,7 +98,8 @@ public struct Keyring: Sendable {
     }
 
     private func find(_ attributes: [String: String]) async throws -> KeyringSecret? {
-        try await withUnlocking {
+        if let fast = try await FastLookup.secret(attributes, timeout: configuration.timeout) { return fast }
+        return try await withUnlocking {
             try await searchingCall { calls in
                 try calls.searchForReading(attributes) { found in
                     let exact = found.candidates.filter { KeyringItem.attributes($0.attributes, matchExactly: attributes) }

@@ -37,6 +37,10 @@ void tokenkeyring_attribute_cache_remember(const char *path, GVariant *attribute
 /// How many recalls found the attributes of the item at `path` (for tests; forgotten after a thousand items).
 guint64 tokenkeyring_attribute_cache_hits(const char *path);
 
+/// Whether the cache is watching and the service's owner is the process named `command` (`/proc/PID/comm`, such as
+/// `gnome-keyring-d`).
+gboolean tokenkeyring_attribute_cache_owner_is(const char *command);
+
 #pragma clang assume_nonnull end
 
 #endif

@@ -20,6 +20,14 @@ enum Variant {
         withCStrings(paths) { g_variant_new_objv($0, gssize(paths.count)) }
     }
 
+    /// An `a{ss}` dictionary.
+    static func stringDictionary(_ map: [String: String]) -> OpaquePointer {
+        let entries: [OpaquePointer?] = map.sorted { $0.key < $1.key }.map {
+            g_variant_new_dict_entry(string($0.key), string($0.value))
+        }
+        return entries.withUnsafeBufferPointer { g_variant_new_array(g_variant_type_checked_("{ss}"), $0.baseAddress, gsize($0.count)) }
+    }
+
     /// `(s)`: the parameters of `org.freedesktop.DBus.Properties.GetAll`.
     static func getAllParameters(interface: String) -> OpaquePointer { tuple([string(interface)]) }
 

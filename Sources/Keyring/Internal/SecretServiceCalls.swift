@@ -54,16 +54,19 @@ struct SecretServiceCalls {
         }
         guard let service = connected else { throw KeyringError.serviceUnavailable("libsecret returned no service") }
         defer { g_object_unref(service) }
+        ConnectedService.remember(service)
         do {
             return try body(SecretServiceCalls(service: service, cancellable: cancellable))
         } catch is UndecodableSecret where !retried {
             // The session's keys disagree (see UndecodableSecret): drop libsecret's shared service, so that the
             // next one opens a new session, and run `body` once more. Only reads decode, so nothing was written.
+            ConnectedService.forget()
             secret_service_disconnect()
             return try with(cancellable, retried: true, body)
         } catch let failure as GLibFailure where !retried && failure.info.message.contains("Can't find session") {
             // kwalletd5 sometimes forgets (or never registers) the session it has just opened for us; the call
             // that needed it was refused, so nothing was written. A new session, once.
+            ConnectedService.forget()
             secret_service_disconnect()
             return try with(cancellable, retried: true, body)
         } catch let undecodable as UndecodableSecret {
