@@ -27,6 +27,27 @@ struct AttributeCacheTests {
         #expect(AttributeCache.hits(stored.path) == before + (TestProvider.current == .kwallet ? 0 : 1))
     }
 
+    @Test("on gnome-keyring, a lookup of a remembered item is answered without a thread of its own, with its secret")
+    func rememberedItemIsReadWithoutABlockingCall() async throws {
+        let attributes = ["service": TestKeyring.uniqueService(), "account": "ada"]
+        defer { Task { try? await keyring.delete(attributes) } }
+        let stored = try await keyring.store("fast ✓", label: "L", attributes: attributes)
+        _ = try await keyring.lookup(attributes)
+        _ = try await keyring.lookup(attributes)
+        let before = FastLookup.answers(stored.path)
+
+        let found = try #require(try await keyring.lookup(attributes))
+        #expect(found.secret == "fast ✓")
+        #expect(found.path == stored.path)
+        #expect(found.attributes.filter { !KeyringItem.providerOwnedAttributes(of: found.attributes).contains($0.key) } == attributes)
+        // Only gnome-keyring is asked this way (KeePassXC may hold a search for its unlock dialog).
+        #expect(FastLookup.answers(stored.path) == before + (TestProvider.current == .gnomeKeyring ? 1 : 0))
+
+        // A new secret (its ItemChanged forgets the attributes) is read, not the old one.
+        try await keyring.store("fast, again", label: "L", attributes: attributes)
+        #expect(try await keyring.lookup(attributes)?.secret == "fast, again")
+    }
+
     @Test("another client's change of the item's attributes is seen by the next lookup")
     func changeByAnotherClientIsSeen() async throws {
         let attributes = ["service": TestKeyring.uniqueService(), "account": "ada"]

@@ -35,6 +35,22 @@ struct KeyringLockTests {
         #expect(try await keyring.lookup(attributes)?.secret == "precious")
     }
 
+    @Test("an item read (and remembered) before its collection was locked is reported locked, then read again")
+    func rememberedItemInALockedCollection() async throws {
+        let collection = try await TestKeyring.createCollection(label: "remembered-\(UUID().uuidString.prefix(8))")
+        let attributes = ["service": TestKeyring.uniqueService(), "account": "ada"]
+        defer { Task { try? await keyring.delete(attributes) } }
+        try await keyring.store("precious", label: "L", attributes: attributes, in: collection.keyringCollection)
+        for _ in 0..<3 { #expect(try await keyring.lookup(attributes)?.secret == "precious") }
+        try await TestKeyring.lockWithGDBus(collection.path)
+
+        let lookupError = await #expect(throws: KeyringError.self) { try await keyring.lookup(attributes) }
+        #expect(lookupError?.code == .locked)
+
+        try await TestKeyring.unlockCollection(collection.path)
+        #expect(try await keyring.lookup(attributes)?.secret == "precious")
+    }
+
     @Test("a store to the default collection fails with locked while an exact duplicate sits in a locked one")
     func lockedDuplicateBlocksStore() async throws {
         let collection = try await TestKeyring.createCollection(label: "lockeddup-\(UUID().uuidString.prefix(8))")

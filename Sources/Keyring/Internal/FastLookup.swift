@@ -1,5 +1,6 @@
 import CDBusBatch
 import CLibSecret
+import Synchronization
 
 /// A lookup on gnome-keyring of an item this process has read before, answered without a thread of its own:
 /// the search and `GetSecrets` go out as ``PendingCall``s, and the item's attributes come from the
@@ -52,8 +53,17 @@ enum FastLookup {
         guard let bytes = secret_value_get(value, &length),
               let text = String(validating: UnsafeRawBufferPointer(start: bytes, count: length), as: UTF8.self)
         else { return nil }
+        answered.withLock { counts in
+            if counts.count >= 1024 { counts.removeAll() }
+            counts[chosen.path, default: 0] += 1
+        }
         return KeyringSecret(path: chosen.path, attributes: chosen.attributes, secret: text)
     }
+
+    /// How many lookups of each item this path answered (for tests; forgotten after a thousand items).
+    private static let answered = Mutex<[String: Int]>([:])
+
+    static func answers(_ path: String) -> Int { answered.withLock { $0[path] ?? 0 } }
 
     /// The object paths of the `ao` at `index` of `tuple`.
     private static func paths(_ tuple: OpaquePointer, _ index: Int) -> [String] {
