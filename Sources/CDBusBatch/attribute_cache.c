@@ -127,6 +127,11 @@ static GDBusMessage *_Nullable watch_message(GDBusConnection *connection, GDBusM
                 cache.announcing_owner = FALSE;
                 cache.owner_command[0] = '\0';
                 forget_locked(NULL);
+            } else if ((strcmp(interface, "org.freedesktop.Secret.Service") == 0 &&
+                        strcmp(member, "CollectionChanged") == 0) ||
+                       strcmp(interface, "org.freedesktop.Secret.Prompt") == 0) {
+                // A collection locked, unlocked or renamed, or a prompt done: no item's attributes changed (an item
+                // a prompt creates or changes has signals of its own).
             } else if (g_str_has_prefix(interface, "org.freedesktop.Secret.")) {
                 forget_locked(NULL);
             }

@@ -14,7 +14,9 @@
 /// worker thread, in the order the bus delivered them:
 ///
 /// - `PropertiesChanged` on an item, or `ItemChanged` / `ItemDeleted` naming one, forgets that item;
-/// - any other signal of a Secret Service interface, and a new owner of `org.freedesktop.secrets`, forget all.
+/// - `CollectionChanged` (a collection locked, unlocked or renamed) and a prompt's `Completed` forget nothing;
+/// - any other signal of a Secret Service interface (a collection created or deleted), and a new owner of
+///   `org.freedesktop.secrets`, forget all.
 ///
 /// Every such signal also moves the generation on. Attributes read by a call sent at generation G are kept only
 /// when no change to that item (or to all) was announced after G by the time they arrive, so an answer can never
