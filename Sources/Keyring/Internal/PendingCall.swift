@@ -26,6 +26,8 @@ enum PendingCall {
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Reply, any Error>) in
                 waiter.install(continuation)
+                // Cancelled already: nothing is sent, so no reply can outlive the wait.
+                guard !waiter.isDone else { return }
                 // The waiter stays alive until the callback ran or the call was abandoned.
                 let context = Unmanaged.passRetained(waiter).toOpaque()
                 let serial = tokenkeyring_call_without_waiting(connection, message, { reply, context in
@@ -62,6 +64,8 @@ enum PendingCall {
         }
 
         private let state = Mutex(State())
+
+        var isDone: Bool { state.withLock { $0.done } }
 
         var serial: guint32 {
             get { state.withLock { $0.serial } }
