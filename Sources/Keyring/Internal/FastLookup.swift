@@ -10,7 +10,9 @@ import Synchronization
 /// It answers only the plain case: exactly one item has the attributes exactly, it is unlocked and remembered, and
 /// its secret is text. Anything else — nothing found, a locked or unknown item, several candidates, an error or
 /// no answer in time — gives `nil`, and the caller does the full lookup, with its unlocking, its "locked is not
-/// absent" checks and its typed errors. Only gnome-keyring is asked this way: KeePassXC may hold a search until
+/// absent" checks and its typed errors; only no answer within the call's timeout is ``KeyringError/Code/timedOut``
+/// at once (gnome-keyring never holds a search or a secret for a prompt, so it is not answering at all). Only
+/// gnome-keyring is asked this way: KeePassXC may hold a search until
 /// its unlock dialog is answered, which only the full lookup knows how to tell.
 enum FastLookup {
     private static let servicePath = "/org/freedesktop/secrets"
@@ -36,7 +38,8 @@ enum FastLookup {
         }
         guard exact.count == 1, let chosen = exact.first, unlocked.contains(chosen.path) else { return nil }
 
-        let session = String(cString: secret_service_get_session_dbus_path(service.pointer))
+        guard let sessionPath = secret_service_get_session_dbus_path(service.pointer) else { return nil }
+        let session = String(cString: sessionPath)
         guard let answer = try await call(
             connection, destination, "GetSecrets",
             Variant.tuple([Variant.objectPaths([chosen.path]), Variant.objectPath(session)]), "(a{o(oayays)})",
@@ -73,7 +76,8 @@ enum FastLookup {
     }
 
     /// Calls `method` of the Secret Service and returns its reply's body (a new reference), or `nil` for an error
-    /// reply, a body of another type, or no answer in time.
+    /// reply, a body of another type, or a call that could not be sent.
+    /// - Throws: ``KeyringError/Code/timedOut`` without an answer in time; `CancellationError`.
     private static func call(
         _ connection: OpaquePointer, _ destination: String, _ method: String, _ parameters: OpaquePointer,
         _ replyType: String, timeout: Duration

@@ -19,8 +19,8 @@ enum PendingCall {
 
     /// Sends `message` (a method call; the caller keeps its reference) on `connection` and returns the reply, or
     /// the error reply, whose reference the caller releases.
-    /// - Throws: ``Unanswered`` when it could not be sent or no answer came within `timeout`;
-    ///   `CancellationError` when the task is cancelled first.
+    /// - Throws: ``Unanswered`` when it could not be sent; ``KeyringError/Code/timedOut`` when no answer came within
+    ///   `timeout`; `CancellationError` when the task is cancelled first.
     static func reply(to message: OpaquePointer, on connection: OpaquePointer, timeout: Duration) async throws -> Reply {
         let waiter = Waiter()
         return try await withTaskCancellationHandler {
@@ -44,7 +44,12 @@ enum PendingCall {
                     return
                 }
                 waiter.serial = serial
-                let timer = Timeout(after: timeout) { waiter.abandonIfSent(with: Unanswered()) }
+                // Cancelled while sending: the cancellation handler found no serial to abandon.
+                if waiter.isDone {
+                    waiter.abandonIfSent(with: CancellationError())
+                    return
+                }
+                let timer = Timeout(after: timeout) { waiter.abandonIfSent(with: KeyringError.timedOut(after: timeout, nil)) }
                 waiter.timer = timer
             }
         } onCancel: {
