@@ -119,8 +119,8 @@ struct KeyringStore {
         addBusyRatios(busy, to: &report)
         report.notes.append(
             "Per operation, in D-Bus round trips: ours = Keyring.store, 3 (SearchItems; the items' GetAll; SetSecret) or "
-                + "Keyring.lookup, 2 (SearchItems; the items' Get Attributes with GetSecrets, pipelined), on a blocking "
-                + "thread; floor = secret_password_storev_sync, 1 (CreateItem replacing) / secret_password_lookupv_sync, "
+                + "Keyring.lookup, 2 (SearchItems; GetSecrets, with the items' Get Attributes unless remembered), for a "
+                + "remembered gnome-keyring item without a blocking thread; floor = secret_password_storev_sync, 1 (CreateItem replacing) / secret_password_lookupv_sync, "
                 + "2 (SearchItems; GetSecrets); Python keyring opens a D-Bus connection per call.")
         return report
     }
