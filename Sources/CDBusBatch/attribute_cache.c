@@ -86,6 +86,15 @@ static const char *_Nullable item_argument(GDBusMessage *message) {
     return path;
 }
 
+/// Whether a `NameOwnerChanged` signal is about `org.freedesktop.secrets` (an app may watch other names).
+static gboolean names_service(GDBusMessage *message) {
+    GVariant *body = g_dbus_message_get_body(message);
+    if (body == NULL || !g_variant_is_of_type(body, G_VARIANT_TYPE("(sss)"))) return TRUE;  // malformed: assume so
+    const char *name = NULL;
+    g_variant_get_child(body, 0, "&s", &name);
+    return name && strcmp(name, "org.freedesktop.secrets") == 0;
+}
+
 static GDBusMessage *_Nullable watch_message(GDBusConnection *connection, GDBusMessage *message, gboolean incoming,
                                              gpointer data) {
     (void)connection;
@@ -122,7 +131,8 @@ static GDBusMessage *_Nullable watch_message(GDBusConnection *connection, GDBusM
                         strcmp(member, "ItemCreated") == 0)) {
                 const char *item = item_argument(message);
                 forget_locked(item);  // NULL: a malformed signal forgets everything
-            } else if (strcmp(interface, "org.freedesktop.DBus") == 0 && strcmp(member, "NameOwnerChanged") == 0) {
+            } else if (strcmp(interface, "org.freedesktop.DBus") == 0 && strcmp(member, "NameOwnerChanged") == 0 &&
+                       names_service(message)) {
                 // Another provider may own the name now; which one is not asked again: nothing more is kept.
                 cache.announcing_owner = FALSE;
                 cache.owner_command[0] = '\0';

@@ -1,3 +1,4 @@
+import CLibSecret
 import Foundation
 @testable import Keyring
 import KeyringTestSupport
@@ -46,6 +47,35 @@ struct AttributeCacheTests {
         // A new secret (its ItemChanged forgets the attributes) is read, not the old one.
         try await keyring.store("fast, again", label: "L", attributes: attributes)
         #expect(try await keyring.lookup(attributes)?.secret == "fast, again")
+    }
+
+    @Test("another bus name changing owners leaves the cache on (an app may watch other names)")
+    func otherNamesChangingOwnersAreIgnored() async throws {
+        let attributes = ["service": TestKeyring.uniqueService(), "account": "ada"]
+        defer { Task { try? await keyring.delete(attributes) } }
+        let stored = try await keyring.store("watched", label: "L", attributes: attributes)
+        _ = try await keyring.lookup(attributes)
+        _ = try await keyring.lookup(attributes)
+        // As g_bus_watch_name would for an app's own names: every NameOwnerChanged now reaches this process.
+        let service = try #require(ConnectedService.current)
+        let connection = try #require(clibsecret_service_connection(service.pointer))
+        let subscription = g_dbus_connection_signal_subscribe(
+            connection, "org.freedesktop.DBus", "org.freedesktop.DBus", "NameOwnerChanged", "/org/freedesktop/DBus",
+            nil, G_DBUS_SIGNAL_FLAGS_NONE, { _, _, _, _, _, _, _ in }, nil, nil)
+        defer { g_dbus_connection_signal_unsubscribe(connection, subscription) }
+        // The bus answers in order: once this reply is here, the subscription's match rule is in place.
+        let ping = g_dbus_message_new_method_call("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetId")!
+        defer { g_object_unref(UnsafeMutableRawPointer(ping)) }
+        g_object_unref(UnsafeMutableRawPointer(try await PendingCall.reply(to: ping, on: connection, timeout: .seconds(10)).message))
+        // A client that comes and goes: its unique name gets an owner and loses it.
+        let other = try await runCommand(
+            "/usr/bin/gdbus", ["call", "--session", "--dest", "org.freedesktop.DBus", "--object-path", "/org/freedesktop/DBus",
+                               "--method", "org.freedesktop.DBus.GetId"])
+        #expect(other.status == 0)
+        let before = AttributeCache.hits(stored.path)
+
+        #expect(try await keyring.lookup(attributes)?.secret == "watched")
+        #expect(AttributeCache.hits(stored.path) == before + (TestProvider.current == .kwallet ? 0 : 1))
     }
 
     @Test("another client's change of the item's attributes is seen by the next lookup")
