@@ -16,7 +16,7 @@ enum BlockingCall {
         _ body: @escaping @Sendable (UnsafeMutablePointer<GCancellable>) throws -> T
     ) async throws -> T {
         let cancellable = Cancellable()
-        let outcome = Outcome<T>()
+        let outcome = ResumeOnce<T>()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
                 outcome.install(continuation)
@@ -55,36 +55,6 @@ enum BlockingCall {
             // Cancellation reaches the caller through the timer or the task; this result is dropped.
             if info.isCancellation { return CancellationError() }
             return KeyringError.other("The Secret Service failed while \(failure.action).", info.text)
-        }
-    }
-
-    /// Resumes the caller exactly once: with the call's result, the timeout or the task's cancellation,
-    /// whichever comes first.
-    private final class Outcome<T: Sendable>: Sendable {
-        private let state = Mutex<(continuation: CheckedContinuation<T, any Error>?, early: Result<T, any Error>?, done: Bool)>(
-            (nil, nil, false))
-
-        func install(_ continuation: CheckedContinuation<T, any Error>) {
-            let early: Result<T, any Error>? = state.withLock { state in
-                if let early = state.early { return early }
-                state.continuation = continuation
-                return nil
-            }
-            if let early { continuation.resume(with: early) }
-        }
-
-        func finish(_ result: Result<T, any Error>) {
-            let continuation: CheckedContinuation<T, any Error>? = state.withLock { state in
-                guard !state.done else { return nil }
-                state.done = true
-                guard let continuation = state.continuation else {
-                    state.early = result
-                    return nil
-                }
-                state.continuation = nil
-                return continuation
-            }
-            continuation?.resume(with: result)
         }
     }
 

@@ -57,61 +57,37 @@ enum PendingCall {
         }
     }
 
-    /// Resumes the caller exactly once, with the reply, the timeout or the cancellation; a reply that loses is
-    /// released.
+    /// Resumes the caller exactly once (``ResumeOnce``), with the reply, the timeout or the cancellation; releases a
+    /// reply that lost, and stops the timer.
     private final class Waiter: Sendable {
-        private struct State {
-            var continuation: CheckedContinuation<Reply, any Error>?
-            var early: Result<Reply, any Error>?
-            var done = false
-            var serial: guint32 = 0
-            var timer: Timeout?
-        }
+        private let outcome = ResumeOnce<Reply>()
+        private let call = Mutex<(serial: guint32, timer: Timeout?)>((0, nil))
 
-        private let state = Mutex(State())
-
-        var isDone: Bool { state.withLock { $0.done } }
+        var isDone: Bool { outcome.isDone }
 
         var serial: guint32 {
-            get { state.withLock { $0.serial } }
-            set { state.withLock { $0.serial = newValue } }
+            get { call.withLock { $0.serial } }
+            set { call.withLock { $0.serial = newValue } }
         }
 
+        /// The call's timer; stopped at once when the call has already finished.
         var timer: Timeout? {
-            get { state.withLock { $0.timer } }
+            get { call.withLock { $0.timer } }
             set {
-                let cancelNow = state.withLock { state in
-                    state.timer = newValue
-                    return state.done
-                }
-                if cancelNow { newValue?.cancel() }
+                call.withLock { $0.timer = newValue }
+                if outcome.isDone { newValue?.cancel() }
             }
         }
 
         func install(_ continuation: CheckedContinuation<Reply, any Error>) {
-            let early: Result<Reply, any Error>? = state.withLock { state in
-                if let early = state.early { return early }
-                state.continuation = continuation
-                return nil
-            }
-            if let early { continuation.resume(with: early) }
+            outcome.install(continuation)
         }
 
         func finish(_ result: Result<Reply, any Error>) {
-            let (continuation, timer, lost): (CheckedContinuation<Reply, any Error>?, Timeout?, Bool) =
-                state.withLock { state in
-                    guard !state.done else { return (nil, nil, true) }
-                    state.done = true
-                    defer { state.continuation = nil }
-                    if state.continuation == nil { state.early = result }
-                    return (state.continuation, state.timer, false)
-                }
-            timer?.cancel()
-            if lost {
-                if case .success(let reply) = result { g_object_unref(UnsafeMutableRawPointer(reply.message)) }
-                return
+            if !outcome.finish(result), case .success(let reply) = result {
+                g_object_unref(UnsafeMutableRawPointer(reply.message))
             }
-            continuation?.resume(with: result)
+            timer?.cancel()
         }
 
         /// Stops waiting for the reply; when its callback has not been taken, releases the reference that callback
