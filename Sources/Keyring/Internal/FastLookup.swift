@@ -11,9 +11,10 @@ import Synchronization
 /// its secret is text. Anything else — nothing found, a locked or unknown item, several candidates, an error or
 /// no answer in time — gives `nil`, and the caller does the full lookup, with its unlocking, its "locked is not
 /// absent" checks and its typed errors; only no answer within the call's timeout is ``KeyringError/Code/timedOut``
-/// at once (gnome-keyring never holds a search or a secret for a prompt, so it is not answering at all). Only
-/// gnome-keyring is asked this way: KeePassXC may hold a search until
-/// its unlock dialog is answered, which only the full lookup knows how to tell.
+/// at once (gnome-keyring never holds a search or a secret for a prompt, so it is not answering at all).
+///
+/// Only gnome-keyring is asked this way: KeePassXC may hold a search until its unlock dialog is answered, which
+/// only the full lookup knows how to tell, and kwalletd5's items are never remembered.
 enum FastLookup {
     private static let servicePath = "/org/freedesktop/secrets"
     private static let serviceInterface = "org.freedesktop.Secret.Service"
