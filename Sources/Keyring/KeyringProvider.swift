@@ -27,6 +27,9 @@ public struct KeyringProvider: Sendable, Hashable, CustomStringConvertible {
                 "adds Title, UserName, URL, Notes, Uuid, Path (and TOTP) to every item (ignored)",
                 "hides every item while the database is locked: an empty search of a locked database is reported as locked",
                 "with \"Unlock database before searching\" on, a search of a locked database waits for its unlock dialog",
+                "writes the database file on another thread after every change while it goes on answering; a change "
+                    + "arriving during that write can crash it (seen with 2.7.4 under back-to-back writes): for heavy "
+                    + "unattended use turn off \"Automatically save after every change\" (it still saves on exit)",
             ]
         case "kwalletd5", "kwalletd6", "ksecretd":
             name = "KWallet"
