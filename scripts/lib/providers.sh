@@ -63,9 +63,9 @@ XML
         | keepassxc-cli import -q -p -t 100 "$TOKENKEYRING_SESSION_DIR/database.xml" "$database" \
         >"$TOKENKEYRING_SESSION_DIR/keepassxc-cli.log" 2>&1 || { cat "$TOKENKEYRING_SESSION_DIR/keepassxc-cli.log" >&2; return 1; }
     mkdir -p "$XDG_CONFIG_HOME/keepassxc"
-    # AutoSaveAfterEveryChange=false: KeePassXC (2.7.4, and its code to this day) writes the database on a pooled
+    # AutoSaveAfterEveryChange=false: KeePassXC (2.7.4, and its sources as of 2024) writes the database on a pooled
     # thread after each change while its main loop goes on answering D-Bus; a change that arrives during that
-    # write crashes it (SIGSEGV in QUuid::toRfc4122 on the writer thread, caught under gdb). The tests need no file
+    # write can crash it (SIGSEGV in QUuid::toRfc4122 on the writer thread, caught under gdb). The tests need no file
     # on disk, and KeyringProvider's quirks tell users about it.
     cat >"$XDG_CONFIG_HOME/keepassxc/keepassxc.ini" <<INI
 [General]

@@ -36,9 +36,13 @@ struct SecretServiceCalls {
 
     /// Connects to the Secret Service (libsecret shares one connection and session per process) and runs `body`.
     /// Any failure to connect is "no Secret Service", except the cancellation of the call.
+    ///
+    /// `session` counts the sessions tried: a session kwalletd5 cannot decode for, or forgets, is replaced, up to
+    /// three sessions in all. One new session was not enough: both failures, one after the other, made one of 300
+    /// `tokenctl show` runs fail in a full test run.
     static func with<T>(
         _ cancellable: UnsafeMutablePointer<GCancellable>,
-        retried: Bool = false,
+        session: Int = 1,
         _ body: (SecretServiceCalls) throws -> T
     ) throws -> T {
         // Registers the Secret Service's D-Bus error names (IsLocked, NoSuchObject), so that replies to our own
@@ -57,18 +61,18 @@ struct SecretServiceCalls {
         ConnectedService.remember(service)
         do {
             return try body(SecretServiceCalls(service: service, cancellable: cancellable))
-        } catch is UndecodableSecret where !retried {
+        } catch is UndecodableSecret where session < 3 {
             // The session's keys disagree (see UndecodableSecret): drop libsecret's shared service, so that the
-            // next one opens a new session, and run `body` once more. Only reads decode, so nothing was written.
+            // next one opens a new session, and run `body` again. Only reads decode, so nothing was written.
             ConnectedService.forget()
             secret_service_disconnect()
-            return try with(cancellable, retried: true, body)
-        } catch let failure as GLibFailure where !retried && failure.info.message.contains("Can't find session") {
+            return try with(cancellable, session: session + 1, body)
+        } catch let failure as GLibFailure where session < 3 && failure.info.message.contains("Can't find session") {
             // kwalletd5 sometimes forgets (or never registers) the session it has just opened for us; the call
-            // that needed it was refused, so nothing was written. A new session, once.
+            // that needed it was refused, so nothing was written. A new session.
             ConnectedService.forget()
             secret_service_disconnect()
-            return try with(cancellable, retried: true, body)
+            return try with(cancellable, session: session + 1, body)
         } catch let undecodable as UndecodableSecret {
             throw KeyringError.other("The Secret Service sent a secret for \(undecodable.path) that could not be decoded.", nil)
         }
