@@ -151,4 +151,47 @@ struct URLSessionTransportTests {
             #expect(server.recordedRequests.isEmpty)
         }
     }
+    /// Swift holds a task's status-record lock while it runs the task's cancellation handlers, and resuming a
+    /// continuation of that task needs the same lock. FoundationNetworking 6.3's own `data(for:delegate:)` cancels
+    /// with a synchronous hop onto the session's queue from its handler, while that queue may be resuming the
+    /// continuation: both wait for ever (swiftlang/swift-corelibs-foundation#5412). This races the two many
+    /// times over: the first response of each round cancels the rest of its group just as their responses arrive.
+    /// A deadlock ends in the time limit.
+    @Test("requests cancelled while their responses arrive end, each as a response or a CancellationError", .timeLimit(.minutes(2)))
+    func cancellationRacingCompletion() async throws {
+        try await withServer { server in
+            let transport = URLSessionTransport()
+            let rounds = 300, width = 4
+            var answered = 0, cancelled = 0
+            for _ in 0..<rounds {
+                let outcomes = await withTaskGroup(of: Result<HTTPResponse.Status, any Error>.self) { group in
+                    for _ in 0..<width {
+                        group.addTask {
+                            do {
+                                return .success(try await transport.send(HTTPRequest(method: .get, url: server.publicURL), body: nil).0.status)
+                            } catch {
+                                return .failure(error)
+                            }
+                        }
+                    }
+                    var outcomes = [await group.next()!]
+                    group.cancelAll()
+                    for await outcome in group { outcomes.append(outcome) }
+                    return outcomes
+                }
+                for outcome in outcomes {
+                    switch outcome {
+                    case .success(let status):
+                        #expect(status == .ok)
+                        answered += 1
+                    case .failure(let error):
+                        #expect(error is CancellationError, "\(error)")
+                        cancelled += 1
+                    }
+                }
+            }
+            #expect(answered + cancelled == rounds * width)
+            #expect(answered >= rounds, "the first request of every round is answered")
+        }
+    }
 }

@@ -9,6 +9,40 @@ TOKENKEYRING_APT_PACKAGES=(libsecret-1-dev libglib2.0-dev libglib2.0-bin gnome-k
 
 say() { printf '%s\n' "$*" >&2; }
 
+# Runs a command; if it is still running after LIMIT seconds, prints the thread stacks of the test processes
+# (with gdb, when it is installed) and stops it. A hung test run then fails with the reason in its log, instead of
+# using up CI's whole time in silence.
+run_watched() {
+    local limit=$1
+    shift
+    "$@" &
+    local pid=$!
+    (
+        sleep "$limit" &
+        sleeper=$!
+        trap 'kill "$sleeper" 2>/dev/null; exit 0' TERM
+        wait "$sleeper"
+        kill -0 "$pid" 2>/dev/null || exit 0
+        say "!! Still running after ${limit} s, so taken for hung: $*"
+        for test_pid in $(pgrep -f '^[^ ]*[.]xctest( |$)' || true); do
+            if command -v gdb >/dev/null 2>&1; then
+                say "!! Thread stacks of process $test_pid:"
+                gdb -p "$test_pid" -batch -ex 'thread apply all bt 30' >&2 2>/dev/null || true
+            else
+                say "!! (install gdb to see the thread stacks of process $test_pid here)"
+            fi
+            kill -KILL "$test_pid" 2>/dev/null || true
+        done
+        kill "$pid" 2>/dev/null || true
+    ) &
+    local watchdog=$!
+    local status=0
+    wait "$pid" || status=$?
+    kill "$watchdog" 2>/dev/null || true
+    wait "$watchdog" 2>/dev/null || true
+    return "$status"
+}
+
 # Installs whatever of TOKENKEYRING_APT_PACKAGES is missing. Needs root or sudo for that.
 ensure_system_packages() {
     local missing=()
