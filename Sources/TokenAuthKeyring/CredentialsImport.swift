@@ -42,7 +42,7 @@ package enum CredentialsImport {
             let credentials = try StoredBundleFormat.decode(trimmed, entry: "the input")
             let auth = credentials.auth
             guard TokenSyntax.isHeaderSafe(auth.accessToken), TokenSyntax.isHeaderSafe(auth.tokenType),
-                auth.refreshToken.map { $0.isEmpty || TokenSyntax.isHeaderSafe($0) } ?? true
+                auth.refreshToken.map({ $0.isEmpty || TokenSyntax.isHeaderSafe($0) }) ?? true
             else {
                 throw Failure(reason: "its access_token, refresh_token or token_type contains spaces, control or "
                     + "non-ASCII characters")

@@ -45,6 +45,7 @@ struct AuthManagerRuleTests {
         #expect(endpoint.grantCount == 1)
         #expect(Set(tokens) == ["access-1"])
         #expect(tokens.count == 200)
+        #expect(store.stored?.accessToken == "access-1", "the one grant's tokens are the ones stored")
     }
 
     @Test("stale-token check: a rejection of a token that was already replaced refreshes nothing")
@@ -59,6 +60,7 @@ struct AuthManagerRuleTests {
         // The current token rejected: that one does refresh.
         #expect(try await manager.refresh(rejecting: "access-1").accessToken == "access-2")
         #expect(endpoint.grantCount == 2)
+        #expect(store.stored?.accessToken == "access-2")
     }
 
     @Test("persist before release: no caller has the new token before the store has it")
