@@ -2,7 +2,6 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Synchronization
 
 /// The session delegate of ``URLSessionTransport``: keeps credentials on their origin and leaves authentication
 /// to the caller.
@@ -16,54 +15,14 @@ import Synchronization
 /// - **HTTP authentication challenges.** The transport never answers a `401` with stored credentials: callers
 ///   put their own `Authorization` header on requests and need to see the `401` itself. On Linux, letting
 ///   FoundationNetworking handle a `Basic` challenge hangs the task, so the challenge is cancelled and
-///   the transport returns the `401` response that ``Transfer`` kept. On Apple platforms every challenge gets the
-///   system's default handling.
-/// - **Each task's data.** The session's tasks have no completion handler: the delegate hands each task's
-///   response head, body and completion to the ``Transfer`` routed to it.
-final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
+///   ``ResponseCollector`` supplies the `401` response. On Apple platforms every challenge gets the system's
+///   default handling.
+final class SessionDelegate: NSObject, URLSessionTaskDelegate, Sendable {
     /// What the session's tasks do with redirects.
     let redirects: HTTPRedirectPolicy
-    /// The transfer of each running task, by task identifier.
-    private let transfers = Mutex<[Int: Transfer]>([:])
 
     init(redirects: HTTPRedirectPolicy) {
         self.redirects = redirects
-    }
-
-    /// Hands `task`'s events to `transfer` until the task completes.
-    func route(_ task: URLSessionTask, to transfer: Transfer) {
-        transfers.withLock { $0[task.taskIdentifier] = transfer }
-    }
-
-    /// Stops routing `task`'s events: for a task that was never resumed.
-    func forget(_ task: URLSessionTask) {
-        _ = transfers.withLock { $0.removeValue(forKey: task.taskIdentifier) }
-    }
-
-    private func transfer(of task: URLSessionTask) -> Transfer? {
-        transfers.withLock { $0[task.taskIdentifier] }
-    }
-
-    func urlSession(
-        _ session: URLSession,
-        dataTask: URLSessionDataTask,
-        didReceive response: URLResponse,
-        completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
-    ) {
-        let proceed = transfer(of: dataTask)?.received(response) ?? true
-        completionHandler(proceed ? .allow : .cancel)
-        // FoundationNetworking ignores the disposition, so the task is cancelled here as well.
-        if !proceed { dataTask.cancel() }
-    }
-
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        let proceed = transfer(of: dataTask)?.received(data) ?? true
-        if !proceed { dataTask.cancel() }
-    }
-
-    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        let transfer = transfers.withLock { $0.removeValue(forKey: task.taskIdentifier) }
-        transfer?.completed(with: error)
     }
 
     func urlSession(

@@ -104,25 +104,30 @@ public struct URLSessionTransport: HTTPTransport {
         urlRequest.timeoutInterval = timeout.timeInterval
         try Task.checkCancellation()
 
-        let (session, delegate) = owner.session(redirects)
-        let completion = try await Transfer(limit: maximumResponseBodySize).run(urlRequest, on: session, routedBy: delegate)
-        if completion.exceeded {
-            throw HTTPTransportError.responseTooLarge(limit: maximumResponseBodySize)
-        }
-        let data = completion.body
-        let urlResponse: URLResponse
-        switch (completion.error, completion.response) {
-        case (nil, let response?):
-            urlResponse = response
-        case (let error as URLError, let response as HTTPURLResponse)
-        where error.code == .cancelled && response.statusCode == 401:
+        let collector = ResponseCollector(limit: maximumResponseBodySize)
+        var data: Data
+        var urlResponse: URLResponse
+        do {
+            // Not left to URLSession to give up on a cancelled transfer: FoundationNetworking may wait for the answer,
+            // and cancelling the task that runs data(for:delegate:) can deadlock (see abandoningOnCancellation).
+            (data, urlResponse) = try await abandoningOnCancellation(onAbandon: collector.cancelTransfer) {
+                [session = owner.session(redirects), urlRequest] in
+                try await session.data(for: urlRequest, delegate: collector)
+            }
+        } catch let error as URLError {
+            if collector.exceeded {
+                throw HTTPTransportError.responseTooLarge(limit: maximumResponseBodySize)
+            }
+            if error.code == .cancelled, Task.isCancelled {
+                throw CancellationError()
+            }
             // A 401 whose authentication challenge SessionDelegate cancelled: the response itself is the answer.
-            urlResponse = response
-        case (let error as URLError, _) where error.code == .cancelled && Task.isCancelled:
-            throw CancellationError()
-        case (let error as URLError, _):
-            throw HTTPTransportError(urlError: error)
-        default:
+            guard error.code == .cancelled, let challenged = collector.received.response, challenged.statusCode == 401 else {
+                throw HTTPTransportError(urlError: error)
+            }
+            (data, urlResponse) = (collector.received.body, challenged)
+        } catch {
+            if Task.isCancelled { throw CancellationError() }
             throw HTTPTransportError.networkFailure
         }
         guard data.count <= maximumResponseBodySize else {
@@ -139,7 +144,7 @@ public struct URLSessionTransport: HTTPTransport {
 /// (and their delegates, which they retain) do not leak.
 ///
 /// There is one session per ``HTTPRedirectPolicy``, because only the session's delegate can decide about a
-/// redirect on Linux: FoundationNetworking never asks a task's own delegate.
+/// redirect on Linux: FoundationNetworking never asks the delegate given to `data(for:delegate:)`.
 ///
 /// Each session is made on its first request, not with the transport: on Linux a URLSession starts libcurl
 /// (`curl_global_init`, which sets up TLS) and a dispatch source of its own, and a process that never sends a
@@ -149,8 +154,8 @@ public struct URLSessionTransport: HTTPTransport {
 private final class SessionOwner: Sendable {
     private struct Sessions {
         var configuration: URLSessionConfiguration?
-        var following: (URLSession, SessionDelegate)?
-        var refusing: (URLSession, SessionDelegate)?
+        var following: URLSession?
+        var refusing: URLSession?
     }
 
     private let timeout: Duration
@@ -161,8 +166,8 @@ private final class SessionOwner: Sendable {
         sessions = Mutex(Sessions(configuration: configuration))
     }
 
-    /// The session whose delegate applies `redirects`, and that delegate; made now if this is its first request.
-    func session(_ redirects: HTTPRedirectPolicy) -> (URLSession, SessionDelegate) {
+    /// The session whose delegate applies `redirects`, made now if this is its first request.
+    func session(_ redirects: HTTPRedirectPolicy) -> URLSession {
         sessions.withLock { sessions in
             let configuration = sessions.configuration ?? .ephemeral
             configuration.timeoutIntervalForRequest = timeout.timeInterval
@@ -180,15 +185,14 @@ private final class SessionOwner: Sendable {
         }
     }
 
-    private static func make(_ configuration: URLSessionConfiguration, _ redirects: HTTPRedirectPolicy) -> (URLSession, SessionDelegate) {
-        let delegate = SessionDelegate(redirects: redirects)
-        return (URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil), delegate)
+    private static func make(_ configuration: URLSessionConfiguration, _ redirects: HTTPRedirectPolicy) -> URLSession {
+        URLSession(configuration: configuration, delegate: SessionDelegate(redirects: redirects), delegateQueue: nil)
     }
 
     deinit {
         sessions.withLock { sessions in
-            sessions.following?.0.finishTasksAndInvalidate()
-            sessions.refusing?.0.finishTasksAndInvalidate()
+            sessions.following?.finishTasksAndInvalidate()
+            sessions.refusing?.finishTasksAndInvalidate()
         }
     }
 }
