@@ -72,6 +72,15 @@ extension KeyringError {
             underlying: detail)
     }
 
+    /// The provider left the session bus (it exited or crashed) while a call waited for its answer.
+    static func providerLeft(_ detail: String?) -> KeyringError {
+        KeyringError(
+            .serviceUnavailable,
+            "The Secret Service provider left the session bus during the call: it exited or crashed before answering.",
+            fix: "Start the keyring again (or let D-Bus start it) and retry; its log says why it stopped.",
+            underlying: detail)
+    }
+
     static func locked(_ detail: String?) -> KeyringError {
         KeyringError(
             .locked,

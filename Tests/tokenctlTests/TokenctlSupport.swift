@@ -59,3 +59,16 @@ enum HungSecretService {
             startLimit: .seconds(15), body)
     }
 }
+
+/// A Secret Service that closes its connection, without answering, when `method` is called:
+/// `scripts/lib/vanishing-secret-service.py`, a provider that crashes in the middle of a call. Its private bus
+/// activates nothing, so the name stays without an owner afterwards.
+enum VanishingSecretService {
+    /// Runs `body` with such a service, and stops its bus afterwards, also when `body` throws.
+    static func with<T>(leavingOn method: String, _ body: (PrivateBusProcess) async throws -> T) async throws -> T {
+        try await PrivateBusProcess.with(
+            URL(fileURLWithPath: "/usr/bin/python3"),
+            [TestKeyring.scriptsDirectory.appendingPathComponent("lib/vanishing-secret-service.py").path, method],
+            startLimit: .seconds(15), body)
+    }
+}

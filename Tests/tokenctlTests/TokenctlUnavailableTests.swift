@@ -69,4 +69,19 @@ struct TokenctlUnavailableTests {
         #expect(gone.status == 4)
         #expect(gone.stdout.hasPrefix("[failed] session bus"))
     }
+    /// D-Bus answers a call whose provider disconnected with `NoReply`, the error it also gives a call that timed
+    /// out; the provider's absence afterwards is what tells them apart.
+    @Test("a provider that leaves the bus during a call is 'no Secret Service', at once, not a timeout",
+          arguments: ["OpenSession", "SearchItems"])
+    func providerLeavesDuringCall(method: String) async throws {
+        try await VanishingSecretService.with(leavingOn: method) { service in
+            let environment: [String: String?] = ["DBUS_SESSION_BUS_ADDRESS": service.address]
+            // A timeout longer than any test: the answer must come from the provider's departure, not from waiting.
+            let shown = try await tokenctl(["show", "--service", "S", "--account", "A", "--timeout", "600"], environment: environment)
+            #expect(shown.status == 4, "\(shown.allOutput)")
+            #expect(shown.stderr.hasPrefix("tokenctl: The Secret Service provider left the session bus during the call"),
+                    "\(shown.stderr)")
+            #expect(!shown.stderr.contains("did not answer"))
+        }
+    }
 }

@@ -51,6 +51,9 @@ enum BlockingCall {
         case .notFound: return KeyringError.notFound(info.text)
         case .noProvider: return KeyringError.serviceUnavailable(info.text)
         case .dbusTimeout: return KeyringError.timedOut(after: timeout, info.text)
+        case .noReply:
+            return ProviderPresence.hasLeft()
+                ? KeyringError.providerLeft(info.text) : KeyringError.timedOut(after: timeout, info.text)
         case .other:
             // Cancellation reaches the caller through the timer or the task; this result is dropped.
             if info.isCancellation { return CancellationError() }

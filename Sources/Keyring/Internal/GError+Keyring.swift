@@ -9,7 +9,8 @@ struct GErrorInfo: Sendable {
     let isCancellation: Bool
     let kind: Kind
 
-    enum Kind: Sendable { case locked, notFound, noProvider, dbusTimeout, other }
+    /// `noReply` is D-Bus's `NoReply`: a timeout, or a provider that left the bus before answering.
+    enum Kind: Sendable { case locked, notFound, noProvider, dbusTimeout, noReply, other }
 
     init(_ error: UnsafeMutablePointer<GError>) {
         let quark = error.pointee.domain
@@ -32,7 +33,9 @@ struct GErrorInfo: Sendable {
                 G_DBUS_ERROR_SPAWN_SERVICE_INVALID.rawValue, G_DBUS_ERROR_SPAWN_FILE_INVALID.rawValue,
                 G_DBUS_ERROR_DISCONNECTED.rawValue:
                 kind = .noProvider
-            case G_DBUS_ERROR_NO_REPLY.rawValue, G_DBUS_ERROR_TIMEOUT.rawValue, G_DBUS_ERROR_TIMED_OUT.rawValue:
+            case G_DBUS_ERROR_NO_REPLY.rawValue:
+                kind = .noReply
+            case G_DBUS_ERROR_TIMEOUT.rawValue, G_DBUS_ERROR_TIMED_OUT.rawValue:
                 kind = .dbusTimeout
             case G_DBUS_ERROR_UNKNOWN_OBJECT.rawValue, G_DBUS_ERROR_UNKNOWN_METHOD.rawValue:
                 kind = .notFound
