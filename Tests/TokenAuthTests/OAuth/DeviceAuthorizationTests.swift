@@ -11,6 +11,15 @@ struct DeviceAuthorizationTests {
     /// The real transport with the patience of a busy CI machine.
     static let transport = URLSessionTransport(timeout: .seconds(60))
 
+    /// A server configuration whose clock is `clock`: it starts at a fixed date and moves only when `clock` does.
+    static func configuration(following clock: ManualClock) -> OAuthTestServer.Configuration {
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        return OAuthTestServer.Configuration(clock: {
+            let elapsed = clock.now.offset.components
+            return start.addingTimeInterval(Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18)
+        })
+    }
+
     static func device(_ server: OAuthTestServer, clock: ManualClock, clientID: String = "test-client") -> DeviceAuthorization {
         DeviceAuthorization(
             client: server.client(id: clientID), deviceAuthorizationEndpoint: server.deviceAuthorizationEndpoint,
@@ -153,9 +162,11 @@ struct DeviceAuthorizationTests {
 
     @Test("the client gives up at expires_in: no poll at or after the expiry")
     func givesUpAtExpiry() async throws {
-        try await withServer { server in
+        let clock = ManualClock(advancingOnSleep: true)
+        // The server's clock is the test's, too: by real time, a loaded machine once let the 12 s pass before the
+        // first poll, and the server answered expired_token.
+        try await withServer(Self.configuration(following: clock)) { server in
             server.deviceFlow.expiresIn = 12
-            let clock = ManualClock(advancingOnSleep: true)
             let error = await #expect(throws: DeviceAuthorizationError.expired) {
                 try await Self.device(server, clock: clock).signIn { _ in }
             }
