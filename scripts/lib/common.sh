@@ -1,11 +1,12 @@
 # Shared by scripts/test and scripts/demo. Source it; do not run it.
 
 # The Debian packages the project needs: libsecret to build, gnome-keyring and D-Bus to run a private
-# keyring, secret-tool to show items the way a person would, python3-dbus for headless keyring admin;
+# keyring, secret-tool to show items the way a person would, python3-dbus and python3-gi (its GLib main loop; only
+# a Recommends of python3-dbus, so named here) for headless keyring admin and the test Secret Services;
 # KeePassXC and KWallet (kwalletd5, with libqca's plugins for its encrypted session) for the provider runs;
 # Chromium (run headless) and curl as the browsers of the browser sign-in.
 TOKENKEYRING_APT_PACKAGES=(libsecret-1-dev libglib2.0-dev libglib2.0-bin gnome-keyring libsecret-tools dbus python3-dbus
-    keepassxc libkf5wallet-bin libqca-qt5-2-plugins chromium curl)
+    python3-gi keepassxc libkf5wallet-bin libqca-qt5-2-plugins chromium curl)
 
 say() { printf '%s\n' "$*" >&2; }
 
