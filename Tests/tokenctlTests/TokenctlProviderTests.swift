@@ -19,7 +19,7 @@ struct TokenctlProviderTests {
     @Test("KWallet without libqca's OpenSSL plugin: doctor and show exit 4 naming the missing plugin and its package, not 'no Secret Service'",
           .needsPrivateProvider)
     func kwalletWithoutCryptoPlugin() async throws {
-        try await PrivateProvider.with(.kwallet, environment: ["TOKENKEYRING_KWALLET_WITHOUT_CRYPTO_PLUGIN": "1"]) { kwallet in
+        let address = try await PrivateProvider.with(.kwallet, environment: ["TOKENKEYRING_KWALLET_WITHOUT_CRYPTO_PLUGIN": "1"]) { kwallet in
             let environment: [String: String?] = ["DBUS_SESSION_BUS_ADDRESS": kwallet.address]
             let doctor = try await tokenctl(["doctor", "--timeout", "10"], environment: environment)
             #expect(doctor.status == 4, "\(doctor.allOutput)")
@@ -33,7 +33,13 @@ struct TokenctlProviderTests {
             #expect(shown.status == 4, "\(shown.allOutput)")
             #expect(shown.stderr.contains("libqca-ossl is missing"), "\(shown.stderr)")
             #expect(!shown.stderr.contains("No Secret Service is reachable"))
+            return kwallet.address
         }
+        // The helper took its private bus down with it (its dbus-daemon once outlived every test: see
+        // scripts/lib/private-provider).
+        let gone = try await tokenctl(["doctor", "--timeout", "3"], environment: ["DBUS_SESSION_BUS_ADDRESS": address])
+        #expect(gone.status == 4)
+        #expect(gone.stdout.hasPrefix("[failed] session bus"), "\(gone.stdout)")
     }
 
     /// kwalletd5 refuses libsecret's Diffie-Hellman key when it starts with a zero byte, about once in 256 sessions,
