@@ -80,3 +80,19 @@ public enum TestKeyring {
         public var description: String { message }
     }
 }
+
+/// Runs `body`, then `cleanup`, and waits for both — also when `body` throws.
+///
+/// For the suites that `scripts/test` runs one test at a time because they lock the whole default collection: a
+/// clean-up left to run on its own (`defer { Task { … } }`) could still be deleting while the next test locks the
+/// collection.
+public func cleaningUp<T>(_ cleanup: () async -> Void, _ body: () async throws -> T) async rethrows -> T {
+    do {
+        let result = try await body()
+        await cleanup()
+        return result
+    } catch {
+        await cleanup()
+        throw error
+    }
+}

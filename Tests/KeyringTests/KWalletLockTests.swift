@@ -13,15 +13,16 @@ struct KWalletLockTests {
         let provider = TestProvider.current
         try #require(provider == .kwallet, "this suite is for KWallet; the run's provider is \(provider.rawValue)")
         let attributes = ["service": TestKeyring.uniqueService(), "account": "ada"]
-        defer { Task { try? await keyring.delete(attributes) } }
-        try await keyring.store("precious", label: "L", attributes: attributes)
-        try await provider.lockDefaultCollection()
-        try await provider.pamOpenKWallet()
+        try await cleaningUp({ try? await keyring.delete(attributes) }) {
+            try await keyring.store("precious", label: "L", attributes: attributes)
+            try await provider.lockDefaultCollection()
+            try await provider.pamOpenKWallet()
 
-        let error = await #expect(throws: KeyringError.self) { try await keyring.lookup(attributes) }
-        #expect(error?.code == .locked)
-        let prompting = Keyring(configuration: .init(timeout: .seconds(10), prompting: .allowed, promptTimeout: .seconds(30)))
-        #expect(try await prompting.lookup(attributes)?.secret == "precious")
-        #expect(try await keyring.lookup(attributes)?.secret == "precious")
+            let error = await #expect(throws: KeyringError.self) { try await keyring.lookup(attributes) }
+            #expect(error?.code == .locked)
+            let prompting = Keyring(configuration: .init(timeout: .seconds(10), prompting: .allowed, promptTimeout: .seconds(30)))
+            #expect(try await prompting.lookup(attributes)?.secret == "precious")
+            #expect(try await keyring.lookup(attributes)?.secret == "precious")
+        }
     }
 }

@@ -21,21 +21,22 @@ struct KeePassXCUnlockBeforeSearchTests {
     @Test("a search that waits for KeePassXC's unlock dialog: without prompting locked; with prompting timed out after the prompt's limit, saying the keyring may be waiting for the user")
     func searchWaitsForTheDialog() async throws {
         let attributes = ["service": TestKeyring.uniqueService(), "account": "ada"]
-        defer { Task { try? await keyring.delete(attributes) } }
-        try await keyring.store("precious", label: "L", attributes: attributes)
-        let prompting = Keyring(configuration: .init(timeout: .seconds(2), prompting: .allowed, promptTimeout: .seconds(6)))
-        try await withDefaultCollectionLocked {
-            let lookup = await #expect(throws: KeyringError.self) { try await keyring.lookup(attributes) }
-            #expect(lookup?.code == .locked, "\(String(describing: lookup))")
-            let delete = await #expect(throws: KeyringError.self) { try await keyring.delete(attributes) }
-            #expect(delete?.code == .locked, "\(String(describing: delete))")
+        try await cleaningUp({ try? await keyring.delete(attributes) }) {
+            try await keyring.store("precious", label: "L", attributes: attributes)
+            let prompting = Keyring(configuration: .init(timeout: .seconds(2), prompting: .allowed, promptTimeout: .seconds(6)))
+            try await withDefaultCollectionLocked {
+                let lookup = await #expect(throws: KeyringError.self) { try await keyring.lookup(attributes) }
+                #expect(lookup?.code == .locked, "\(String(describing: lookup))")
+                let delete = await #expect(throws: KeyringError.self) { try await keyring.delete(attributes) }
+                #expect(delete?.code == .locked, "\(String(describing: delete))")
 
-            let error = await #expect(throws: KeyringError.self) { try await prompting.lookup(attributes) }
-            #expect(error?.code == .timedOut)
-            // The limit named is the prompt's (6 s), not the call's (2 s).
-            #expect(error?.summary.contains("within 6") == true, "\(String(describing: error))")
-            #expect(error?.summary.contains("may be waiting for the user to unlock it") == true, "\(String(describing: error))")
+                let error = await #expect(throws: KeyringError.self) { try await prompting.lookup(attributes) }
+                #expect(error?.code == .timedOut)
+                // The limit named is the prompt's (6 s), not the call's (2 s).
+                #expect(error?.summary.contains("within 6") == true, "\(String(describing: error))")
+                #expect(error?.summary.contains("may be waiting for the user to unlock it") == true, "\(String(describing: error))")
+            }
+            #expect(try await keyring.lookup(attributes)?.secret == "precious")
         }
-        #expect(try await keyring.lookup(attributes)?.secret == "precious")
     }
 }

@@ -13,28 +13,29 @@ struct ProviderLockTests {
     @Test("locked: lookup, store and delete throw locked and change nothing; unlocked again, the item is intact")
     func lockedLoadSaveDelete() async throws {
         let attributes = ["service": TestKeyring.uniqueService(), "account": "ada"]
-        defer { Task { try? await keyring.delete(attributes) } }
-        try await keyring.store("precious", label: "L", attributes: attributes)
+        try await cleaningUp({ try? await keyring.delete(attributes) }) {
+            try await keyring.store("precious", label: "L", attributes: attributes)
 
-        try await withDefaultCollectionLocked {
-            let lookup = await #expect(throws: KeyringError.self) { try await keyring.lookup(attributes) }
-            #expect(lookup?.code == .locked, "\(String(describing: lookup))")
-            let store = await #expect(throws: KeyringError.self) { try await keyring.store("clobber", label: "L", attributes: attributes) }
-            #expect(store?.code == .locked, "\(String(describing: store))")
-            let delete = await #expect(throws: KeyringError.self) { try await keyring.delete(attributes) }
-            #expect(delete?.code == .locked, "\(String(describing: delete))")
-            switch provider {
-            case .keepassxc:
-                // KeePassXC hides locked items from searches altogether, so an empty list would be a lie.
-                let list = await #expect(throws: KeyringError.self) { try await keyring.items(matching: attributes) }
-                #expect(list?.code == .locked)
-            case .gnomeKeyring, .kwallet:
-                let listed = try await keyring.items(matching: attributes)
-                #expect(listed.count == 1 && listed.allSatisfy(\.isLocked))
+            try await withDefaultCollectionLocked {
+                let lookup = await #expect(throws: KeyringError.self) { try await keyring.lookup(attributes) }
+                #expect(lookup?.code == .locked, "\(String(describing: lookup))")
+                let store = await #expect(throws: KeyringError.self) { try await keyring.store("clobber", label: "L", attributes: attributes) }
+                #expect(store?.code == .locked, "\(String(describing: store))")
+                let delete = await #expect(throws: KeyringError.self) { try await keyring.delete(attributes) }
+                #expect(delete?.code == .locked, "\(String(describing: delete))")
+                switch provider {
+                case .keepassxc:
+                    // KeePassXC hides locked items from searches altogether, so an empty list would be a lie.
+                    let list = await #expect(throws: KeyringError.self) { try await keyring.items(matching: attributes) }
+                    #expect(list?.code == .locked)
+                case .gnomeKeyring, .kwallet:
+                    let listed = try await keyring.items(matching: attributes)
+                    #expect(listed.count == 1 && listed.allSatisfy(\.isLocked))
+                }
             }
+            #expect(try await keyring.lookup(attributes)?.secret == "precious")
+            #expect(try await keyring.items(matching: attributes).count == 1)
         }
-        #expect(try await keyring.lookup(attributes)?.secret == "precious")
-        #expect(try await keyring.items(matching: attributes).count == 1)
     }
 
     @Test("locked: a lookup of something never stored is locked too, not nil: the service may be hiding it")
