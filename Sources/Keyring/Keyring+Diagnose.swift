@@ -148,10 +148,12 @@ private struct Diagnostician {
         _ connection: OpaquePointer, _ method: String, _ parameters: OpaquePointer?, replyType: String,
         _ read: (OpaquePointer) -> T
     ) throws -> T? {
-        let reply: OpaquePointer? = try withGError("asking the bus") {
-            g_dbus_connection_call_sync(
-                connection, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", method, parameters,
-                g_variant_type_checked_(replyType), G_DBUS_CALL_FLAGS_NONE, -1, cancellable, $0)
+        let reply: OpaquePointer? = try withGError("asking the bus") { error in
+            Variant.withType(replyType) { type in
+                g_dbus_connection_call_sync(
+                    connection, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", method,
+                    parameters, type, G_DBUS_CALL_FLAGS_NONE, -1, cancellable, error)
+            }
         }
         guard let reply else { return nil }
         defer { g_variant_unref(reply) }

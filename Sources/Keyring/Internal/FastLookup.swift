@@ -95,7 +95,7 @@ enum FastLookup {
         defer { g_object_unref(UnsafeMutableRawPointer(reply.message)) }
         guard g_dbus_message_get_message_type(reply.message) == G_DBUS_MESSAGE_TYPE_METHOD_RETURN,
               let body = g_dbus_message_get_body(reply.message),
-              g_variant_is_of_type(body, g_variant_type_checked_(replyType)) != 0
+              Variant.isOfType(body, replyType)
         else { return nil }
         return g_variant_ref(body)
     }

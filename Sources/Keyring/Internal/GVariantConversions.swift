@@ -13,6 +13,21 @@ enum Variant {
 
     static func string(_ value: String) -> OpaquePointer { g_variant_new_string(value) }
 
+    /// Runs `body` with the `GVariantType` of `type`, a GVariant type string such as `(b)`.
+    ///
+    /// A `GVariantType` is a pointer into its type string. Swift's implicit conversion of a `String` argument to a
+    /// C pointer lives only for the one call it is passed to, so `g_variant_type_checked_(type)` nested in another
+    /// call hands that call freed memory: a reply was once checked against whatever had reused it (GDBus: "returned
+    /// type (b), but expected o"). Here the string stays alive until `body` returns.
+    static func withType<T>(_ type: String, _ body: (OpaquePointer) throws -> T) rethrows -> T {
+        try type.withCString { try body(g_variant_type_checked_($0)) }
+    }
+
+    /// Whether `value` is of the GVariant type `type` (a type string).
+    static func isOfType(_ value: OpaquePointer, _ type: String) -> Bool {
+        withType(type) { g_variant_is_of_type(value, $0) != 0 }
+    }
+
     static func objectPath(_ value: String) -> OpaquePointer { g_variant_new_object_path(value) }
 
     /// An `ao` array of object paths.
@@ -25,7 +40,9 @@ enum Variant {
         let entries: [OpaquePointer?] = map.sorted { $0.key < $1.key }.map {
             g_variant_new_dict_entry(string($0.key), string($0.value))
         }
-        return entries.withUnsafeBufferPointer { g_variant_new_array(g_variant_type_checked_("{ss}"), $0.baseAddress, gsize($0.count)) }
+        return withType("{ss}") { type in
+            entries.withUnsafeBufferPointer { g_variant_new_array(type, $0.baseAddress, gsize($0.count)) }
+        }
     }
 
     /// `(s)`: the parameters of `org.freedesktop.DBus.Properties.GetAll`.
@@ -43,7 +60,7 @@ enum Variant {
         defer { g_variant_unref(boxed) }
         guard let value = g_variant_get_variant(boxed) else { return nil }
         defer { g_variant_unref(value) }
-        guard g_variant_is_of_type(value, g_variant_type_checked_(type)) != 0 else { return nil }
+        guard isOfType(value, type) else { return nil }
         return read(value)
     }
 
@@ -63,7 +80,7 @@ enum Variant {
     static func property<T>(_ dictionary: OpaquePointer, _ key: String, type: String, _ read: (OpaquePointer) -> T) -> T? {
         guard let value = lookup(dictionary, key) else { return nil }
         defer { g_variant_unref(value) }
-        guard g_variant_is_of_type(value, g_variant_type_checked_(type)) != 0 else { return nil }
+        guard isOfType(value, type) else { return nil }
         return read(value)
     }
 

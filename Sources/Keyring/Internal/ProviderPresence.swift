@@ -18,11 +18,13 @@ enum ProviderPresence {
         }
         guard let connection else { return false }
         defer { g_object_unref(UnsafeMutableRawPointer(connection)) }
-        let reply: OpaquePointer?? = try? withGError("asking the bus whether the Secret Service is there") {
-            g_dbus_connection_call_sync(
-                connection, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "NameHasOwner",
-                Variant.tuple([Variant.string("org.freedesktop.secrets")]), g_variant_type_checked_("(b)"),
-                G_DBUS_CALL_FLAGS_NONE, 1000, nil, $0)
+        let reply: OpaquePointer?? = try? withGError("asking the bus whether the Secret Service is there") { error in
+            Variant.withType("(b)") { type in
+                g_dbus_connection_call_sync(
+                    connection, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "NameHasOwner",
+                    Variant.tuple([Variant.string("org.freedesktop.secrets")]), type, G_DBUS_CALL_FLAGS_NONE, 1000, nil,
+                    error)
+            }
         }
         guard let reply = reply ?? nil else { return false }
         defer { g_variant_unref(reply) }
