@@ -13,7 +13,7 @@ struct AttributeCacheTests {
     @Test("a lookup of an item read before asks only for its secret (not on KWallet, which changes attributes silently)")
     func rememberedAttributesAreUsed() async throws {
         let attributes = ["service": TestKeyring.uniqueService(), "account": "ada"]
-        try await cleaningUp({ try? await keyring.delete(attributes) }) {
+        try await cleaningUp({ _ = try? await keyring.delete(attributes) }) {
             let stored = try await keyring.store("kept", label: "L", attributes: attributes)
             // The first lookup reads the attributes; the store's own change signals may still be on their way, so a
             // second one makes sure they have been seen.
@@ -32,7 +32,7 @@ struct AttributeCacheTests {
     @Test("on gnome-keyring, a lookup of a remembered item is answered without a thread of its own, with its secret")
     func rememberedItemIsReadWithoutABlockingCall() async throws {
         let attributes = ["service": TestKeyring.uniqueService(), "account": "ada"]
-        try await cleaningUp({ try? await keyring.delete(attributes) }) {
+        try await cleaningUp({ _ = try? await keyring.delete(attributes) }) {
             let stored = try await keyring.store("fast ✓", label: "L", attributes: attributes)
             _ = try await keyring.lookup(attributes)
             _ = try await keyring.lookup(attributes)
@@ -54,7 +54,7 @@ struct AttributeCacheTests {
     @Test("another bus name changing owners leaves the cache on (an app may watch other names)")
     func otherNamesChangingOwnersAreIgnored() async throws {
         let attributes = ["service": TestKeyring.uniqueService(), "account": "ada"]
-        try await cleaningUp({ try? await keyring.delete(attributes) }) {
+        try await cleaningUp({ _ = try? await keyring.delete(attributes) }) {
             let stored = try await keyring.store("watched", label: "L", attributes: attributes)
             _ = try await keyring.lookup(attributes)
             _ = try await keyring.lookup(attributes)
@@ -85,7 +85,7 @@ struct AttributeCacheTests {
     func changeByAnotherClientIsSeen() async throws {
         let attributes = ["service": TestKeyring.uniqueService(), "account": "ada"]
         let extended = attributes.merging(["extra": "another tool's"]) { $1 }
-        try await cleaningUp({ try? await keyring.delete(extended); try? await keyring.delete(attributes) }) {
+        try await cleaningUp({ _ = try? await keyring.delete(extended); _ = try? await keyring.delete(attributes) }) {
             try await keyring.store("moved", label: "L", attributes: attributes)
             _ = try await keyring.lookup(attributes)
             _ = try await keyring.lookup(attributes)
@@ -105,7 +105,7 @@ struct AttributeCacheTests {
     @Test("an item deleted and stored again by another client is read from the new item")
     func replacementByAnotherClientIsRead() async throws {
         let attributes = ["service": TestKeyring.uniqueService(), "account": "ada"]
-        try await cleaningUp({ try? await keyring.delete(attributes) }) {
+        try await cleaningUp({ _ = try? await keyring.delete(attributes) }) {
             try await keyring.store("first", label: "L", attributes: attributes)
             _ = try await keyring.lookup(attributes)
             _ = try await keyring.lookup(attributes)

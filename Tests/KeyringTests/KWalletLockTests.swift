@@ -13,7 +13,7 @@ struct KWalletLockTests {
         let provider = TestProvider.current
         try #require(provider == .kwallet, "this suite is for KWallet; the run's provider is \(provider.rawValue)")
         let attributes = ["service": TestKeyring.uniqueService(), "account": "ada"]
-        try await cleaningUp({ try? await keyring.delete(attributes) }) {
+        try await cleaningUp({ _ = try? await keyring.delete(attributes) }) {
             try await keyring.store("precious", label: "L", attributes: attributes)
             try await provider.lockDefaultCollection()
             try await provider.pamOpenKWallet()

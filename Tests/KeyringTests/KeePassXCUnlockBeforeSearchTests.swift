@@ -21,7 +21,7 @@ struct KeePassXCUnlockBeforeSearchTests {
     @Test("a search that waits for KeePassXC's unlock dialog: without prompting locked; with prompting timed out after the prompt's limit, saying the keyring may be waiting for the user")
     func searchWaitsForTheDialog() async throws {
         let attributes = ["service": TestKeyring.uniqueService(), "account": "ada"]
-        try await cleaningUp({ try? await keyring.delete(attributes) }) {
+        try await cleaningUp({ _ = try? await keyring.delete(attributes) }) {
             try await keyring.store("precious", label: "L", attributes: attributes)
             let prompting = Keyring(configuration: .init(timeout: .seconds(2), prompting: .allowed, promptTimeout: .seconds(6)))
             try await withDefaultCollectionLocked {

@@ -12,7 +12,7 @@ struct KeyringLockTests {
     func lockedCollection() async throws {
         let collection = try await TestKeyring.createCollection(label: "locked-\(UUID().uuidString.prefix(8))")
         let attributes = ["service": TestKeyring.uniqueService(), "account": "ada"]
-        defer { Task { try? await keyring.delete(attributes) } }
+        defer { Task { _ = try? await keyring.delete(attributes) } }
         try await keyring.store("precious", label: "L", attributes: attributes, in: collection.keyringCollection)
         try await TestKeyring.lockWithGDBus(collection.path)
 
@@ -39,7 +39,7 @@ struct KeyringLockTests {
     func rememberedItemInALockedCollection() async throws {
         let collection = try await TestKeyring.createCollection(label: "remembered-\(UUID().uuidString.prefix(8))")
         let attributes = ["service": TestKeyring.uniqueService(), "account": "ada"]
-        defer { Task { try? await keyring.delete(attributes) } }
+        defer { Task { _ = try? await keyring.delete(attributes) } }
         try await keyring.store("precious", label: "L", attributes: attributes, in: collection.keyringCollection)
         for _ in 0..<3 { #expect(try await keyring.lookup(attributes)?.secret == "precious") }
         try await TestKeyring.lockWithGDBus(collection.path)
@@ -55,7 +55,7 @@ struct KeyringLockTests {
     func lockedDuplicateBlocksStore() async throws {
         let collection = try await TestKeyring.createCollection(label: "lockeddup-\(UUID().uuidString.prefix(8))")
         let attributes = ["service": TestKeyring.uniqueService(), "account": "ada"]
-        defer { Task { try? await keyring.delete(attributes) } }
+        defer { Task { _ = try? await keyring.delete(attributes) } }
         try await keyring.store("elsewhere", label: "L", attributes: attributes, in: collection.keyringCollection)
         try await keyring.lock(collection.keyringCollection)
 
@@ -73,7 +73,7 @@ struct KeyringLockTests {
     func failedPromptIsLocked() async throws {
         let collection = try await TestKeyring.createCollection(label: "prompt-\(UUID().uuidString.prefix(8))")
         let attributes = ["service": TestKeyring.uniqueService(), "account": "ada"]
-        defer { Task { try? await keyring.delete(attributes) } }
+        defer { Task { _ = try? await keyring.delete(attributes) } }
         try await keyring.store("precious", label: "L", attributes: attributes, in: collection.keyringCollection)
         try await keyring.lock(collection.keyringCollection)
 

@@ -10,7 +10,7 @@ struct KeyringStoreTests {
     @Test("a stored secret is looked up again, as text, from the stored item; the item keeps its label")
     func roundTrip() async throws {
         let attributes = ["service": TestKeyring.uniqueService(), "account": "ada"]
-        defer { Task { try? await keyring.delete(attributes) } }
+        defer { Task { _ = try? await keyring.delete(attributes) } }
         let stored = try await keyring.store("s3cret", label: "Round trip", attributes: attributes)
 
         let found = try #require(try await keyring.lookup(attributes))
@@ -30,7 +30,7 @@ struct KeyringStoreTests {
     @Test("storing again replaces the secret in the same item")
     func overwrite() async throws {
         let attributes = ["service": TestKeyring.uniqueService(), "account": "ada"]
-        defer { Task { try? await keyring.delete(attributes) } }
+        defer { Task { _ = try? await keyring.delete(attributes) } }
         let first = try await keyring.store("one", label: "L", attributes: attributes)
         let second = try await keyring.store("two", label: "L2", attributes: attributes)
 
@@ -55,7 +55,7 @@ struct KeyringStoreTests {
     @Test("items(matching:) lists every account of a service with metadata and no secret")
     func list() async throws {
         let service = TestKeyring.uniqueService()
-        defer { Task { for account in ["a", "b", "c"] { try? await keyring.delete(["service": service, "account": account]) } } }
+        defer { Task { for account in ["a", "b", "c"] { _ = try? await keyring.delete(["service": service, "account": account]) } } }
         for account in ["a", "b", "c"] {
             try await keyring.store("secret-\(account)", label: "L \(account)", attributes: ["service": service, "account": account])
         }
@@ -68,7 +68,7 @@ struct KeyringStoreTests {
     func secretToolItemIsFound() async throws {
         let service = TestKeyring.uniqueService()
         let attributes = ["service": service, "account": "ada"]
-        defer { Task { try? await keyring.delete(attributes) } }
+        defer { Task { _ = try? await keyring.delete(attributes) } }
         let stored = try await TestKeyring.secretTool(
             ["store", "--label=by secret-tool", "service", service, "account", "ada"], stdin: "plain-token")
         try #require(stored.status == 0, "secret-tool store failed: \(stored.stderr)")
@@ -82,7 +82,7 @@ struct KeyringStoreTests {
     func secretToolReadsOurItem() async throws {
         let service = TestKeyring.uniqueService()
         let attributes = ["service": service, "account": "ada"]
-        defer { Task { try? await keyring.delete(attributes) } }
+        defer { Task { _ = try? await keyring.delete(attributes) } }
         try await keyring.store(#"{"a":"ü"}"#, label: "L", attributes: attributes)
 
         let looked = try await TestKeyring.secretTool(["lookup", "service", service, "account", "ada"])
@@ -95,7 +95,7 @@ struct KeyringStoreTests {
         let service = TestKeyring.uniqueService()
         let attributes = ["service": service, "account": "ada"]
         let theirs = attributes.merging(["extra": "x"]) { $1 }
-        defer { Task { try? await keyring.delete(attributes); try? await keyring.delete(theirs) } }
+        defer { Task { _ = try? await keyring.delete(attributes); _ = try? await keyring.delete(theirs) } }
         let stored = try await TestKeyring.secretTool(
             ["store", "--label=other tool", "service", service, "account", "ada", "extra", "x"], stdin: "theirs")
         try #require(stored.status == 0)
@@ -111,7 +111,7 @@ struct KeyringStoreTests {
     @Test("duplicates in another collection are removed by the next store; the newest one is read until then")
     func duplicatesAreReconciled() async throws {
         let attributes = ["service": TestKeyring.uniqueService(), "account": "ada"]
-        defer { Task { try? await keyring.delete(attributes) } }
+        defer { Task { _ = try? await keyring.delete(attributes) } }
         let other = try await TestKeyring.createCollection(label: "dup-\(UUID().uuidString.prefix(8))")
         try await keyring.store("in default", label: "L", attributes: attributes)
         // A second exact item in another collection, written later: the newest wins a lookup.
@@ -133,7 +133,7 @@ struct KeyringStoreTests {
     @Test("100 concurrent stores of different secrets leave exactly one item holding one of them")
     func concurrentStores() async throws {
         let attributes = ["service": TestKeyring.uniqueService(), "account": "ada"]
-        defer { Task { try? await keyring.delete(attributes) } }
+        defer { Task { _ = try? await keyring.delete(attributes) } }
         let secrets = (0..<100).map { "secret-\($0)" }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for secret in secrets {
@@ -159,7 +159,7 @@ struct KeyringStoreTests {
     func unusualSecrets(secret unusual: UnusualSecret) async throws {
         let secret = unusual.text
         let attributes = ["service": TestKeyring.uniqueService(), "account": "ünïcode 用户"]
-        defer { Task { try? await keyring.delete(attributes) } }
+        defer { Task { _ = try? await keyring.delete(attributes) } }
         try await keyring.store(secret, label: "L", attributes: attributes)
         // KWallet keeps a secret as text up to its first NUL (secret-tool reads the same there).
         let kept = TestProvider.current == .kwallet ? String(secret.prefix { $0 != "\u{0}" }) : secret

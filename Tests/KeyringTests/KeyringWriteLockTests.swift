@@ -15,7 +15,7 @@ struct KeyringWriteLockTests {
     func queuedWriteTimesOut() async throws {
         let attributes = ["service": TestKeyring.uniqueService(), "account": "ada"]
         let key = Keyring.lockKey(attributes)
-        defer { Task { try? await keyring.delete(attributes) } }
+        defer { Task { _ = try? await keyring.delete(attributes) } }
         let held = await HeldWriteLock(key)
 
         let impatient = Keyring(configuration: .init(timeout: .milliseconds(200), prompting: .never))
@@ -36,7 +36,7 @@ struct KeyringWriteLockTests {
     func queuedWriteIsCancelled() async throws {
         let attributes = ["service": TestKeyring.uniqueService(), "account": "ada"]
         let key = Keyring.lockKey(attributes)
-        defer { Task { try? await keyring.delete(attributes) } }
+        defer { Task { _ = try? await keyring.delete(attributes) } }
         let held = await HeldWriteLock(key)
 
         // Patient writes: only the cancellation may end their wait, however slow this machine is.
@@ -59,7 +59,7 @@ struct KeyringWriteLockTests {
     func alreadyCancelledWriteDoesNotQueue() async throws {
         let attributes = ["service": TestKeyring.uniqueService(), "account": "ada"]
         let key = Keyring.lockKey(attributes)
-        defer { Task { try? await keyring.delete(attributes) } }
+        defer { Task { _ = try? await keyring.delete(attributes) } }
         let held = await HeldWriteLock(key)
 
         let write = Task {

@@ -13,7 +13,7 @@ struct ProviderLockTests {
     @Test("locked: lookup, store and delete throw locked and change nothing; unlocked again, the item is intact")
     func lockedLoadSaveDelete() async throws {
         let attributes = ["service": TestKeyring.uniqueService(), "account": "ada"]
-        try await cleaningUp({ try? await keyring.delete(attributes) }) {
+        try await cleaningUp({ _ = try? await keyring.delete(attributes) }) {
             try await keyring.store("precious", label: "L", attributes: attributes)
 
             try await withDefaultCollectionLocked {

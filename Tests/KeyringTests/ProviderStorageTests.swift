@@ -22,7 +22,7 @@ struct ProviderStorageTests {
     @Test("an item we store carries our attributes and the provider's own only, and lookup, replace and delete find it")
     func providerOwnedAttributesAreIgnored() async throws {
         let attributes = ["service": TestKeyring.uniqueService(), "account": "ada"]
-        defer { Task { try? await keyring.delete(attributes) } }
+        defer { Task { _ = try? await keyring.delete(attributes) } }
         try await keyring.store("one", label: "OAuth tokens for ada", attributes: attributes)
 
         let listed = try await keyring.items(matching: attributes)
@@ -52,7 +52,7 @@ struct ProviderStorageTests {
     func duplicatesInOneCollection() async throws {
         let service = TestKeyring.uniqueService()
         let attributes = ["service": service, "account": "ada"]
-        defer { Task { try? await keyring.delete(attributes) } }
+        defer { Task { _ = try? await keyring.delete(attributes) } }
         try await provider.createDuplicate(service: service, account: "ada", label: "first", secret: "first")
         try await provider.createDuplicate(service: service, account: "ada", label: "second", secret: "second")
         try #require(try await keyring.items(matching: attributes).count == 2)
@@ -74,7 +74,7 @@ struct ProviderStorageTests {
         let service = TestKeyring.uniqueService()
         let ours = ["service": service, "account": "ada"]
         let theirs = ours.merging(["extra": "x"]) { $1 }
-        defer { Task { try? await keyring.delete(theirs); try? await keyring.delete(ours) } }
+        defer { Task { _ = try? await keyring.delete(theirs); _ = try? await keyring.delete(ours) } }
         let stored = try await TestKeyring.secretTool(
             ["store", "--label=other tool", "service", service, "account", "ada", "extra", "x"], stdin: "theirs")
         try #require(stored.status == 0, "secret-tool store failed: \(stored.stderr)")
