@@ -39,9 +39,29 @@ TokenKeyringBatch *tokenkeyring_batch_new(GDBusConnection *connection, const cha
     return batch;
 }
 
+/// Fails slot `index` with G_IO_ERROR_INVALID_ARGUMENT, without a call, and consumes a floating `parameters`.
+static void batch_refuse(TokenKeyringBatch *batch, guint index, const char *what, const char *value,
+                         GVariant *parameters) {
+    g_clear_error(&batch->errors[index]);
+    g_set_error(&batch->errors[index], G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "“%s” is not a valid D-Bus %s",
+                value, what);
+    if (parameters) g_variant_unref(g_variant_ref_sink(parameters));
+}
+
 void tokenkeyring_batch_call(TokenKeyringBatch *batch, guint index, const char *path, const char *interface,
                              const char *method, GVariant *parameters, const char *reply_type) {
     g_return_if_fail(index < batch->size);
+    // g_dbus_connection_call returns without calling back when an argument is invalid (g_return_if_fail), and
+    // tokenkeyring_batch_wait would then wait for that reply for ever: fail the slot here instead.
+    const char *what = NULL, *value = NULL;
+    if (!g_variant_is_object_path(path)) what = "object path", value = path;
+    else if (!g_dbus_is_interface_name(interface)) what = "interface name", value = interface;
+    else if (!g_dbus_is_member_name(method)) what = "method name", value = method;
+    else if (reply_type && !g_variant_type_string_is_valid(reply_type)) what = "reply type", value = reply_type;
+    if (what) {
+        batch_refuse(batch, index, what, value, parameters);
+        return;
+    }
     Slot *slot = g_new(Slot, 1);
     slot->batch = batch;
     slot->index = index;

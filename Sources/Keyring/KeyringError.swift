@@ -21,7 +21,7 @@ public struct KeyringError: Error, Sendable, Equatable, CustomStringConvertible 
         public static let timedOut = Code(.timedOut)
         /// The item does not exist (any more).
         public static let notFound = Code(.notFound)
-        /// The Secret Service has no default collection to store new items in.
+        /// The Secret Service has no default collection to store new items in, or no collection by the path given.
         public static let noDefaultCollection = Code(.noDefaultCollection)
         /// The secret is larger than the limit this library keeps to.
         public static let secretTooLarge = Code(.secretTooLarge)
@@ -144,6 +144,14 @@ extension KeyringError {
             "The Secret Service has no default keyring to store new items in.",
             fix: "Create a default keyring (for example with Seahorse) or pass an explicit collection.",
             underlying: detail)
+    }
+
+    static func notAnObjectPath(_ path: String) -> KeyringError {
+        KeyringError(
+            .noDefaultCollection,
+            "The collection path “\(path)” is not a D-Bus object path, so it names no collection.",
+            fix: "Pass a path such as /org/freedesktop/secrets/collection/login; `tokenctl doctor` prints the default "
+                + "collection's path.")
     }
 
     static func secretTooLarge(size: Int, limit: Int) -> KeyringError {

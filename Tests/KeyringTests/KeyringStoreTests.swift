@@ -175,4 +175,24 @@ struct KeyringStoreTests {
         #expect(error?.code == .secretTooLarge)
         #expect(try await keyring.items(matching: attributes).isEmpty)
     }
+
+    /// GDBus drops a call with an invalid object path without ever answering it; such a path once left the
+    /// keyring call waiting until its timeout, and its thread blocked for good.
+    @Test("a collection path that is no D-Bus object path fails at once, saying so; nothing is written")
+    func invalidCollectionPath() async throws {
+        let attributes = ["service": TestKeyring.uniqueService(), "account": "ada"]
+        let lockError = await #expect(throws: KeyringError.self) { try await keyring.lock(.path("login")) }
+        #expect(lockError?.code == .noDefaultCollection)
+        #expect(lockError?.summary.contains("“login” is not a D-Bus object path") == true, "\(String(describing: lockError))")
+        let storeError = await #expect(throws: KeyringError.self) {
+            try await keyring.store("s", label: "L", attributes: attributes, in: .path("/org/freedesktop/secrets/collection/"))
+        }
+        #expect(storeError?.code == .noDefaultCollection)
+        #expect(try await keyring.items(matching: attributes).isEmpty)
+        // A valid path with no collection behind it is "no such collection" too.
+        let missing = await #expect(throws: KeyringError.self) {
+            try await keyring.lock(.path("/org/freedesktop/secrets/collection/tokenkeyring_no_such_collection"))
+        }
+        #expect(missing?.code == .noDefaultCollection)
+    }
 }

@@ -18,7 +18,8 @@ typedef struct TokenKeyringBatch TokenKeyringBatch;
 TokenKeyringBatch *tokenkeyring_batch_new(GDBusConnection *connection, const char *destination, guint size,
                                           GCancellable *_Nullable cancellable);
 
-/// Sends one method call into slot `index` without waiting. Consumes a floating `parameters`.
+/// Sends one method call into slot `index` without waiting. Consumes a floating `parameters`. An invalid object
+/// path, interface or method name or reply type sends nothing: the slot fails with G_IO_ERROR_INVALID_ARGUMENT.
 /// `reply_type` is a GVariant type string such as "(a{sv})", or NULL to accept any reply.
 void tokenkeyring_batch_call(TokenKeyringBatch *batch, guint index, const char *path, const char *interface,
                              const char *method, GVariant *_Nullable parameters, const char *_Nullable reply_type);

@@ -369,7 +369,8 @@ struct SecretServiceCalls {
 
     // MARK: Collections
 
-    /// The collection `collection` names, or `nil` when there is no such collection or alias.
+    /// The collection `collection` names, or `nil` when there is no such collection or alias. Throws
+    /// ``KeyringError/notAnObjectPath(_:)`` for a `.path` that is no D-Bus object path.
     func collection(_ collection: KeyringCollection) throws -> CollectionInfo? {
         let path: String
         switch collection {
@@ -380,6 +381,7 @@ struct SecretServiceCalls {
             guard let resolved = takeString(resolved) else { return nil }
             path = resolved
         case .path(let given):
+            guard g_variant_is_object_path(given) != 0 else { throw KeyringError.notAnObjectPath(given) }
             path = given
         }
         let batch = makeBatch(size: 1)
