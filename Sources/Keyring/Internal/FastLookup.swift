@@ -23,6 +23,10 @@ enum FastLookup {
         guard let service = ConnectedService.current, tokenkeyring_attribute_cache_owner_is("gnome-keyring-d") != 0,
               let connection = clibsecret_service_connection(service.pointer)
         else { return nil }
+        // `connection` is borrowed from the service, and `service.pointer` is used after every `await`: keep the
+        // service alive to the end, even if another thread forgets it meanwhile (Swift may otherwise release it
+        // after its last use by name).
+        defer { withExtendedLifetime(service) {} }
         let destination = String(cString: clibsecret_service_bus_name(service.pointer))
 
         guard AttributeCache.generation(for: service.pointer).watching else { return nil }
