@@ -19,7 +19,7 @@ struct TokenctlProviderLockTests {
     func tokenctlOnLockedKeyring() async throws {
         let service = TestKeyring.uniqueService()
         let item = ["--service", service, "--account", "ada"]
-        try await cleaningUp({ try? await keyring.delete(["service": service, "account": "ada"]) }) {
+        try await cleaningUp({ _ = try? await keyring.delete(["service": service, "account": "ada"]) }) {
             let imported = try await tokenctl(["import"] + item, stdin: Self.stored)
             try #require(imported.status == 0, "\(imported.allOutput)")
             let before = try await TestKeyring.secretTool(["lookup", "service", service, "account", "ada"]).stdout
