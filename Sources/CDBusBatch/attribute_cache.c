@@ -191,7 +191,9 @@ guint64 tokenkeyring_attribute_cache_generation(GDBusConnection *connection, gbo
         cache.owner_serial = ask_bus_locked("GetConnectionUnixProcessID", g_variant_new("(s)", "org.freedesktop.secrets"));
         g_mutex_unlock(&cache.lock);
         if (previous) {
-            // Outside the lock: removing a filter waits for a running call of it to end.
+            // Outside the lock, as GDBus asks of filter changes. Removing the filter does not wait for a call of it
+            // that is running on the old connection's worker thread; that call only takes the lock and reads the
+            // shared state, which stays valid.
             g_dbus_connection_remove_filter(previous, previous_filter);
             g_object_unref(previous);
         }
