@@ -15,6 +15,8 @@ Locks and unlocks through each provider's own mechanisms, never by editing its f
   provider-admin.py PROVIDER wait-unlocked SECONDS
   provider-admin.py PROVIDER duplicate SERVICE ACCOUNT LABEL   # secret on stdin; CreateItem without replacing
   provider-admin.py PROVIDER owner             # prints the command name of org.freedesktop.secrets' owner
+  provider-admin.py PROVIDER items PREFIX      # prints the path and `service` of each item whose `service` starts
+                                               # with PREFIX, in every unlocked collection
 
 Waits fail with a message after their limit; they never give up silently.
 Environment: TOKENKEYRING_KEEPASSXC_DATABASE (keepassxc), XDG_DATA_HOME (kwallet's salt file).
@@ -171,6 +173,21 @@ def owner(bus):
         print(handle.read().strip())
 
 
+def items(bus, prefix):
+    properties = "org.freedesktop.DBus.Properties"
+    service = bus.get_object(SERVICE, SERVICE_PATH)
+    for collection_path in service.Get(SS, "Collections", dbus_interface=properties):
+        collection = bus.get_object(SERVICE, collection_path)
+        if collection.Get("org.freedesktop.Secret.Collection", "Locked", dbus_interface=properties):
+            continue
+        for item_path in collection.Get("org.freedesktop.Secret.Collection", "Items", dbus_interface=properties):
+            item = bus.get_object(SERVICE, item_path)
+            attributes = item.Get("org.freedesktop.Secret.Item", "Attributes", dbus_interface=properties)
+            name = str(attributes.get("service", ""))
+            if name.startswith(prefix):
+                print(f"{item_path} {name}")
+
+
 def main():
     if len(sys.argv) < 3:
         print(__doc__, file=sys.stderr)
@@ -190,6 +207,8 @@ def main():
         duplicate(bus, arguments[0], arguments[1], arguments[2], sys.stdin.buffer.read())
     elif command == "owner":
         owner(bus)
+    elif command == "items":
+        items(bus, arguments[0])
     else:
         print(__doc__, file=sys.stderr)
         return 64

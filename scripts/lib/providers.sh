@@ -5,6 +5,7 @@
 # directories, so gnome-keyring is never D-Bus-activated in place of the provider under test.
 #
 #   start_private_provider gnome-keyring|keepassxc|kwallet
+#   check_no_test_items                  # fails, listing them, if the tests left items behind
 #   stop_private_provider
 #
 # Exports TOKENKEYRING_PROVIDER (the tests read it) and, for KeePassXC, TOKENKEYRING_KEEPASSXC_DATABASE.
@@ -145,6 +146,18 @@ _stop_pids() {
         wait "$pid" 2>/dev/null || true
     done
     TOKENKEYRING_PROVIDER_PIDS=()
+}
+
+# Every test deletes the items it made (service `tokenkeyring-test.…`, TestKeyring.uniqueService): fails, listing
+# them, when some are still in an unlocked collection of the provider.
+check_no_test_items() {
+    local left
+    left=$(_provider_admin "$TOKENKEYRING_PROVIDER" items tokenkeyring-test.) || return 1
+    if [ -n "$left" ]; then
+        printf 'The tests left %s item(s) behind in %s:\n%s\n' "$(printf '%s\n' "$left" | wc -l)" \
+            "$TOKENKEYRING_PROVIDER" "$left" >&2
+        return 1
+    fi
 }
 
 stop_private_provider() {
