@@ -83,10 +83,10 @@ public enum TestKeyring {
 
 /// Runs `body`, then `cleanup`, and waits for both — also when `body` throws.
 ///
-/// For the suites that `scripts/test` runs one test at a time because they lock the whole default collection: a
-/// clean-up left to run on its own (`defer { Task { … } }`) could still be deleting while the next test locks the
-/// collection.
-public func cleaningUp<T>(_ cleanup: () async -> Void, _ body: () async throws -> T) async rethrows -> T {
+/// For every test that makes keyring items. A clean-up left to run on its own (`defer { Task { … } }`) may not have
+/// run when the test process exits — `scripts/test` fails when a run leaves an item behind — and in the suites run one
+/// test at a time it could still be deleting while the next test locks the collection.
+public func cleaningUp<T>(_ cleanup: () async -> Void, _ body: () async throws -> T) async throws -> T {
     do {
         let result = try await body()
         await cleanup()

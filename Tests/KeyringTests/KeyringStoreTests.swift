@@ -10,35 +10,37 @@ struct KeyringStoreTests {
     @Test("a stored secret is looked up again, as text, from the stored item; the item keeps its label")
     func roundTrip() async throws {
         let attributes = ["service": TestKeyring.uniqueService(), "account": "ada"]
-        defer { Task { _ = try? await keyring.delete(attributes) } }
-        let stored = try await keyring.store("s3cret", label: "Round trip", attributes: attributes)
+        try await cleaningUp({ _ = try? await keyring.delete(attributes) }) {
+            let stored = try await keyring.store("s3cret", label: "Round trip", attributes: attributes)
 
-        let found = try #require(try await keyring.lookup(attributes))
-        #expect(found.secret == "s3cret")
-        #expect(found.path == stored.path)
-        // The provider may add its own (gnome-keyring `xdg:schema`, KeePassXC `Title`, `Uuid`…); we never do.
-        let providerOwned = KeyringItem.providerOwnedAttributes(of: found.attributes)
-        #expect(found.attributes.filter { !providerOwned.contains($0.key) } == attributes)
-        #expect(!"\(found)".contains("s3cret"))
+            let found = try #require(try await keyring.lookup(attributes))
+            #expect(found.secret == "s3cret")
+            #expect(found.path == stored.path)
+            // The provider may add its own (gnome-keyring `xdg:schema`, KeePassXC `Title`, `Uuid`…); we never do.
+            let providerOwned = KeyringItem.providerOwnedAttributes(of: found.attributes)
+            #expect(found.attributes.filter { !providerOwned.contains($0.key) } == attributes)
+            #expect(!"\(found)".contains("s3cret"))
 
-        let listed = try await keyring.items(matching: attributes)
-        #expect(listed.map(\.path) == [stored.path])
-        #expect(listed.first?.label == "Round trip")
-        #expect(listed.first?.isLocked == false)
+            let listed = try await keyring.items(matching: attributes)
+            #expect(listed.map(\.path) == [stored.path])
+            #expect(listed.first?.label == "Round trip")
+            #expect(listed.first?.isLocked == false)
+        }
     }
 
     @Test("storing again replaces the secret in the same item")
     func overwrite() async throws {
         let attributes = ["service": TestKeyring.uniqueService(), "account": "ada"]
-        defer { Task { _ = try? await keyring.delete(attributes) } }
-        let first = try await keyring.store("one", label: "L", attributes: attributes)
-        let second = try await keyring.store("two", label: "L2", attributes: attributes)
+        try await cleaningUp({ _ = try? await keyring.delete(attributes) }) {
+            let first = try await keyring.store("one", label: "L", attributes: attributes)
+            let second = try await keyring.store("two", label: "L2", attributes: attributes)
 
-        #expect(first.path == second.path)
-        #expect(try await keyring.lookup(attributes)?.secret == "two")
-        let items = try await keyring.items(matching: attributes)
-        #expect(items.count == 1)
-        #expect(items.first?.label == "L2")
+            #expect(first.path == second.path)
+            #expect(try await keyring.lookup(attributes)?.secret == "two")
+            let items = try await keyring.items(matching: attributes)
+            #expect(items.count == 1)
+            #expect(items.first?.label == "L2")
+        }
     }
 
     @Test("delete removes the item, and a lookup then finds nothing")
@@ -55,39 +57,42 @@ struct KeyringStoreTests {
     @Test("items(matching:) lists every account of a service with metadata and no secret")
     func list() async throws {
         let service = TestKeyring.uniqueService()
-        defer { Task { for account in ["a", "b", "c"] { _ = try? await keyring.delete(["service": service, "account": account]) } } }
-        for account in ["a", "b", "c"] {
-            try await keyring.store("secret-\(account)", label: "L \(account)", attributes: ["service": service, "account": account])
+        try await cleaningUp({ for account in ["a", "b", "c"] { _ = try? await keyring.delete(["service": service, "account": account]) } }) {
+            for account in ["a", "b", "c"] {
+                try await keyring.store("secret-\(account)", label: "L \(account)", attributes: ["service": service, "account": account])
+            }
+            let items = try await keyring.items(matching: ["service": service])
+            #expect(items.map { $0.attributes["account"] ?? "" }.sorted() == ["a", "b", "c"])
+            #expect(items.allSatisfy { !$0.isLocked && $0.modified.timeIntervalSince1970 > 0 })
         }
-        let items = try await keyring.items(matching: ["service": service])
-        #expect(items.map { $0.attributes["account"] ?? "" }.sorted() == ["a", "b", "c"])
-        #expect(items.allSatisfy { !$0.isLocked && $0.modified.timeIntervalSince1970 > 0 })
     }
 
     @Test("an item written by secret-tool is found: reads do not filter on a schema")
     func secretToolItemIsFound() async throws {
         let service = TestKeyring.uniqueService()
         let attributes = ["service": service, "account": "ada"]
-        defer { Task { _ = try? await keyring.delete(attributes) } }
-        let stored = try await TestKeyring.secretTool(
-            ["store", "--label=by secret-tool", "service", service, "account", "ada"], stdin: "plain-token")
-        try #require(stored.status == 0, "secret-tool store failed: \(stored.stderr)")
+        try await cleaningUp({ _ = try? await keyring.delete(attributes) }) {
+            let stored = try await TestKeyring.secretTool(
+                ["store", "--label=by secret-tool", "service", service, "account", "ada"], stdin: "plain-token")
+            try #require(stored.status == 0, "secret-tool store failed: \(stored.stderr)")
 
-        let found = try #require(try await keyring.lookup(attributes))
-        #expect(found.secret == "plain-token")
-        #expect(try await keyring.items(matching: attributes).map(\.label) == ["by secret-tool"])
+            let found = try #require(try await keyring.lookup(attributes))
+            #expect(found.secret == "plain-token")
+            #expect(try await keyring.items(matching: attributes).map(\.label) == ["by secret-tool"])
+        }
     }
 
     @Test("an item we write is printed by secret-tool lookup")
     func secretToolReadsOurItem() async throws {
         let service = TestKeyring.uniqueService()
         let attributes = ["service": service, "account": "ada"]
-        defer { Task { _ = try? await keyring.delete(attributes) } }
-        try await keyring.store(#"{"a":"ü"}"#, label: "L", attributes: attributes)
+        try await cleaningUp({ _ = try? await keyring.delete(attributes) }) {
+            try await keyring.store(#"{"a":"ü"}"#, label: "L", attributes: attributes)
 
-        let looked = try await TestKeyring.secretTool(["lookup", "service", service, "account", "ada"])
-        #expect(looked.status == 0)
-        #expect(looked.stdout == #"{"a":"ü"}"#)
+            let looked = try await TestKeyring.secretTool(["lookup", "service", service, "account", "ada"])
+            #expect(looked.status == 0)
+            #expect(looked.stdout == #"{"a":"ü"}"#)
+        }
     }
 
     @Test("an item with one attribute more belongs to another tool: store and delete leave it alone")
@@ -95,55 +100,58 @@ struct KeyringStoreTests {
         let service = TestKeyring.uniqueService()
         let attributes = ["service": service, "account": "ada"]
         let theirs = attributes.merging(["extra": "x"]) { $1 }
-        defer { Task { _ = try? await keyring.delete(attributes); _ = try? await keyring.delete(theirs) } }
-        let stored = try await TestKeyring.secretTool(
-            ["store", "--label=other tool", "service", service, "account", "ada", "extra", "x"], stdin: "theirs")
-        try #require(stored.status == 0)
+        try await cleaningUp({ _ = try? await keyring.delete(attributes); _ = try? await keyring.delete(theirs) }) {
+            let stored = try await TestKeyring.secretTool(
+                ["store", "--label=other tool", "service", service, "account", "ada", "extra", "x"], stdin: "theirs")
+            try #require(stored.status == 0)
 
-        #expect(try await keyring.lookup(attributes) == nil)
-        try await keyring.store("ours", label: "L", attributes: attributes)
-        #expect(try await keyring.lookup(theirs)?.secret == "theirs")
-        #expect(try await keyring.lookup(attributes)?.secret == "ours")
-        #expect(try await keyring.delete(attributes) == 1)
-        #expect(try await keyring.lookup(theirs)?.secret == "theirs")
+            #expect(try await keyring.lookup(attributes) == nil)
+            try await keyring.store("ours", label: "L", attributes: attributes)
+            #expect(try await keyring.lookup(theirs)?.secret == "theirs")
+            #expect(try await keyring.lookup(attributes)?.secret == "ours")
+            #expect(try await keyring.delete(attributes) == 1)
+            #expect(try await keyring.lookup(theirs)?.secret == "theirs")
+        }
     }
 
     @Test("duplicates in another collection are removed by the next store; the newest one is read until then")
     func duplicatesAreReconciled() async throws {
         let attributes = ["service": TestKeyring.uniqueService(), "account": "ada"]
-        defer { Task { _ = try? await keyring.delete(attributes) } }
-        let other = try await TestKeyring.createCollection(label: "dup-\(UUID().uuidString.prefix(8))")
-        try await keyring.store("in default", label: "L", attributes: attributes)
-        // A second exact item in another collection, written later: the newest wins a lookup.
-        try await Task.sleep(for: .seconds(1.1))  // modification times have one-second resolution
-        let copied = try await TestKeyring.secretTool(
-            ["store", "--label=copy", "--collection=\(other.path)", "service", attributes["service"]!, "account", "ada"],
-            stdin: "in other")
-        try #require(copied.status == 0, "secret-tool store failed: \(copied.stderr)")
-        #expect(try await keyring.items(matching: attributes).map(\.collectionPath).sorted()
-            == ["/org/freedesktop/secrets/collection/login", other.path].sorted())
-        #expect(try await keyring.lookup(attributes)?.secret == "in other")
+        try await cleaningUp({ _ = try? await keyring.delete(attributes) }) {
+            let other = try await TestKeyring.createCollection(label: "dup-\(UUID().uuidString.prefix(8))")
+            try await keyring.store("in default", label: "L", attributes: attributes)
+            // A second exact item in another collection, written later: the newest wins a lookup.
+            try await Task.sleep(for: .seconds(1.1))  // modification times have one-second resolution
+            let copied = try await TestKeyring.secretTool(
+                ["store", "--label=copy", "--collection=\(other.path)", "service", attributes["service"]!, "account", "ada"],
+                stdin: "in other")
+            try #require(copied.status == 0, "secret-tool store failed: \(copied.stderr)")
+            #expect(try await keyring.items(matching: attributes).map(\.collectionPath).sorted()
+                == ["/org/freedesktop/secrets/collection/login", other.path].sorted())
+            #expect(try await keyring.lookup(attributes)?.secret == "in other")
 
-        let written = try await keyring.store("final", label: "L", attributes: attributes)
-        let items = try await keyring.items(matching: attributes)
-        #expect(items.map(\.path) == [written.path])
-        #expect(try await keyring.lookup(attributes)?.secret == "final")
+            let written = try await keyring.store("final", label: "L", attributes: attributes)
+            let items = try await keyring.items(matching: attributes)
+            #expect(items.map(\.path) == [written.path])
+            #expect(try await keyring.lookup(attributes)?.secret == "final")
+        }
     }
 
     @Test("100 concurrent stores of different secrets leave exactly one item holding one of them")
     func concurrentStores() async throws {
         let attributes = ["service": TestKeyring.uniqueService(), "account": "ada"]
-        defer { Task { _ = try? await keyring.delete(attributes) } }
-        let secrets = (0..<100).map { "secret-\($0)" }
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for secret in secrets {
-                group.addTask { try await TestKeyring.patientKeyring.store(secret, label: "L", attributes: attributes) }
+        try await cleaningUp({ _ = try? await keyring.delete(attributes) }) {
+            let secrets = (0..<100).map { "secret-\($0)" }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for secret in secrets {
+                    group.addTask { try await TestKeyring.patientKeyring.store(secret, label: "L", attributes: attributes) }
+                }
+                try await group.waitForAll()
             }
-            try await group.waitForAll()
+            #expect(try await keyring.items(matching: attributes).count == 1)
+            let secret = try #require(try await keyring.lookup(attributes)?.secret)
+            #expect(secrets.contains(secret))
         }
-        #expect(try await keyring.items(matching: attributes).count == 1)
-        let secret = try #require(try await keyring.lookup(attributes)?.secret)
-        #expect(secrets.contains(secret))
     }
 
     struct UnusualSecret: CustomTestStringConvertible, Sendable {
@@ -159,11 +167,12 @@ struct KeyringStoreTests {
     func unusualSecrets(secret unusual: UnusualSecret) async throws {
         let secret = unusual.text
         let attributes = ["service": TestKeyring.uniqueService(), "account": "ünïcode 用户"]
-        defer { Task { _ = try? await keyring.delete(attributes) } }
-        try await keyring.store(secret, label: "L", attributes: attributes)
-        // KWallet keeps a secret as text up to its first NUL (secret-tool reads the same there).
-        let kept = TestProvider.current == .kwallet ? String(secret.prefix { $0 != "\u{0}" }) : secret
-        #expect(try await keyring.lookup(attributes)?.secret == kept)
+        try await cleaningUp({ _ = try? await keyring.delete(attributes) }) {
+            try await keyring.store(secret, label: "L", attributes: attributes)
+            // KWallet keeps a secret as text up to its first NUL (secret-tool reads the same there).
+            let kept = TestProvider.current == .kwallet ? String(secret.prefix { $0 != "\u{0}" }) : secret
+            #expect(try await keyring.lookup(attributes)?.secret == kept)
+        }
     }
 
     @Test("a secret over 8 KiB is refused before anything is written")

@@ -15,62 +15,65 @@ struct KeyringWriteLockTests {
     func queuedWriteTimesOut() async throws {
         let attributes = ["service": TestKeyring.uniqueService(), "account": "ada"]
         let key = Keyring.lockKey(attributes)
-        defer { Task { _ = try? await keyring.delete(attributes) } }
-        let held = await HeldWriteLock(key)
+        try await cleaningUp({ _ = try? await keyring.delete(attributes) }) {
+            let held = await HeldWriteLock(key)
 
-        let impatient = Keyring(configuration: .init(timeout: .milliseconds(200), prompting: .never))
-        let error = await #expect(throws: KeyringError.self) {
-            try await impatient.store("impatient", label: "L", attributes: attributes)
+            let impatient = Keyring(configuration: .init(timeout: .milliseconds(200), prompting: .never))
+            let error = await #expect(throws: KeyringError.self) {
+                try await impatient.store("impatient", label: "L", attributes: attributes)
+            }
+            #expect(error?.code == .timedOut)
+            #expect(error?.summary.contains("Another write to the same keyring item") == true)
+            #expect(Keyring.writes.queued(key) == 0)
+
+            #expect(try await held.release() == .byTest, "the write timed out while the lock was still held")
+            try await keyring.store("after", label: "L", attributes: attributes)
+            #expect(try await keyring.items(matching: attributes).count == 1)
+            #expect(try await keyring.lookup(attributes)?.secret == "after")
         }
-        #expect(error?.code == .timedOut)
-        #expect(error?.summary.contains("Another write to the same keyring item") == true)
-        #expect(Keyring.writes.queued(key) == 0)
-
-        #expect(try await held.release() == .byTest, "the write timed out while the lock was still held")
-        try await keyring.store("after", label: "L", attributes: attributes)
-        #expect(try await keyring.items(matching: attributes).count == 1)
-        #expect(try await keyring.lookup(attributes)?.secret == "after")
     }
 
     @Test("a queued write whose task is cancelled leaves at once with CancellationError; the write behind it gets the lock")
     func queuedWriteIsCancelled() async throws {
         let attributes = ["service": TestKeyring.uniqueService(), "account": "ada"]
         let key = Keyring.lockKey(attributes)
-        defer { Task { _ = try? await keyring.delete(attributes) } }
-        let held = await HeldWriteLock(key)
+        try await cleaningUp({ _ = try? await keyring.delete(attributes) }) {
+            let held = await HeldWriteLock(key)
 
-        // Patient writes: only the cancellation may end their wait, however slow this machine is.
-        let patient = TestKeyring.patientKeyring
-        let cancelled = Task { try await patient.store("cancelled", label: "L", attributes: attributes) }
-        try await waitUntilQueued(key, 1)
-        let behind = Task { try await patient.store("behind", label: "L", attributes: attributes) }
-        try await waitUntilQueued(key, 2)
-        cancelled.cancel()
-        await #expect(throws: CancellationError.self) { try await cancelled.value }
-        #expect(Keyring.writes.queued(key) == 1, "the cancelled write left the queue; the one behind it still waits")
+            // Patient writes: only the cancellation may end their wait, however slow this machine is.
+            let patient = TestKeyring.patientKeyring
+            let cancelled = Task { try await patient.store("cancelled", label: "L", attributes: attributes) }
+            try await waitUntilQueued(key, 1)
+            let behind = Task { try await patient.store("behind", label: "L", attributes: attributes) }
+            try await waitUntilQueued(key, 2)
+            cancelled.cancel()
+            await #expect(throws: CancellationError.self) { try await cancelled.value }
+            #expect(Keyring.writes.queued(key) == 1, "the cancelled write left the queue; the one behind it still waits")
 
-        #expect(try await held.release() == .byTest, "the cancelled write left while the lock was still held")
-        _ = try await behind.value
-        #expect(try await keyring.items(matching: attributes).count == 1)
-        #expect(try await keyring.lookup(attributes)?.secret == "behind")
+            #expect(try await held.release() == .byTest, "the cancelled write left while the lock was still held")
+            _ = try await behind.value
+            #expect(try await keyring.items(matching: attributes).count == 1)
+            #expect(try await keyring.lookup(attributes)?.secret == "behind")
+        }
     }
 
     @Test("a write whose task is already cancelled when it reaches a held lock fails with CancellationError and never queues")
     func alreadyCancelledWriteDoesNotQueue() async throws {
         let attributes = ["service": TestKeyring.uniqueService(), "account": "ada"]
         let key = Keyring.lockKey(attributes)
-        defer { Task { _ = try? await keyring.delete(attributes) } }
-        let held = await HeldWriteLock(key)
+        try await cleaningUp({ _ = try? await keyring.delete(attributes) }) { () async throws in
+            let held = await HeldWriteLock(key)
 
-        let write = Task {
-            withUnsafeCurrentTask { $0?.cancel() }
-            return try await keyring.store("cancelled", label: "L", attributes: attributes)
+            let write = Task {
+                withUnsafeCurrentTask { $0?.cancel() }
+                return try await keyring.store("cancelled", label: "L", attributes: attributes)
+            }
+            await #expect(throws: CancellationError.self) { try await write.value }
+            #expect(Keyring.writes.queued(key) == 0)
+
+            #expect(try await held.release() == .byTest, "the cancelled write left while the lock was still held")
+            #expect(try await keyring.items(matching: attributes).isEmpty)
         }
-        await #expect(throws: CancellationError.self) { try await write.value }
-        #expect(Keyring.writes.queued(key) == 0)
-
-        #expect(try await held.release() == .byTest, "the cancelled write left while the lock was still held")
-        #expect(try await keyring.items(matching: attributes).isEmpty)
     }
 
     /// Returns once `count` writes wait for `key`. Yields instead of sleeping; the suite's time limit ends it.

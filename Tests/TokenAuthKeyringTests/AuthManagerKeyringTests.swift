@@ -15,18 +15,19 @@ struct AuthManagerKeyringTests {
         let fixture = try await RefreshFixture.start()
         defer { Task { await fixture.shutdown() } }
         let store = KeyringAuthStore(service: TestKeyring.uniqueService(), account: "alice", client: fixture.client, keyring: TestKeyring.keyring)
-        defer { Task { try? await store.erase() } }
-        try await store.save(fixture.seed())
-        let manager = fixture.manager(store: store)
+        try await cleaningUp({ _ = try? await store.erase() }) {
+            try await store.save(fixture.seed())
+            let manager = fixture.manager(store: store)
 
-        let tokens = try await withThrowingTaskGroup(of: String.self) { group in
-            for _ in 0..<1000 { group.addTask { try await manager.validToken() } }
-            return try await group.reduce(into: [String]()) { $0.append($1) }
+            let tokens = try await withThrowingTaskGroup(of: String.self) { group in
+                for _ in 0..<1000 { group.addTask { try await manager.validToken() } }
+                return try await group.reduce(into: [String]()) { $0.append($1) }
+            }
+            #expect(tokens.count == 1000)
+            #expect(Set(tokens).count == 1)
+            #expect(fixture.server.stats.refreshGrants == 1)
+            #expect(try await TestKeyring.keyring.items(matching: store.attributes).count == 1)
         }
-        #expect(tokens.count == 1000)
-        #expect(Set(tokens).count == 1)
-        #expect(fixture.server.stats.refreshGrants == 1)
-        #expect(try await TestKeyring.keyring.items(matching: store.attributes).count == 1)
     }
 
     @Test("forKeyringItem checks refreshed id_tokens against the stored identity: same sub adopted, another sub refused")
@@ -37,41 +38,42 @@ struct AuthManagerKeyringTests {
         defer { Task { await server.shutdown() } }
         let service = TestKeyring.uniqueService()
         let store = KeyringAuthStore(service: service, account: "alice", keyring: TestKeyring.keyring)
-        defer { Task { try? await store.erase() } }
+        try await cleaningUp({ _ = try? await store.erase() }) {
 
-        // A sign-in with openid, as discovery would record it: the client knows its issuer and keys.
-        let client = OAuthClient(
-            tokenEndpoint: server.tokenEndpoint, clientID: "test-client", issuer: server.issuer, jwksURI: server.jwksURI,
-            userinfoEndpoint: server.userinfoEndpoint)
-        let response = try await TokenEndpointClient(client: client, wallClock: clock.wallClock)
-            .password(username: "alice", password: "wonderland", scope: "openid read")
-        let verifier = try #require(IDTokenVerifier(client: client, wallClock: clock.wallClock))
-        var auth = response.auth(updating: nil)
-        auth.identity = try await verifier.identity(from: response, nonce: nil, userinfoEndpoint: nil)
-        auth.expiresAt = clock.now.addingTimeInterval(-10)
-        try await store.save(StoredCredentials(auth: auth, client: client))
+            // A sign-in with openid, as discovery would record it: the client knows its issuer and keys.
+            let client = OAuthClient(
+                tokenEndpoint: server.tokenEndpoint, clientID: "test-client", issuer: server.issuer, jwksURI: server.jwksURI,
+                userinfoEndpoint: server.userinfoEndpoint)
+            let response = try await TokenEndpointClient(client: client, wallClock: clock.wallClock)
+                .password(username: "alice", password: "wonderland", scope: "openid read")
+            let verifier = try #require(IDTokenVerifier(client: client, wallClock: clock.wallClock))
+            var auth = response.auth(updating: nil)
+            auth.identity = try await verifier.identity(from: response, nonce: nil, userinfoEndpoint: nil)
+            auth.expiresAt = clock.now.addingTimeInterval(-10)
+            try await store.save(StoredCredentials(auth: auth, client: client))
 
-        // Same account: adopted, and the identity is still in the item.
-        let manager = try await AuthManager.forKeyringItem(
-            service: service, account: "alice", keyring: TestKeyring.keyring, wallClock: clock.wallClock)
-        let refreshed = try await manager.validAuth()
-        #expect(refreshed.identity == auth.identity)
-        let stored = try #require(try await store.loadCredentials())
-        #expect(stored.identity == auth.identity)
-        #expect(stored.client?.jwksURI == server.jwksURI)
+            // Same account: adopted, and the identity is still in the item.
+            let manager = try await AuthManager.forKeyringItem(
+                service: service, account: "alice", keyring: TestKeyring.keyring, wallClock: clock.wallClock)
+            let refreshed = try await manager.validAuth()
+            #expect(refreshed.identity == auth.identity)
+            let stored = try #require(try await store.loadCredentials())
+            #expect(stored.identity == auth.identity)
+            #expect(stored.client?.jwksURI == server.jwksURI)
 
-        // Another account on the next refresh: refused, and the item is what it was.
-        clock.advance(by: 7200)
-        server.updateFaults { $0.idTokenFaults = [.changedSubject] }
-        let next = try await AuthManager.forKeyringItem(
-            service: service, account: "alice", keyring: TestKeyring.keyring, wallClock: clock.wallClock)
-        await #expect {
-            _ = try await next.validAuth()
-        } throws: { error in
-            (error as? AuthError)?.identityError == .subjectChanged
+            // Another account on the next refresh: refused, and the item is what it was.
+            clock.advance(by: 7200)
+            server.updateFaults { $0.idTokenFaults = [.changedSubject] }
+            let next = try await AuthManager.forKeyringItem(
+                service: service, account: "alice", keyring: TestKeyring.keyring, wallClock: clock.wallClock)
+            await #expect {
+                _ = try await next.validAuth()
+            } throws: { error in
+                (error as? AuthError)?.identityError == .subjectChanged
+            }
+            #expect(try await store.loadCredentials() == stored)
+            #expect(server.stats.refreshGrants == 2)
         }
-        #expect(try await store.loadCredentials() == stored)
-        #expect(server.stats.refreshGrants == 2)
     }
 
     @Test("the rotated refresh token is in the keyring by the time a caller gets the new access token")
@@ -79,16 +81,17 @@ struct AuthManagerKeyringTests {
         let fixture = try await RefreshFixture.start()
         defer { Task { await fixture.shutdown() } }
         let store = KeyringAuthStore(service: TestKeyring.uniqueService(), account: "alice", client: fixture.client, keyring: TestKeyring.keyring)
-        defer { Task { try? await store.erase() } }
-        let seeded = fixture.seed()
-        try await store.save(seeded)
-        let manager = fixture.manager(store: store)
+        try await cleaningUp({ _ = try? await store.erase() }) {
+            let seeded = fixture.seed()
+            try await store.save(seeded)
+            let manager = fixture.manager(store: store)
 
-        let auth = try await manager.validAuth()
-        let stored = try #require(try await store.loadCredentials())
-        #expect(stored.auth == auth)
-        #expect(stored.auth.refreshToken != seeded.refreshToken)
-        #expect(stored.client == fixture.client)
+            let auth = try await manager.validAuth()
+            let stored = try #require(try await store.loadCredentials())
+            #expect(stored.auth == auth)
+            #expect(stored.auth.refreshToken != seeded.refreshToken)
+            #expect(stored.client == fixture.client)
+        }
     }
 
     @Test("a failed write still serves the token, and the write is retried on the next call: nothing is lost")
@@ -99,26 +102,27 @@ struct AuthManagerKeyringTests {
         let store = KeyringAuthStore(
             service: TestKeyring.uniqueService(), account: "alice", client: fixture.client,
             keyring: TestKeyring.keyring, collection: collection.keyringCollection)
-        defer { Task { try? await store.erase() } }
-        let seeded = fixture.seed()
-        try await store.save(seeded)
-        let manager = fixture.manager(store: store)
-        let log = EventLog(manager)
-        #expect(try await manager.refresh(rejecting: "unrelated").accessToken != seeded.accessToken)  // loads the item
-        let loadedOnce = try #require(try await store.load())
+        try await cleaningUp({ _ = try? await store.erase() }) {
+            let seeded = fixture.seed()
+            try await store.save(seeded)
+            let manager = fixture.manager(store: store)
+            let log = EventLog(manager)
+            #expect(try await manager.refresh(rejecting: "unrelated").accessToken != seeded.accessToken)  // loads the item
+            let loadedOnce = try #require(try await store.load())
 
-        fixture.clock.advance(by: 7200)  // the refreshed token expires
-        try await TestKeyring.lockWithGDBus(collection.path)
-        let served = try await manager.validAuth()
-        #expect(served.accessToken != loadedOnce.accessToken)
-        // The reason is the error's type and code, not its text.
-        try await log.waitFor { $0.contains(.saveFailed(reason: "KeyringError.locked")) }
+            fixture.clock.advance(by: 7200)  // the refreshed token expires
+            try await TestKeyring.lockWithGDBus(collection.path)
+            let served = try await manager.validAuth()
+            #expect(served.accessToken != loadedOnce.accessToken)
+            // The reason is the error's type and code, not its text.
+            try await log.waitFor { $0.contains(.saveFailed(reason: "KeyringError.locked")) }
 
-        try await TestKeyring.unlockCollection(collection.path)
-        #expect(try await store.load() == loadedOnce, "the keyring still has the previous bundle")
-        #expect(try await manager.validAuth() == served)
-        #expect(try await store.load() == served, "the next call wrote the new bundle")
-        #expect(fixture.server.stats.refreshGrants == 2)
+            try await TestKeyring.unlockCollection(collection.path)
+            #expect(try await store.load() == loadedOnce, "the keyring still has the previous bundle")
+            #expect(try await manager.validAuth() == served)
+            #expect(try await store.load() == served, "the next call wrote the new bundle")
+            #expect(fixture.server.stats.refreshGrants == 2)
+        }
     }
 
     @Test("tokens signed out by another process (the item deleted) are not brought back by a refresh")
@@ -127,23 +131,24 @@ struct AuthManagerKeyringTests {
         defer { Task { await fixture.shutdown() } }
         let service = TestKeyring.uniqueService()
         let store = KeyringAuthStore(service: service, account: "alice", client: fixture.client, keyring: TestKeyring.keyring)
-        defer { Task { try? await store.erase() } }
-        let seeded = fixture.seed(expiresIn: 600)
-        try await store.save(seeded)
-        let lock = FileRefreshLock(
-            service: service, account: "alice",
-            directory: FileManager.default.temporaryDirectory.appendingPathComponent("signout-\(UUID().uuidString)"))
-        let manager = fixture.manager(store: store, lock: lock)
-        #expect(try await manager.validToken() == seeded.accessToken)  // process A has loaded the item
+        try await cleaningUp({ _ = try? await store.erase() }) {
+            let seeded = fixture.seed(expiresIn: 600)
+            try await store.save(seeded)
+            let lock = FileRefreshLock(
+                service: service, account: "alice",
+                directory: FileManager.default.temporaryDirectory.appendingPathComponent("signout-\(UUID().uuidString)"))
+            let manager = fixture.manager(store: store, lock: lock)
+            #expect(try await manager.validToken() == seeded.accessToken)  // process A has loaded the item
 
-        // Process B signs out without revoking (as `tokenctl delete` does): the refresh token stays valid.
-        #expect(try await KeyringAuthStore(service: service, account: "alice", keyring: TestKeyring.keyring).delete())
-        fixture.clock.advance(by: 3600)
+            // Process B signs out without revoking (as `tokenctl delete` does): the refresh token stays valid.
+            #expect(try await KeyringAuthStore(service: service, account: "alice", keyring: TestKeyring.keyring).delete())
+            fixture.clock.advance(by: 3600)
 
-        let error = await #expect(throws: AuthError.self) { try await manager.validToken() }
-        #expect(error?.code == .loginRequired)
-        #expect(try await TestKeyring.keyring.items(matching: store.attributes).isEmpty)
-        #expect(fixture.server.stats.refreshGrants == 0)
+            let error = await #expect(throws: AuthError.self) { try await manager.validToken() }
+            #expect(error?.code == .loginRequired)
+            #expect(try await TestKeyring.keyring.items(matching: store.attributes).isEmpty)
+            #expect(fixture.server.stats.refreshGrants == 0)
+        }
     }
 
     @Test("an item that became unreadable is never overwritten by a refresh: the new token is served, the item kept")
@@ -151,23 +156,24 @@ struct AuthManagerKeyringTests {
         let fixture = try await RefreshFixture.start()
         defer { Task { await fixture.shutdown() } }
         let store = KeyringAuthStore(service: TestKeyring.uniqueService(), account: "alice", client: fixture.client, keyring: TestKeyring.keyring)
-        defer { Task { try? await store.erase() } }
-        let seeded = fixture.seed(expiresIn: 600)
-        try await store.save(seeded)
-        let manager = fixture.manager(store: store)
-        #expect(try await manager.validToken() == seeded.accessToken)
+        try await cleaningUp({ _ = try? await store.erase() }) {
+            let seeded = fixture.seed(expiresIn: 600)
+            try await store.save(seeded)
+            let manager = fixture.manager(store: store)
+            #expect(try await manager.validToken() == seeded.accessToken)
 
-        // A newer version of some tool rewrites the item in a format this one cannot read.
-        let newer = #"{"version":2,"access_token":"written by a newer version"}"#
-        try await TestKeyring.keyring.store(newer, label: store.label, attributes: store.attributes)
-        fixture.clock.advance(by: 3600)
+            // A newer version of some tool rewrites the item in a format this one cannot read.
+            let newer = #"{"version":2,"access_token":"written by a newer version"}"#
+            try await TestKeyring.keyring.store(newer, label: store.label, attributes: store.attributes)
+            fixture.clock.advance(by: 3600)
 
-        let served = try await manager.validToken()
-        #expect(served != seeded.accessToken)
-        #expect(fixture.server.stats.refreshGrants == 1)
-        #expect(try await TestKeyring.keyring.lookup(store.attributes)?.secret == newer)
-        // Retried on the next call, and refused again: still untouched.
-        #expect(try await manager.validToken() == served)
-        #expect(try await TestKeyring.keyring.lookup(store.attributes)?.secret == newer)
+            let served = try await manager.validToken()
+            #expect(served != seeded.accessToken)
+            #expect(fixture.server.stats.refreshGrants == 1)
+            #expect(try await TestKeyring.keyring.lookup(store.attributes)?.secret == newer)
+            // Retried on the next call, and refused again: still untouched.
+            #expect(try await manager.validToken() == served)
+            #expect(try await TestKeyring.keyring.lookup(store.attributes)?.secret == newer)
+        }
     }
 }

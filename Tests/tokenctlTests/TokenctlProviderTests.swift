@@ -51,14 +51,15 @@ struct TokenctlProviderTests {
         try #require(provider == .kwallet, "this test is for KWallet; the run's provider is \(provider.rawValue)")
         let service = TestKeyring.uniqueService()
         let item = ["--service", service, "--account", "ada"]
-        defer { Task { try? await TestKeyring.keyring.delete(["service": service, "account": "ada"]) } }
-        let imported = try await tokenctl(["import"] + item, stdin: #"{"version":1,"access_token":"kw-session-7a1"}"#)
-        try #require(imported.status == 0, "\(imported.allOutput)")
-        var failures: [String] = []
-        for _ in 0..<300 {
-            let shown = try await tokenctl(["show", "--no-prompt"] + item)
-            if shown.status != 0 { failures.append(shown.stderr) }
+        try await cleaningUp({ _ = try? await TestKeyring.keyring.delete(["service": service, "account": "ada"]) }) {
+            let imported = try await tokenctl(["import"] + item, stdin: #"{"version":1,"access_token":"kw-session-7a1"}"#)
+            try #require(imported.status == 0, "\(imported.allOutput)")
+            var failures: [String] = []
+            for _ in 0..<300 {
+                let shown = try await tokenctl(["show", "--no-prompt"] + item)
+                if shown.status != 0 { failures.append(shown.stderr) }
+            }
+            #expect(failures.isEmpty, "\(failures.count) of 300 runs failed: \(Set(failures))")
         }
-        #expect(failures.isEmpty, "\(failures.count) of 300 runs failed: \(Set(failures))")
     }
 }
