@@ -58,6 +58,22 @@ public enum TestKeyring {
         return TestCollection(path: path)
     }
 
+    /// Runs `body` with a new password-protected collection (``createCollection(label:password:)``), then deletes the
+    /// collection with its items, locked or not, and waits for that — also when `body` throws.
+    public static func withCollection<T>(
+        label: String, password: String = "collection-password", _ body: (TestCollection) async throws -> T
+    ) async throws -> T {
+        let collection = try await createCollection(label: label, password: password)
+        return try await cleaningUp({ try? await deleteCollection(collection.path) }) { try await body(collection) }
+    }
+
+    /// Deletes a gnome-keyring collection and its items, locked or not, without a prompt.
+    public static func deleteCollection(_ path: String) async throws {
+        let result = try await runCommand(
+            "/usr/bin/python3", [scriptsDirectory.appendingPathComponent("lib/gnome-keyring-admin.py").path, "delete", path])
+        guard result.status == 0 else { throw AdminError(message: "delete collection failed: \(result.stderr)") }
+    }
+
     /// Unlocks a gnome-keyring collection with its password, without a prompt.
     public static func unlockCollection(_ path: String, password: String = "collection-password") async throws {
         let result = try await runCommand(

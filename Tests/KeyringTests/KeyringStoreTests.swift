@@ -118,22 +118,23 @@ struct KeyringStoreTests {
     func duplicatesAreReconciled() async throws {
         let attributes = ["service": TestKeyring.uniqueService(), "account": "ada"]
         try await cleaningUp({ _ = try? await keyring.delete(attributes) }) {
-            let other = try await TestKeyring.createCollection(label: "dup-\(UUID().uuidString.prefix(8))")
-            try await keyring.store("in default", label: "L", attributes: attributes)
-            // A second exact item in another collection, written later: the newest wins a lookup.
-            try await Task.sleep(for: .seconds(1.1))  // modification times have one-second resolution
-            let copied = try await TestKeyring.secretTool(
-                ["store", "--label=copy", "--collection=\(other.path)", "service", attributes["service"]!, "account", "ada"],
-                stdin: "in other")
-            try #require(copied.status == 0, "secret-tool store failed: \(copied.stderr)")
-            #expect(try await keyring.items(matching: attributes).map(\.collectionPath).sorted()
-                == ["/org/freedesktop/secrets/collection/login", other.path].sorted())
-            #expect(try await keyring.lookup(attributes)?.secret == "in other")
+            try await TestKeyring.withCollection(label: "dup-\(UUID().uuidString.prefix(8))") { other in
+                try await keyring.store("in default", label: "L", attributes: attributes)
+                // A second exact item in another collection, written later: the newest wins a lookup.
+                try await Task.sleep(for: .seconds(1.1))  // modification times have one-second resolution
+                let copied = try await TestKeyring.secretTool(
+                    ["store", "--label=copy", "--collection=\(other.path)", "service", attributes["service"]!, "account", "ada"],
+                    stdin: "in other")
+                try #require(copied.status == 0, "secret-tool store failed: \(copied.stderr)")
+                #expect(try await keyring.items(matching: attributes).map(\.collectionPath).sorted()
+                    == ["/org/freedesktop/secrets/collection/login", other.path].sorted())
+                #expect(try await keyring.lookup(attributes)?.secret == "in other")
 
-            let written = try await keyring.store("final", label: "L", attributes: attributes)
-            let items = try await keyring.items(matching: attributes)
-            #expect(items.map(\.path) == [written.path])
-            #expect(try await keyring.lookup(attributes)?.secret == "final")
+                let written = try await keyring.store("final", label: "L", attributes: attributes)
+                let items = try await keyring.items(matching: attributes)
+                #expect(items.map(\.path) == [written.path])
+                #expect(try await keyring.lookup(attributes)?.secret == "final")
+            }
         }
     }
 

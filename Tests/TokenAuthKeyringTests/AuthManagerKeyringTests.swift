@@ -98,30 +98,31 @@ struct AuthManagerKeyringTests {
     func failedSaveIsRetried() async throws {
         let fixture = try await RefreshFixture.start()
         defer { Task { await fixture.shutdown() } }
-        let collection = try await TestKeyring.createCollection(label: "savefail-\(UUID().uuidString.prefix(8))")
-        let store = KeyringAuthStore(
-            service: TestKeyring.uniqueService(), account: "alice", client: fixture.client,
-            keyring: TestKeyring.keyring, collection: collection.keyringCollection)
-        try await cleaningUp({ _ = try? await store.erase() }) {
-            let seeded = fixture.seed()
-            try await store.save(seeded)
-            let manager = fixture.manager(store: store)
-            let log = EventLog(manager)
-            #expect(try await manager.refresh(rejecting: "unrelated").accessToken != seeded.accessToken)  // loads the item
-            let loadedOnce = try #require(try await store.load())
+        try await TestKeyring.withCollection(label: "savefail-\(UUID().uuidString.prefix(8))") { collection in
+            let store = KeyringAuthStore(
+                service: TestKeyring.uniqueService(), account: "alice", client: fixture.client,
+                keyring: TestKeyring.keyring, collection: collection.keyringCollection)
+            try await cleaningUp({ _ = try? await store.erase() }) {
+                let seeded = fixture.seed()
+                try await store.save(seeded)
+                let manager = fixture.manager(store: store)
+                let log = EventLog(manager)
+                #expect(try await manager.refresh(rejecting: "unrelated").accessToken != seeded.accessToken)  // loads the item
+                let loadedOnce = try #require(try await store.load())
 
-            fixture.clock.advance(by: 7200)  // the refreshed token expires
-            try await TestKeyring.lockWithGDBus(collection.path)
-            let served = try await manager.validAuth()
-            #expect(served.accessToken != loadedOnce.accessToken)
-            // The reason is the error's type and code, not its text.
-            try await log.waitFor { $0.contains(.saveFailed(reason: "KeyringError.locked")) }
+                fixture.clock.advance(by: 7200)  // the refreshed token expires
+                try await TestKeyring.lockWithGDBus(collection.path)
+                let served = try await manager.validAuth()
+                #expect(served.accessToken != loadedOnce.accessToken)
+                // The reason is the error's type and code, not its text.
+                try await log.waitFor { $0.contains(.saveFailed(reason: "KeyringError.locked")) }
 
-            try await TestKeyring.unlockCollection(collection.path)
-            #expect(try await store.load() == loadedOnce, "the keyring still has the previous bundle")
-            #expect(try await manager.validAuth() == served)
-            #expect(try await store.load() == served, "the next call wrote the new bundle")
-            #expect(fixture.server.stats.refreshGrants == 2)
+                try await TestKeyring.unlockCollection(collection.path)
+                #expect(try await store.load() == loadedOnce, "the keyring still has the previous bundle")
+                #expect(try await manager.validAuth() == served)
+                #expect(try await store.load() == served, "the next call wrote the new bundle")
+                #expect(fixture.server.stats.refreshGrants == 2)
+            }
         }
     }
 

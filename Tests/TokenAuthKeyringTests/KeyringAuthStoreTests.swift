@@ -239,31 +239,32 @@ struct KeyringAuthStoreTests {
 
     @Test("in a locked collection load and save throw locked, not nothing-stored, and the item is intact after unlocking")
     func lockedCollection() async throws {
-        let collection = try await TestKeyring.createCollection(label: "authstore-locked-\(UUID().uuidString.prefix(8))")
-        try await withStore(client: Self.client, collection: collection.keyringCollection) { store in
-            try await store.save(Self.auth)
-            let before = try await secretToolLookup(store)
-            try await TestKeyring.lockWithGDBus(collection.path)
+        try await TestKeyring.withCollection(label: "authstore-locked-\(UUID().uuidString.prefix(8))") { collection in
+            try await withStore(client: Self.client, collection: collection.keyringCollection) { store in
+                try await store.save(Self.auth)
+                let before = try await secretToolLookup(store)
+                try await TestKeyring.lockWithGDBus(collection.path)
 
-            let loadError = await #expect(throws: KeyringError.self) { try await store.load() }
-            #expect(loadError?.code == .locked)
-            let loadCredentialsError = await #expect(throws: KeyringError.self) { try await store.loadCredentials() }
-            #expect(loadCredentialsError?.code == .locked)
-            var newer = Self.auth
-            newer.accessToken = "must-not-be-written"
-            let saveError = await #expect(throws: KeyringError.self) { try await store.save(newer) }
-            #expect(saveError?.code == .locked)
-            // The client-keeping save reads first; that read must not turn "locked" into a silent overwrite.
-            let clientless = KeyringAuthStore(
-                service: store.service, account: store.account, keyring: keyring, collection: collection.keyringCollection)
-            let clientlessError = await #expect(throws: KeyringError.self) { try await clientless.save(newer) }
-            #expect(clientlessError?.code == .locked, "\(clientlessError.map { "\($0)" } ?? "")")
-            let eraseError = await #expect(throws: KeyringError.self) { try await store.erase() }
-            #expect(eraseError?.code == .locked)
+                let loadError = await #expect(throws: KeyringError.self) { try await store.load() }
+                #expect(loadError?.code == .locked)
+                let loadCredentialsError = await #expect(throws: KeyringError.self) { try await store.loadCredentials() }
+                #expect(loadCredentialsError?.code == .locked)
+                var newer = Self.auth
+                newer.accessToken = "must-not-be-written"
+                let saveError = await #expect(throws: KeyringError.self) { try await store.save(newer) }
+                #expect(saveError?.code == .locked)
+                // The client-keeping save reads first; that read must not turn "locked" into a silent overwrite.
+                let clientless = KeyringAuthStore(
+                    service: store.service, account: store.account, keyring: keyring, collection: collection.keyringCollection)
+                let clientlessError = await #expect(throws: KeyringError.self) { try await clientless.save(newer) }
+                #expect(clientlessError?.code == .locked, "\(clientlessError.map { "\($0)" } ?? "")")
+                let eraseError = await #expect(throws: KeyringError.self) { try await store.erase() }
+                #expect(eraseError?.code == .locked)
 
-            try await TestKeyring.unlockCollection(collection.path)
-            #expect(try await store.loadCredentials() == StoredCredentials(auth: Self.auth, client: Self.client))
-            #expect(try await secretToolLookup(store) == before)
+                try await TestKeyring.unlockCollection(collection.path)
+                #expect(try await store.loadCredentials() == StoredCredentials(auth: Self.auth, client: Self.client))
+                #expect(try await secretToolLookup(store) == before)
+            }
         }
     }
 
@@ -271,26 +272,27 @@ struct KeyringAuthStoreTests {
 
     @Test("save reconciles duplicates of our item into one, and leaves an item with an extra attribute alone")
     func duplicatesAreReconciled() async throws {
-        let other = try await TestKeyring.createCollection(label: "authstore-dup-\(UUID().uuidString.prefix(8))")
-        try await withStore { store in
-            try await store.save(StoredCredentials(auth: Auth(accessToken: "in-default")))
-            let copy = try await TestKeyring.secretTool(
-                ["store", "--label=copy", "--collection=\(other.path)", "service", store.service, "account", "ada"],
-                stdin: #"{"version":1,"access_token":"in-other"}"#)
-            try #require(copy.status == 0, "secret-tool store failed: \(copy.stderr)")
-            try await secretToolStore(store, "theirs", label: "other tool", more: ["extra", "x"])
-            try #require(try await exactItems(store).count == 2)
+        try await TestKeyring.withCollection(label: "authstore-dup-\(UUID().uuidString.prefix(8))") { other in
+            try await withStore { store in
+                try await store.save(StoredCredentials(auth: Auth(accessToken: "in-default")))
+                let copy = try await TestKeyring.secretTool(
+                    ["store", "--label=copy", "--collection=\(other.path)", "service", store.service, "account", "ada"],
+                    stdin: #"{"version":1,"access_token":"in-other"}"#)
+                try #require(copy.status == 0, "secret-tool store failed: \(copy.stderr)")
+                try await secretToolStore(store, "theirs", label: "other tool", more: ["extra", "x"])
+                try #require(try await exactItems(store).count == 2)
 
-            try await store.save(StoredCredentials(auth: Auth(accessToken: "reconciled")))
+                try await store.save(StoredCredentials(auth: Auth(accessToken: "reconciled")))
 
-            let exact = try await exactItems(store)
-            #expect(exact.count == 1)
-            #expect(try await store.load()?.accessToken == "reconciled")
-            let theirs = store.attributes.merging(["extra": "x"]) { $1 }
-            let theirItems = try await keyring.items(matching: theirs)
-            #expect(theirItems.count == 1)
-            #expect(theirItems.first?.label == "other tool")
-            #expect(try await keyring.lookup(theirs)?.secret == "theirs")
+                let exact = try await exactItems(store)
+                #expect(exact.count == 1)
+                #expect(try await store.load()?.accessToken == "reconciled")
+                let theirs = store.attributes.merging(["extra": "x"]) { $1 }
+                let theirItems = try await keyring.items(matching: theirs)
+                #expect(theirItems.count == 1)
+                #expect(theirItems.first?.label == "other tool")
+                #expect(try await keyring.lookup(theirs)?.secret == "theirs")
+            }
         }
     }
 

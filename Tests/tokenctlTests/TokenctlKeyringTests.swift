@@ -334,36 +334,37 @@ struct TokenctlKeyringTests {
 
     @Test("an item in a locked collection: show and import exit 4 saying locked, list marks it, and it is intact after unlocking")
     func lockedCollection() async throws {
-        let collection = try await TestKeyring.createCollection(label: "tokenctl-locked-\(UUID().uuidString.prefix(8))")
-        try await withService { service in
-            let item = ["--service", service, "--account", "ada"]
-            let store = KeyringAuthStore(service: service, account: "ada", keyring: keyring, collection: collection.keyringCollection)
-            try await store.save(try CredentialsImport.parse(Self.storedFormat, receivedAt: Date()))
-            let before = try await secretToolLookup(service)
-            try await TestKeyring.lockWithGDBus(collection.path)
+        try await TestKeyring.withCollection(label: "tokenctl-locked-\(UUID().uuidString.prefix(8))") { collection in
+            try await withService { service in
+                let item = ["--service", service, "--account", "ada"]
+                let store = KeyringAuthStore(service: service, account: "ada", keyring: keyring, collection: collection.keyringCollection)
+                try await store.save(try CredentialsImport.parse(Self.storedFormat, receivedAt: Date()))
+                let before = try await secretToolLookup(service)
+                try await TestKeyring.lockWithGDBus(collection.path)
 
-            // The default: an unlock prompt is tried, cannot be shown headless, and fails.
-            let shown = try await tokenctl(["show"] + item)
-            #expect(shown.status == 4)
-            #expect(shown.stderr.contains("locked"))
-            #expect(shown.stdout.isEmpty)
-            let noPrompt = try await tokenctl(["show", "--no-prompt"] + item)
-            #expect(noPrompt.status == 4)
-            #expect(noPrompt.stderr.contains("locked"))
-            let imported = try await tokenctl(["import", "--no-prompt"] + item, stdin: #"{"version":1,"access_token":"other"}"#)
-            #expect(imported.status == 4, "must not create a second item beside the locked one")
-            #expect(imported.stderr.contains("locked"))
+                // The default: an unlock prompt is tried, cannot be shown headless, and fails.
+                let shown = try await tokenctl(["show"] + item)
+                #expect(shown.status == 4)
+                #expect(shown.stderr.contains("locked"))
+                #expect(shown.stdout.isEmpty)
+                let noPrompt = try await tokenctl(["show", "--no-prompt"] + item)
+                #expect(noPrompt.status == 4)
+                #expect(noPrompt.stderr.contains("locked"))
+                let imported = try await tokenctl(["import", "--no-prompt"] + item, stdin: #"{"version":1,"access_token":"other"}"#)
+                #expect(imported.status == 4, "must not create a second item beside the locked one")
+                #expect(imported.stderr.contains("locked"))
 
-            let listed = try await tokenctl(["list", "--service", service, "--json"])
-            #expect(listed.status == 0)
-            #expect(try listed.json(as: [[String: Any]].self).map { $0["locked"] as? Bool } == [true])
+                let listed = try await tokenctl(["list", "--service", service, "--json"])
+                #expect(listed.status == 0)
+                #expect(try listed.json(as: [[String: Any]].self).map { $0["locked"] as? Bool } == [true])
 
-            try await TestKeyring.unlockCollection(collection.path)
-            #expect(try await secretToolLookup(service) == before)
-            #expect(try await keyring.items(matching: ["service": service, "account": "ada"]).count == 1)
-            let after = try await tokenctl(["show", "--json"] + item)
-            #expect(after.status == 0)
-            #expect(try after.json()["client_id"] as? String == "desktop-app")
+                try await TestKeyring.unlockCollection(collection.path)
+                #expect(try await secretToolLookup(service) == before)
+                #expect(try await keyring.items(matching: ["service": service, "account": "ada"]).count == 1)
+                let after = try await tokenctl(["show", "--json"] + item)
+                #expect(after.status == 0)
+                #expect(try after.json()["client_id"] as? String == "desktop-app")
+            }
         }
     }
 

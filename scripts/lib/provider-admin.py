@@ -16,13 +16,15 @@ Locks and unlocks through each provider's own mechanisms, never by editing its f
   provider-admin.py PROVIDER duplicate SERVICE ACCOUNT LABEL   # secret on stdin; CreateItem without replacing
   provider-admin.py PROVIDER owner             # prints the command name of org.freedesktop.secrets' owner
   provider-admin.py PROVIDER items PREFIX      # prints the path and `service` of each item whose `service` starts
-                                               # with PREFIX, in every unlocked collection
+                                               # with PREFIX, in every unlocked collection, and the path and label
+                                               # of each collection a test made (label `name-` + 8 hex digits)
 
 Waits fail with a message after their limit; they never give up silently.
 Environment: TOKENKEYRING_KEEPASSXC_DATABASE (keepassxc), XDG_DATA_HOME (kwallet's salt file).
 """
 import hashlib
 import os
+import re
 import sys
 import time
 
@@ -178,6 +180,9 @@ def items(bus, prefix):
     service = bus.get_object(SERVICE, SERVICE_PATH)
     for collection_path in service.Get(SS, "Collections", dbus_interface=properties):
         collection = bus.get_object(SERVICE, collection_path)
+        label = str(collection.Get("org.freedesktop.Secret.Collection", "Label", dbus_interface=properties))
+        if re.fullmatch(r"[a-z-]+-[0-9A-F]{8}", label):
+            print(f"{collection_path} collection {label}")
         if collection.Get("org.freedesktop.Secret.Collection", "Locked", dbus_interface=properties):
             continue
         for item_path in collection.Get("org.freedesktop.Secret.Collection", "Items", dbus_interface=properties):

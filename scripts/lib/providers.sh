@@ -148,13 +148,13 @@ _stop_pids() {
     TOKENKEYRING_PROVIDER_PIDS=()
 }
 
-# Every test deletes the items it made (service `tokenkeyring-test.…`, TestKeyring.uniqueService): fails, listing
-# them, when some are still in an unlocked collection of the provider.
+# Every test deletes the items and collections it made (service `tokenkeyring-test.…`, TestKeyring.uniqueService;
+# TestKeyring.withCollection): fails, listing them, when some are still there.
 check_no_test_items() {
     local left
     left=$(_provider_admin "$TOKENKEYRING_PROVIDER" items tokenkeyring-test.) || return 1
     if [ -n "$left" ]; then
-        printf 'The tests left %s item(s) behind in %s:\n%s\n' "$(printf '%s\n' "$left" | wc -l)" \
+        printf 'The tests left %s item(s) or collection(s) behind in %s:\n%s\n' "$(printf '%s\n' "$left" | wc -l)" \
             "$TOKENKEYRING_PROVIDER" "$left" >&2
         return 1
     fi
