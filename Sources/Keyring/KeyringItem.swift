@@ -1,3 +1,4 @@
+import CLibSecret
 import Foundation
 
 /// One item in the Secret Service, as found by a search: its identity and public metadata, not its secret.
@@ -61,13 +62,37 @@ public struct KeyringItem: Sendable, Hashable {
     /// Whether an item's attributes `own` are exactly `wanted`, ignoring `xdg:schema` on either side and the other
     /// provider-owned attributes of `own` that `wanted` does not name. An item with any further attribute belongs to
     /// another tool.
+    ///
+    /// gnome-keyring shows an item of a locked collection that it loaded from disk with hashed attributes only:
+    /// `gkr:compat:hashed:NAME` holding the lower-case hex MD5 of the value (gkm-secret-fields.c). Such an attribute
+    /// counts as `NAME` when its hash is that of `wanted[NAME]`, so a locked item of ours is found as locked, never
+    /// taken for another tool's and reported absent.
     static func attributes(_ own: [String: String], matchExactly wanted: [String: String]) -> Bool {
         var own = own
+        for (key, value) in own where key.hasPrefix(hashedPrefix) {
+            let name = String(key.dropFirst(hashedPrefix.count))
+            if let plain = wanted[name], own[name] == nil, own[uint32Prefix + name] == nil, md5Hex(plain) == value {
+                own.removeValue(forKey: key)
+                own[name] = plain
+            }
+        }
         for key in providerOwnedAttributes(of: own) where key == schemaAttribute || wanted[key] == nil {
             own.removeValue(forKey: key)
         }
         var wanted = wanted
         wanted.removeValue(forKey: schemaAttribute)
         return own == wanted
+    }
+
+    /// gnome-keyring's name prefixes for the hashed form of an attribute, and for the marker of one that older
+    /// versions stored as a number (hashed differently; never one of ours).
+    private static let hashedPrefix = "gkr:compat:hashed:"
+    private static let uint32Prefix = "gkr:compat:uint32:"
+
+    /// The lower-case hex MD5 of `text`'s UTF-8 bytes, as gnome-keyring hashes a string attribute.
+    private static func md5Hex(_ text: String) -> String {
+        guard let digest = g_compute_checksum_for_string(G_CHECKSUM_MD5, text, -1) else { return "" }
+        defer { g_free(digest) }
+        return String(cString: digest)
     }
 }

@@ -18,6 +18,27 @@ struct KeyringItemTests {
         #expect(!item(["service": "S"]).hasExactly(wanted))
     }
 
+    /// What gnome-keyring shows of a locked collection it loaded from disk: MD5 hashes (md5("ada"), md5("app")).
+    @Test("gnome-keyring's hashed attributes of a locked item match exactly when their hashes are those of ours")
+    func hashedAttributesMatch() {
+        let ours = ["service": "app", "account": "ada"]
+        let hashed = [
+            "gkr:compat:hashed:account": "8c8d357b5e872bbacd45197626bd5759",
+            "gkr:compat:hashed:service": "d2a57dc1d883fd21fb9951699df71cc7",
+            "xdg:schema": "org.freedesktop.Secret.Generic",
+        ]
+        #expect(item(hashed).hasExactly(ours))
+        #expect(!item(hashed).hasExactly(["service": "app", "account": "bob"]), "another account's hash")
+        #expect(!item(hashed).hasExactly(["service": "app"]), "a hashed attribute we did not ask for is another tool's")
+        #expect(!item(hashed).hasExactly(["service": "app", "account": "ada", "extra": "x"]))
+        var more = hashed
+        more["gkr:compat:hashed:extra"] = "0"
+        #expect(!item(more).hasExactly(ours), "an extra hashed attribute makes it another tool's")
+        var number = hashed
+        number["gkr:compat:uint32:account"] = ""
+        #expect(!item(number).hasExactly(ours), "an attribute once stored as a number is not ours")
+    }
+
     @Test("the collection path is the item path without its last component")
     func collectionPath() {
         #expect(item([:]).collectionPath == "/org/freedesktop/secrets/collection/login")

@@ -81,6 +81,11 @@ private_home() {
 # and a wait until it answers on the bus. stop_private_keyring undoes everything.
 start_private_keyring() {
     private_home
+    # TOKENKEYRING_SEED_KEYRINGS=DIR: keyring files to start with; gnome-keyring loads them locked, as at login.
+    if [ -n "${TOKENKEYRING_SEED_KEYRINGS:-}" ]; then
+        mkdir -p "$XDG_DATA_HOME/keyrings"
+        cp "$TOKENKEYRING_SEED_KEYRINGS"/*.keyring "$XDG_DATA_HOME/keyrings/"
+    fi
     # The password only protects this throwaway keyring; it goes through stdin, never argv.
     printf 'tokenkeyring-test' | gnome-keyring-daemon --unlock --components=secrets >/dev/null
     local _
