@@ -54,7 +54,8 @@ public struct KeyringItem: Sendable, Hashable {
     }
 
     /// Whether the item's attributes are exactly `attributes`, ignoring those its provider added
-    /// (see ``providerOwnedAttributes(of:)``).
+    /// (see ``providerOwnedAttributes(of:)``). gnome-keyring's hashed form of an attribute on an item of a locked
+    /// collection (`gkr:compat:hashed:NAME`) counts as `NAME` when it is the hash of the value in `attributes`.
     public func hasExactly(_ attributes: [String: String]) -> Bool {
         Self.attributes(self.attributes, matchExactly: attributes)
     }
