@@ -1,6 +1,7 @@
 /// Why an OpenID Connect `id_token` (or the identity built from it) was not accepted.
 ///
 /// - **Transient** (``isTransient``): the issuer's key set could not be fetched just now (``jwksUnavailable``), or
+///   lacks the token's key but was fetched too recently to fetch again (``keyNotYetFetched``), or
 ///   the UserInfo endpoint could not be used just now (``userinfoUnavailable``). Trying again later may succeed.
 /// - **Permanent** (``isPermanent``): everything else — the token is missing, malformed, unsigned or signed with
 ///   an algorithm or key that is not accepted, or its claims say it is for another issuer, client, nonce or time;
@@ -16,6 +17,7 @@ public struct IDTokenError: Error, Sendable, Equatable, CustomStringConvertible 
         case malformed
         case unsupportedAlgorithm
         case unknownKey
+        case keyNotYetFetched
         case badSignature
         case wrongIssuer
         case wrongAudience
@@ -61,6 +63,9 @@ public struct IDTokenError: Error, Sendable, Equatable, CustomStringConvertible 
     public static let unsupportedAlgorithm = IDTokenError(.unsupportedAlgorithm)
     /// The `id_token` names a key (`kid`) that the issuer's key set does not have, even after fetching it again.
     public static let unknownKey = IDTokenError(.unknownKey)
+    /// The `id_token` names a key the issuer's key set lacked when it was fetched, too recently to fetch it again
+    /// (``IDTokenVerifier/minimumRefetchInterval``): transient, since the issuer may have just added the key.
+    public static let keyNotYetFetched = IDTokenError(.keyNotYetFetched)
     /// The signature does not verify with the issuer's key.
     public static let badSignature = IDTokenError(.badSignature)
     /// The `iss` claim is not exactly the expected issuer.
@@ -101,7 +106,7 @@ public struct IDTokenError: Error, Sendable, Equatable, CustomStringConvertible 
     // MARK: - Classification
 
     /// Whether trying again later may succeed without any change.
-    public var isTransient: Bool { kind == .jwksUnavailable || kind == .userinfoUnavailable }
+    public var isTransient: Bool { kind == .jwksUnavailable || kind == .userinfoUnavailable || kind == .keyNotYetFetched }
 
     /// Whether the token (or the configuration) must change before anything can succeed.
     public var isPermanent: Bool { !isTransient }
@@ -118,6 +123,9 @@ public struct IDTokenError: Error, Sendable, Equatable, CustomStringConvertible 
         IDTokenError(.unsupportedAlgorithm, detail: alg.map { "\"\(sanitize($0))\"" } ?? "no alg")
     }
     static func unknownKey(_ kid: String) -> IDTokenError { IDTokenError(.unknownKey, detail: "\"\(sanitize(kid))\"") }
+    static func keyNotYetFetched(_ kid: String) -> IDTokenError {
+        IDTokenError(.keyNotYetFetched, detail: "\"\(sanitize(kid))\"")
+    }
     static func badSignature(_ detail: String) -> IDTokenError { IDTokenError(.badSignature, detail: detail) }
     static func wrongIssuer(expected: String, found: String) -> IDTokenError {
         IDTokenError(.wrongIssuer, detail: "it names \"\(sanitize(found))\", not \"\(expected)\"")
@@ -173,6 +181,9 @@ public struct IDTokenError: Error, Sendable, Equatable, CustomStringConvertible 
             return "The id_token's signature algorithm is not accepted\(detailText)."
         case .unknownKey:
             return "The id_token is signed with a key the issuer does not publish\(detailText)."
+        case .keyNotYetFetched:
+            return "The id_token is signed with a key the issuer's key set lacked when it was last fetched, too "
+                + "recently to fetch it again\(detailText)."
         case .badSignature:
             return "The id_token's signature does not verify\(detailText)."
         case .wrongIssuer:
@@ -222,6 +233,8 @@ public struct IDTokenError: Error, Sendable, Equatable, CustomStringConvertible 
             return "Sign in again, as the account you mean to use."
         case .jwksUnavailable, .userinfoUnavailable:
             return "Check the network connection and retry later."
+        case .keyNotYetFetched:
+            return "Retry in a minute, when the key set may be fetched again."
         case .jwksMisconfigured:
             return "Check the issuer's jwks_uri: it must be an https URL (http only on loopback) that serves a JWK "
                 + "Set with the provider's signing keys."
@@ -242,6 +255,8 @@ extension ErrorCode where Domain == IDTokenError {
     public static let unsupportedAlgorithm = Self("unsupportedAlgorithm")
     /// The `kid` is not in the issuer's key set, even after fetching it again.
     public static let unknownKey = Self("unknownKey")
+    /// The `kid` is not in a key set fetched too recently to fetch again: transient.
+    public static let keyNotYetFetched = Self("keyNotYetFetched")
     /// The signature does not verify.
     public static let badSignature = Self("badSignature")
     /// `iss` is not the expected issuer.

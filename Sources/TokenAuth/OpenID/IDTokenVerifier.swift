@@ -145,12 +145,16 @@ public struct IDTokenVerifier: Sendable {
             throw IDTokenError.unsupportedAlgorithm(header.alg)
         }
         let kid = header.kid
+        let fetchesBefore = await cache.completedFetches
         var keys = try await currentKeys()
         if let kid, keys.keys[kid] == nil {
             guard let refetched = try await cache.keys(
                 after: keys, lacking: kid, now: wallClock(), interval: Self.minimumRefetchInterval, fetch: fetcher)
             else {
-                throw IDTokenError.unknownKey(kid)
+                // A set fetched for this very token lacks the key: the issuer does not publish it. One fetched
+                // earlier, too recently to fetch again, may just predate the key: the check can succeed later.
+                if await cache.completedFetches > fetchesBefore { throw IDTokenError.unknownKey(kid) }
+                throw IDTokenError.keyNotYetFetched(kid)
             }
             keys = refetched
             guard keys.keys[kid] != nil else { throw IDTokenError.unknownKey(kid) }

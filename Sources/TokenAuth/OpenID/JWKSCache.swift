@@ -16,6 +16,8 @@ actor JWKSCache {
 
     private var current: Keys?
     private var fetching: Task<Keys, any Error>?
+    /// How many fetches finished: a verification that saw it grow got a key set fetched for its own token.
+    private(set) var completedFetches = 0
 
     /// The cached keys, fetched first when there are none or they are older than `maximumAge`.
     func keys(now: Date, maximumAge: Duration, fetch: @escaping @Sendable () async throws -> Keys) async throws -> Keys {
@@ -48,6 +50,7 @@ actor JWKSCache {
         defer { fetching = nil }
         let keys = try await task.value
         current = keys
+        completedFetches += 1
         return keys
     }
 }

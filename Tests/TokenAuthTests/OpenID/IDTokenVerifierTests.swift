@@ -50,18 +50,22 @@ struct IDTokenVerifierTests {
             _ = try await fixture.verifier.verify(await fixture.server.mintIDToken(fixture.claims()), nonce: nil)
             #expect(fixture.server.stats.jwksRequests == 1)
 
-            // Just fetched: an unknown kid does not make it fetch again.
+            // Just fetched: an unknown kid does not make it fetch again, and says the check can succeed later.
             let early = await fixture.server.mintIDToken(fixture.claims(), signer: .unknownKey)
-            #expect(await idTokenError { _ = try await fixture.verifier.verify(early, nonce: nil) } == .unknownKey)
+            let tooSoon = await idTokenError { _ = try await fixture.verifier.verify(early, nonce: nil) }
+            #expect(tooSoon == .keyNotYetFetched)
+            #expect(tooSoon?.isTransient == true)
             #expect(fixture.server.stats.jwksRequests == 1)
 
             fixture.clock.advance(by: IDTokenVerifier.minimumRefetchInterval + .seconds(1))
             let late = await fixture.server.mintIDToken(fixture.claims(), signer: .unknownKey)
-            #expect(await idTokenError { _ = try await fixture.verifier.verify(late, nonce: nil) } == .unknownKey)
+            let unknown = await idTokenError { _ = try await fixture.verifier.verify(late, nonce: nil) }
+            #expect(unknown == .unknownKey)
+            #expect(unknown?.isPermanent == true, "fetched again and still lacking it: the issuer does not publish it")
             #expect(fixture.server.stats.jwksRequests == 2)
 
             // Bounded: the same token again right away asks nothing.
-            #expect(await idTokenError { _ = try await fixture.verifier.verify(late, nonce: nil) } == .unknownKey)
+            #expect(await idTokenError { _ = try await fixture.verifier.verify(late, nonce: nil) } == .keyNotYetFetched)
             #expect(fixture.server.stats.jwksRequests == 2)
         }
     }
