@@ -41,11 +41,11 @@ public final class ControlledAuthStore: AuthStore {
     public var stored: Auth? { state.withLock { $0.stored } }
     /// How many times ``load()`` was called.
     public var loadCount: Int { state.withLock { $0.loads } }
-    /// How many times ``save(_:)`` or ``update(_:)`` was called, failed ones included.
+    /// How many times ``save(_:)`` or ``update(_:replacing:)`` was called, failed ones included.
     public var saveCount: Int { state.withLock { $0.saves } }
     /// How many times ``erase()`` was called.
     public var eraseCount: Int { state.withLock { $0.erases } }
-    /// How many of those calls were ``update(_:)``: writes of refreshed tokens.
+    /// How many of those calls were ``update(_:replacing:)``: writes of refreshed tokens.
     public var updateCount: Int { state.withLock { $0.updates } }
     /// Every bundle stored successfully, in order.
     public var savedBundles: [Auth] { state.withLock { $0.saved } }
@@ -84,8 +84,10 @@ public final class ControlledAuthStore: AuthStore {
         }
     }
 
-    /// As a store that refuses to create: throws ``AuthStoreError`` `missing` when nothing is stored.
-    public func update(_ auth: Auth) async throws {
+    /// A conditional write, as a store that refuses to create: throws ``AuthStoreError`` `missing` when nothing is
+    /// stored and `superseded` when what is stored is not `previous` (`Auth.isSameVersion(as:)`); compared and
+    /// written in one step, once ``saveGate`` lets it through.
+    public func update(_ auth: Auth, replacing previous: Auth) async throws {
         state.withLock {
             $0.saves += 1
             $0.updates += 1
@@ -93,7 +95,8 @@ public final class ControlledAuthStore: AuthStore {
         try await saveGate.pass()
         try state.withLock { state in
             if let error = state.saveError { throw error }
-            guard state.stored != nil else { throw AuthStoreError.missing("the controlled test store") }
+            guard let stored = state.stored else { throw AuthStoreError.missing("the controlled test store") }
+            guard stored.isSameVersion(as: previous) else { throw AuthStoreError.superseded("the controlled test store") }
             state.stored = auth
             state.saved.append(auth)
         }

@@ -25,6 +25,21 @@ public struct Auth: Sendable, Equatable {
     /// with an identity of the same account (``AuthManager/Configuration/identityCheck``), and stores write it with
     /// them. It is not a secret, but it is personal data: ``description`` does not show it.
     public var identity: Identity?
+    /// An OpenID Connect `id_token` that came with these tokens and could not be checked against ``identity`` yet,
+    /// because the issuer's keys could not be had just then; `nil` when there is nothing to check.
+    ///
+    /// A refresh that rotated the refresh token cannot be undone, so its tokens are kept even when their `id_token`
+    /// cannot be checked at once: the check is *pending*, and ``AuthManager`` tries it again on each use until it
+    /// passes (the token is cleared) or proves another account (the session ends, see ``endReason``). It is a
+    /// credential: never shown in ``description`` and never logged.
+    public var unverifiedIDToken: String?
+    /// Why this session ended although its entry was kept, or `nil` for a live session.
+    ///
+    /// Set when a refresh answered for another account (OpenID Connect Core §12.2) after the old refresh token was
+    /// already spent: the entry keeps who was signed in and why the session ended, so that people and tools can see
+    /// what happened, and holds no refresh token that could be sent again. ``AuthManager`` never hands out an ended
+    /// bundle: it reports ``AuthError/Code/loginRequired`` with this reason until a sign-in replaces it.
+    public var endReason: String?
 
     /// Creates a token bundle.
     public init(
@@ -34,7 +49,9 @@ public struct Auth: Sendable, Equatable {
         expiresAt: Date? = nil,
         scope: String? = nil,
         issuedAt: Date? = nil,
-        identity: Identity? = nil
+        identity: Identity? = nil,
+        unverifiedIDToken: String? = nil,
+        endReason: String? = nil
     ) {
         self.accessToken = accessToken
         self.tokenType = tokenType
@@ -43,7 +60,21 @@ public struct Auth: Sendable, Equatable {
         self.scope = scope
         self.issuedAt = issuedAt
         self.identity = identity
+        self.unverifiedIDToken = unverifiedIDToken
+        self.endReason = endReason
     }
+
+    /// Whether `other` is the same version of the session: the same tokens, the same pending `id_token` and the same
+    /// end. What a write compares against what it read (``AuthSaver/update(_:replacing:)``), so that a bundle
+    /// another process wrote meanwhile is never replaced. Expiry dates are not compared: stores may keep them to
+    /// the second only.
+    public func isSameVersion(as other: Auth) -> Bool {
+        accessToken == other.accessToken && refreshToken == other.refreshToken
+            && unverifiedIDToken == other.unverifiedIDToken && endReason == other.endReason
+    }
+
+    /// Whether this bundle may be handed out: it has not ended (``endReason`` is `nil`).
+    public var isLive: Bool { endReason == nil }
 
     /// Whether the access token is still usable at `now` for at least `leeway` more.
     ///
@@ -79,6 +110,8 @@ extension Auth: CustomStringConvertible, CustomDebugStringConvertible {
         parts.append("refreshToken: \(refreshToken == nil ? "none" : "<redacted>")")
         if let expiresAt { parts.append("expiresAt: \(expiresAt.formatted(.iso8601))") }
         if let scope { parts.append("scope: \(scope)") }
+        if unverifiedIDToken != nil { parts.append("identityCheck: pending") }
+        if endReason != nil { parts.append("ended") }
         return "Auth(\(parts.joined(separator: ", ")))"
     }
 

@@ -27,6 +27,19 @@ public enum AuthEvent: Sendable, Equatable {
     /// `reason` is the error's type and code, such as `KeyringError.locked` — never its text, which may quote
     /// the store or a server.
     case saveFailed(reason: String)
-    /// The session ended: ``AuthManager/signOut()`` here, or the stored entry found removed by another process.
+    /// A refresh's write lost to another writer's (a sign-in or sign-out in another process): the refresh's tokens
+    /// were not stored, and the store's version was taken instead.
+    case writeSuperseded
+    /// Tokens a refresh received and will never use (it lost to a sign-in or sign-out) were revoked at the server.
+    case discardedTokensRevoked
+    /// A refresh's `id_token` could not be checked just now; its tokens were kept and the check is pending.
+    case identityCheckPending
+    /// A pending identity check passed.
+    case identityConfirmed
+    /// A refresh's `id_token` proved another account, or could not be trusted, after the refresh token was spent:
+    /// the session ended, and its entry says why.
+    case sessionEnded
+    /// The session ended: ``AuthManager/signOut()`` here, or the stored entry found removed or ended by another
+    /// process.
     case loggedOut
 }

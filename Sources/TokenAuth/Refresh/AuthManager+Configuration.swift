@@ -31,12 +31,18 @@ extension AuthManager {
         /// ``IDTokenVerifier`` for the stored client); `nil` ignores refreshed `id_token`s and keeps the identity.
         ///
         /// Used only when the current tokens have an identity. Its ``IdentityCheck/prepare()`` runs before the
-        /// refresh token is sent (fetching the issuer's keys), and a response with an `id_token` is adopted only when
-        /// the token is valid and names the same issuer and subject. Otherwise nothing is stored or handed out, the
-        /// stored item is left as it is whatever the ``rejectionPolicy``, and the refresh token is not sent again
-        /// until new credentials arrive: an `id_token` for another account is ``AuthError/Code/loginRequired``
-        /// (``IDTokenError/subjectChanged``), an invalid one ``AuthError/Code/misconfigured``, and keys that cannot
-        /// be fetched just now ``AuthError/Code/transient`` (with backoff). ``AuthError/identityError`` says which.
+        /// refresh token is sent (fetching the issuer's keys); if that fails, nothing is sent: keys that cannot be
+        /// fetched just now are ``AuthError/Code/transient`` (with backoff), a check that can never run
+        /// ``AuthError/Code/misconfigured``. Once the refresh token is spent, the answer is never lost:
+        /// - an `id_token` valid for the same issuer and subject updates the identity;
+        /// - one that cannot be checked just now (``IDTokenError/isTransient``: keys unavailable, or a new key the
+        ///   key set may not be fetched again for yet) leaves the check pending: the tokens are stored with it
+        ///   (``Auth/unverifiedIDToken``) and handed out, and each later use tries the check again, after a backoff;
+        /// - one that proves another account (``IDTokenError/subjectChanged``, OpenID Connect Core §12.2) or cannot be
+        ///   trusted at all ends the session: nothing of the answer is used, its tokens are revoked (with a
+        ///   ``TokenRevoker``), and the entry keeps who was signed in and why the session ended (``Auth/endReason``),
+        ///   with no refresh token. The error is ``AuthError/Code/loginRequired``; ``AuthError/identityError`` says
+        ///   why.
         public var identityCheck: (any IdentityCheck)?
 
         /// Creates a configuration.

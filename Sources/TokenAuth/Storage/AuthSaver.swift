@@ -7,28 +7,40 @@
 /// - Throw when the write did not happen (a locked keyring, a timeout). Never swallow a failure: the
 ///   refresher then keeps the new tokens in memory and writes them again on its next call.
 /// - Never delete what is stored because a write failed.
+///
+/// Several processes may share what a store holds. ``AuthManager`` orders its writes with theirs by holding its
+/// ``RefreshLock`` around each one, and makes each refresh's write conditional (``update(_:replacing:)``), so a
+/// writer that does not take the lock (a person with `secret-tool`, say) is never overwritten by an older refresh.
 public protocol AuthSaver: Sendable {
-    /// Stores `auth`, replacing what was stored: a sign-in, or an import the user asked for.
+    /// Stores `auth`, replacing whatever was stored: a sign-in, or an import the user asked for.
     func save(_ auth: Auth) async throws
 
-    /// Stores `auth`, refreshed from what this store returned earlier, in place of it.
+    /// Stores `auth`, refreshed from `previous`, only if the store still holds `previous`: a compare-and-swap.
     ///
-    /// A refresh is not a sign-in: it must neither bring back an entry that was removed since it was read (the
-    /// user signed out in another process) nor overwrite an entry it cannot read (written by a newer version, or
-    /// damaged) — only a sign-in may replace those.
+    /// A refresh is not a sign-in. Its result must not replace a bundle written after the refresh read `previous`
+    /// (a sign-in wins over an older refresh), bring back an entry that was removed since (a sign-out stays), or
+    /// overwrite an entry it cannot read (written by a newer version, or damaged) — only a sign-in may replace those.
     ///
     /// ## Implementation requirements
     /// - Throw ``AuthStoreError`` with code ``AuthStoreError/Code/missing`` when nothing is stored: create nothing.
+    /// - Throw ``AuthStoreError`` with code ``AuthStoreError/Code/superseded`` when what is stored is not the same
+    ///   version as `previous` (``Auth/isSameVersion(as:)``): write nothing.
     /// - Throw the ``AuthStoreError`` that ``AuthLoader/load()`` would throw when the entry cannot be read, and
     ///   leave it untouched.
-    /// - Otherwise, as ``save(_:)``.
+    /// - Otherwise, as ``save(_:)``. Compare and write as one step where the store can; where it cannot (the Secret
+    ///   Service has no conditional write), keep the two as close as possible: the caller's lock covers the rest.
     ///
-    /// The default implementation calls ``save(_:)``: a store that cannot tell keeps today's behaviour.
-    func update(_ auth: Auth) async throws
+    /// Stores that can also load get an implementation that loads, compares and saves.
+    func update(_ auth: Auth, replacing previous: Auth) async throws
 }
 
-extension AuthSaver {
-    public func update(_ auth: Auth) async throws {
+extension AuthSaver where Self: AuthLoader {
+    /// Loads, compares with `previous` and saves: the compare-and-swap of ``AuthSaver/update(_:replacing:)`` for a
+    /// store that has no conditional write of its own. Run it under the ``RefreshLock`` every writer takes, as
+    /// ``AuthManager`` does, so that nothing is written between the load and the save.
+    public func update(_ auth: Auth, replacing previous: Auth) async throws {
+        guard let stored = try await load() else { throw AuthStoreError.missing("the store") }
+        guard stored.isSameVersion(as: previous) else { throw AuthStoreError.superseded("the store") }
         try await save(auth)
     }
 }

@@ -2,7 +2,7 @@
 public struct AuthStoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The kind of failure.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
-        private enum Base: String, Sendable, Hashable { case corrupt, unsupportedVersion, missing }
+        private enum Base: String, Sendable, Hashable { case corrupt, unsupportedVersion, missing, superseded }
         private let base: Base
         private init(_ base: Base) { self.base = base }
 
@@ -13,6 +13,9 @@ public struct AuthStoreError: Error, Sendable, Equatable, CustomStringConvertibl
         /// A refresh was to replace the entry, and there is none any more: it was removed (signed out) elsewhere.
         /// Nothing was written.
         public static let missing = Code(.missing)
+        /// A refresh was to replace the entry it had read, and another writer replaced it meanwhile (a sign-in in
+        /// another process, say): the refresh's tokens were not written, so the newer entry stands.
+        public static let superseded = Code(.superseded)
 
         /// The code's name.
         public var description: String { base.rawValue }
@@ -32,6 +35,9 @@ public struct AuthStoreError: Error, Sendable, Equatable, CustomStringConvertibl
             return "The stored tokens for \(entry) use a newer format (\(reason)); they were left untouched. " + fix
         case .missing:
             return "The stored tokens for \(entry) were removed (\(reason)); the refreshed tokens were not written. " + fix
+        case .superseded:
+            return "The stored tokens for \(entry) were replaced (\(reason)) while they were refreshed; the "
+                + "refreshed tokens were not written, and the newer ones stand. " + fix
         default:
             return "The stored tokens for \(entry) could not be read: \(reason). They were left untouched. " + fix
         }
@@ -44,6 +50,8 @@ public struct AuthStoreError: Error, Sendable, Equatable, CustomStringConvertibl
             return "Upgrade TokenKeyring, or sign in again to replace them."
         case .missing:
             return "Sign in again."
+        case .superseded:
+            return "Nothing to do: the next use takes the newer tokens."
         default:
             return "Sign in again (or import tokens) to replace them, or delete the entry."
         }
@@ -55,6 +63,10 @@ public struct AuthStoreError: Error, Sendable, Equatable, CustomStringConvertibl
 
     package static func missing(_ entry: String) -> AuthStoreError {
         AuthStoreError(code: .missing, entry: entry, reason: "signed out elsewhere")
+    }
+
+    package static func superseded(_ entry: String) -> AuthStoreError {
+        AuthStoreError(code: .superseded, entry: entry, reason: "by another writer")
     }
 
     package static func unsupportedVersion(_ entry: String, _ version: Int) -> AuthStoreError {

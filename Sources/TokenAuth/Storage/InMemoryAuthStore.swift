@@ -12,13 +12,22 @@ public final class InMemoryAuthStore: AuthStore {
     /// The stored bundle.
     public var current: Auth? { state.withLock { $0.auth } }
 
-    /// How many times ``save(_:)`` was called.
+    /// How many times ``save(_:)`` or ``update(_:replacing:)`` wrote a bundle.
     public var saveCount: Int { state.withLock { $0.saves } }
 
     public func load() async throws -> Auth? { current }
 
     public func save(_ auth: Auth) async throws {
         state.withLock { $0 = (auth, $0.saves + 1) }
+    }
+
+    /// Replaces the bundle only if it is still `previous`, compared and written in one step.
+    public func update(_ auth: Auth, replacing previous: Auth) async throws {
+        try state.withLock { state in
+            guard let stored = state.auth else { throw AuthStoreError.missing("the in-memory store") }
+            guard stored.isSameVersion(as: previous) else { throw AuthStoreError.superseded("the in-memory store") }
+            state = (auth, state.saves + 1)
+        }
     }
 
     public func erase() async throws {

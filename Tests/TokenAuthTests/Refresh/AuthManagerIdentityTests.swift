@@ -25,12 +25,35 @@ struct AuthManagerIdentityTests {
             auth.expiresAt = fixture.clock.now.addingTimeInterval(-10)
             signedIn = auth
             store = InMemoryAuthStore(auth)
+            self.check = check ?? fixture.verifier
+            manager = Self.manager(fixture, store: store, check: self.check)
+        }
+
+        let check: any IdentityCheck
+
+        static func manager(_ fixture: OpenIDFixture, store: any AuthStore, check: any IdentityCheck) -> AuthManager {
             let client = OAuthClient(tokenEndpoint: fixture.server.tokenEndpoint, clientID: OpenIDFixture.clientID)
-            manager = AuthManager(
+            return AuthManager(
                 store: store,
                 refresher: TokenEndpointClient(client: client, wallClock: fixture.clock.wallClock),
-                configuration: .init(backoff: Backoff(jitter: false), identityCheck: check ?? fixture.verifier),
+                configuration: .init(backoff: Backoff(jitter: false), identityCheck: check),
+                revoker: TokenRevocationClient(client: client, endpoint: fixture.server.revocationEndpoint),
                 wallClock: fixture.clock.wallClock)
+        }
+
+        /// A manager of another process over the same store: it starts from what the store holds.
+        func anotherManager() -> AuthManager {
+            Self.manager(fixture, store: store, check: check)
+        }
+
+        /// Checks that the store holds the ended entry: alice's identity and old access token, no refresh token,
+        /// and a reason that contains `reason`.
+        func expectEnded(because reason: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+            let entry = try #require(store.current, sourceLocation: sourceLocation)
+            #expect(entry.endReason?.contains(reason) == true, "\(entry.endReason ?? "not ended")", sourceLocation: sourceLocation)
+            #expect(entry.refreshToken == nil, "no refresh token that could be sent again", sourceLocation: sourceLocation)
+            #expect(entry.identity == signedIn.identity, sourceLocation: sourceLocation)
+            #expect(entry.accessToken == signedIn.accessToken, sourceLocation: sourceLocation)
         }
 
         /// The `AuthError` of `validAuth()`.
@@ -59,7 +82,7 @@ struct AuthManagerIdentityTests {
         }
     }
 
-    @Test("a refreshed id_token for another sub: loginRequired, nothing stored or handed out, not asked again")
+    @Test("a refreshed id_token for another sub ends the session: nothing of the answer is used, the entry says why")
     func changedSubject() async throws {
         try await withOpenID { fixture in
             let session = try await Session(fixture)
@@ -67,26 +90,34 @@ struct AuthManagerIdentityTests {
             let error = try #require(await session.failure())
             #expect(error.code == .loginRequired)
             #expect(error.identityError == .subjectChanged)
-            #expect(session.store.current == session.signedIn)
-            #expect(session.store.saveCount == 0)
+            try session.expectEnded(because: "another account")
+            // The answer's refresh token (and with it its family) and access token were revoked: they were live,
+            // and nobody will use them.
+            #expect(fixture.server.stats.revocationRequests == 2)
+            #expect(fixture.server.stats.revokedTokens == 1)
 
             let again = try #require(await session.failure())
-            #expect(again.identityError == .subjectChanged)
+            #expect(again.code == .loginRequired)
+            // Another process that reads the entry sees the end too, and sends nothing.
+            let other = session.anotherManager()
+            let otherError = await #expect(throws: AuthError.self) { try await other.validAuth() }
+            #expect(otherError?.code == .loginRequired)
+            #expect(otherError?.reason.contains("another account") == true)
             #expect(fixture.server.stats.refreshGrants == 1)
+            #expect(fixture.server.stats.reuseDetections == 0)
         }
     }
 
-    @Test("a refreshed id_token that does not validate: misconfigured, and the stored tokens are kept")
+    @Test("a refreshed id_token that does not validate ends the session too: the refresh token was spent")
     func invalidIDToken() async throws {
         try await withOpenID { fixture in
             let session = try await Session(fixture)
             fixture.server.updateFaults { $0.idTokenFaults = [.badSignature] }
             let error = try #require(await session.failure())
-            #expect(error.code == .misconfigured)
+            #expect(error.code == .loginRequired)
             #expect(error.identityError == .badSignature)
-            #expect(!error.fix.isEmpty)
-            #expect(session.store.current == session.signedIn)
-            #expect(session.store.saveCount == 0)
+            try session.expectEnded(because: "could not be verified")
+            #expect(fixture.server.stats.refreshGrants == 1)
         }
     }
 
@@ -133,9 +164,9 @@ struct AuthManagerIdentityTests {
             let failing = CountingIdentityCheck(failure: Unexpected())
             let second = try await Session(fixture, check: failing)
             let error = try #require(await second.failure())
-            #expect(error.code == .misconfigured)
+            #expect(error.code == .loginRequired)
             #expect(error.identityError == nil)
-            #expect(second.store.current == second.signedIn)
+            try second.expectEnded(because: "could not be verified")
         }
     }
 }

@@ -69,8 +69,13 @@ struct AuthManagerSessionTests {
 
         let caller = Task { try await manager.validToken() }
         await store.loadGate.waitUntilArrivals(2)
-        try await manager.signIn(signedIn)
+        // The sign-in takes the session at once, and writes once the refresh has let go of the lock.
+        let generation = await manager.sessionGeneration
+        let signIn = Task { try await manager.signIn(signedIn) }
+        try await waitUntil { await manager.sessionGeneration > generation }
+        #expect(store.saveCount == 0, "the refresh holds the lock: the sign-in waits for it")
         store.loadGate.open()
+        try await signIn.value
 
         #expect(try await caller.value == "access-signed-in")
         #expect(try await manager.validToken() == "access-signed-in")

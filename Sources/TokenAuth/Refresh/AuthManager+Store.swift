@@ -1,0 +1,139 @@
+import Foundation
+
+/// Reading and writing the store: the first load, catching up with what other processes wrote, and the writes,
+/// each under the lock.
+extension AuthManager {
+    /// Gets the session ready for a decision: loaded, caught up with an announced change, its pending write retried,
+    /// its pending identity check tried when due.
+    func prepare() async throws {
+        if !session.loaded { try await sharedLoad() }
+        if servable.takeStale() {
+            do {
+                try await catchUpWithStore()
+            } catch let error as AuthError {
+                throw error
+            } catch {
+                // The store cannot be read just now: keep serving what is in memory, and read again on the next use.
+                // The refresh's own re-read, under the lock, does not depend on this one.
+                servable.markStale()
+                logger.notice("could not read the store after it announced a change", metadata: ["error": "\(LogRedaction.error(error))"])
+            }
+        }
+        if session.pendingWrite != nil, !session.saving {
+            // Under the lock, like every write: a sign-out in another process (which holds it while deleting) then
+            // cannot slip between "the entry is as read" and the write.
+            _ = try? await underLock { try await self.saveUnsaved() }
+        }
+        try await checkPendingIdentity()
+    }
+
+    /// Runs `body` holding the lock, or just runs it without one.
+    func underLock<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
+        guard let lock else { return try await body() }
+        return try await lock.withLock(body)
+    }
+
+    /// Loads the store once for all first callers. A load that ends after a sign-in or sign-out changes nothing.
+    func sharedLoad() async throws {
+        if let loading { return try await loading.wait() }
+        let loading = Flight<Void>()
+        self.loading = loading
+        Task {
+            let result: Result<Void, any Error>
+            do {
+                self.session.load(try await self.store.load())
+                result = .success(())
+            } catch {
+                result = .failure(error)
+            }
+            if self.loading === loading { self.loading = nil }
+            loading.finish(result)
+        }
+        try await loading.wait()
+    }
+
+    /// Reads the store and takes in what another process wrote: newer tokens are adopted, an ended or removed entry
+    /// ends the session (and throws `loginRequired`). A sign-in or sign-out that overtook the read wins.
+    func catchUpWithStore() async throws {
+        let generation = session.generation
+        let found = try await store.load()
+        guard session.isCurrent(generation) else { return }
+        try await take(found)
+    }
+
+    /// Takes in `found`, what the store holds now; see ``catchUpWithStore()``.
+    func take(_ found: Auth?) async throws {
+        let dropped = session.pendingWrite
+        let change = session.catchUp(with: found)
+        if change != .unchanged, change != .keptSignIn, case .replacing(let base, let auth)? = dropped {
+            // A refresh's tokens that the store never accepted, now replaced by another writer's: never stored.
+            await revokeReceived(auth, besides: base)
+        }
+        switch change {
+        case .unchanged, .keptSignIn:
+            return
+        case .adopted:
+            throttle.reset()
+            emit(.adoptedFromStore)
+            logger.info("adopted newer tokens from the store")
+        case .ended, .signedOut:
+            emit(.loggedOut)
+            logger.info("the session was ended or signed out by another process")
+            throw session.rejection ?? AuthError.loginRequired("the session was signed out in another process")
+        }
+    }
+
+    /// Writes the session's pending write; on failure keeps it for the next call and reports it.
+    ///
+    /// Tokens made from the stored version go through ``AuthSaver/update(_:replacing:)``: when the entry they
+    /// replace is gone or was replaced by another writer, that writer wins — nothing is written, the store's
+    /// version is taken in (`loginRequired` when it is gone), the tokens that lost are revoked, and this returns
+    /// `false`.
+    /// - Returns: whether the write happened.
+    @discardableResult
+    func saveUnsaved() async throws -> Bool {
+        guard let write = session.pendingWrite else { return true }
+        session.saving = true
+        defer { session.saving = false }
+        do {
+            switch write {
+            case .signIn(let auth), .replacing(nil, let auth):
+                try await store.save(auth)
+            case .replacing(let base?, let auth):
+                try await store.update(auth, replacing: base)
+            }
+            session.saved(write.auth)
+            emit(.saved)
+            return true
+        } catch let error as AuthStoreError where error.code == .missing || error.code == .superseded {
+            logger.info("another writer changed the stored tokens first; theirs stand", metadata: ["store": "\(error.code)"])
+            emit(.writeSuperseded)
+            try await take(try await store.load())
+            return false
+        } catch {
+            emit(.saveFailed(reason: LogRedaction.error(error)))
+            logger.error("could not store the tokens; keeping them in memory and retrying on the next call", metadata: ["error": "\(LogRedaction.error(error))"])
+            throw error
+        }
+    }
+
+    /// Revokes, best effort, the tokens of `auth` that `base` does not hold too: what a refresh received and will
+    /// never store. An ended entry holds nothing to revoke.
+    func revokeReceived(_ auth: Auth, besides base: Auth?) async {
+        guard let revoker, auth.isLive else { return }
+        var tokens: [(String, TokenRevocationClient.TokenTypeHint)] = []
+        if let refreshToken = auth.refreshToken, refreshToken != base?.refreshToken {
+            tokens.append((refreshToken, .refreshToken))
+        }
+        if auth.accessToken != base?.accessToken { tokens.append((auth.accessToken, .accessToken)) }
+        for (token, hint) in tokens {
+            do {
+                try await revoker.revoke(token, hint: hint)
+            } catch {
+                logger.notice("could not revoke tokens that will not be used", metadata: ["error": "\(LogRedaction.error(error))"])
+                return
+            }
+        }
+        if !tokens.isEmpty { emit(.discardedTokensRevoked) }
+    }
+}
