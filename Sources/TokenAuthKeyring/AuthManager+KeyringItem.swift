@@ -4,7 +4,9 @@ import TokenAuth
 
 extension AuthManager {
     /// A manager for the keyring item of `account` on `service`, refreshing through the token endpoint and client
-    /// recorded in the item, under a `FileRefreshLock` shared with every other process using the item.
+    /// recorded in the item, under the item's lock (`KeyringAuthStore.itemLock`) shared with every other process
+    /// using the item. Tokens a refresh received but lost to a sign-in or sign-out elsewhere are revoked at the
+    /// item's revocation endpoint, when it records one.
     ///
     /// One keyring item is all it needs (`tokenctl token` is built on it). Refreshed tokens are written back with
     /// the time of the refresh (`refreshed_at`). An item with no refresh token whose client has a secret — what a
@@ -28,7 +30,7 @@ extension AuthManager {
         let store = KeyringAuthStore(
             service: service, account: account, client: credentials.client, keyring: keyring, wallClock: wallClock)
         var configuration = configuration
-        if credentials.auth.refreshToken == nil, credentials.client?.clientSecret != nil {
+        if credentials.auth.refreshToken == nil, credentials.auth.isLive, credentials.client?.clientSecret != nil {
             configuration.usesClientCredentials = true
             configuration.scope = configuration.scope ?? credentials.auth.scope
         }
@@ -41,8 +43,9 @@ extension AuthManager {
             TokenEndpointClient(client: $0, transport: transport, wallClock: wallClock)
         } ?? UnconfiguredRefresher(service: service, account: account)
         let manager = AuthManager(
-            store: store, refresher: refresher, configuration: configuration,
-            lock: FileRefreshLock(service: service, account: account), wallClock: wallClock)
+            store: store, refresher: refresher, configuration: configuration, lock: store.itemLock(),
+            revoker: credentials.client.flatMap { TokenRevocationClient(client: $0, transport: transport) },
+            wallClock: wallClock)
         await manager.prime(with: credentials.auth)
         return manager
     }

@@ -90,35 +90,74 @@ public struct KeyringAuthStore: AuthStore {
         try await save(StoredCredentials(auth: auth, client: client, refreshedAt: wallClock?()))
     }
 
-    /// Stores refreshed tokens in place of the item they were refreshed from (what `AuthManager` writes after a
-    /// refresh), keeping its client unless this store has one, and recording the time with a ``wallClock``.
+    /// Stores refreshed tokens in place of the version they were refreshed from (what `AuthManager` writes after a
+    /// refresh), keeping the item's client unless this store has one, and recording the time with a ``wallClock``.
     ///
-    /// Never creates an item and never replaces one it cannot read: a refresh must not bring back tokens that
-    /// were signed out in another process, nor overwrite an item written by a newer version. Only a save
-    /// (``save(_:)-(Auth)`` or ``save(_:)-(StoredCredentials)``, as a sign-in does) replaces those.
-    /// - Throws: `AuthStoreError` — `missing` when there is no item, `corrupt` or `unsupportedVersion` when it
-    ///   cannot be read (left untouched); `KeyringError` when the keyring cannot be used.
-    public func update(_ auth: Auth) async throws {
+    /// A compare-and-swap: it writes only if the item still holds `previous` (`Auth.isSameVersion(as:)`). It never
+    /// creates an item, never replaces one another writer changed since `previous` was read (a sign-in elsewhere
+    /// wins), and never replaces one it cannot read (written by a newer version). The Secret Service has no
+    /// conditional write, so the comparison and the write are two calls: `AuthManager` makes them one step by
+    /// holding the item's lock (``itemLock``), which every writer of this package takes.
+    /// - Throws: `AuthStoreError` — `missing` when there is no item, `superseded` when it holds another version,
+    ///   `corrupt` or `unsupportedVersion` when it cannot be read (left untouched); `KeyringError` when the keyring
+    ///   cannot be used.
+    public func update(_ auth: Auth, replacing previous: Auth) async throws {
         guard let stored = try await loadCredentials() else { throw AuthStoreError.missing(entry) }
+        guard stored.auth.isSameVersion(as: previous) else { throw AuthStoreError.superseded(entry) }
         try await save(StoredCredentials(auth: auth, client: client ?? stored.client, refreshedAt: wallClock?()))
     }
 
-    /// Stores tokens and client, replacing the item in place.
+    /// Stores tokens and client, replacing the item in place. It takes no lock: `AuthManager` calls it holding
+    /// ``itemLock``; other writers use ``signIn(_:)``.
     public func save(_ credentials: StoredCredentials) async throws {
         let text = try StoredBundleFormat.encode(credentials)
         try await keyring.store(text, label: label, attributes: attributes, in: collection)
     }
 
-    /// Deletes the item. Succeeds when there is none.
-    public func erase() async throws {
-        try await delete()
+    /// Stores the credentials of a sign-in or import, replacing whatever the item holds — an item this version
+    /// cannot read included, the one write allowed to — under ``itemLock``, so that it is ordered with refreshes in
+    /// every process: a refresh under way finishes first, and any later refresh starts from these credentials.
+    ///
+    /// Waits for the lock up to ``signInLockWait``: longer than a refresh holds it (its token request and keyring
+    /// calls), so that credentials the user just obtained are not lost to a busy lock.
+    /// - Returns: why the item it replaced could not be read, when it could not (to tell the user); else `nil`.
+    @discardableResult
+    public func signIn(_ credentials: StoredCredentials) async throws -> AuthStoreError? {
+        try await itemLock(maximumWait: Self.signInLockWait).withLock {
+            var unreadable: AuthStoreError?
+            do {
+                _ = try await loadCredentials()
+            } catch let error as AuthStoreError {
+                unreadable = error
+            }
+            try await save(credentials)
+            return unreadable
+        }
     }
 
-    /// Deletes the item.
+    /// How long ``signIn(_:)`` and ``delete()`` wait for a refresh in another process to release the item's lock.
+    public static let signInLockWait = Duration.seconds(120)
+
+    /// The lock every writer of this item takes: `AuthManager.forKeyringItem` refreshes under it, ``signIn(_:)``,
+    /// ``delete()`` and `SignOut` write under it. An advisory `flock` in `$XDG_RUNTIME_DIR/tokenkeyring/`.
+    public func itemLock(maximumWait: Duration = .seconds(30)) -> FileRefreshLock {
+        FileRefreshLock(service: service, account: account, maximumWait: maximumWait)
+    }
+
+    /// Deletes the item without taking its lock: what `AuthManager.signOut()` calls while holding it. Succeeds when
+    /// there is none. Use ``delete()`` elsewhere.
+    public func erase() async throws {
+        _ = try await keyring.delete(attributes)
+    }
+
+    /// Deletes the item under ``itemLock``, so that a refresh under way in another process finishes first and
+    /// never writes it back.
     /// - Returns: whether there was one.
     @discardableResult
     public func delete() async throws -> Bool {
-        try await keyring.delete(attributes) > 0
+        try await itemLock(maximumWait: Self.signInLockWait).withLock {
+            try await keyring.delete(attributes) > 0
+        }
     }
 
     /// Every stored account of `service`, with its metadata (not its tokens).

@@ -7,8 +7,8 @@ import TokenAuth
 ///
 /// The item is deleted even when revocation fails — the user asked to be signed out here, and a token that could
 /// not be revoked stays valid only until it expires; ``Outcome/revocation`` says what happened so the caller can
-/// tell the user. Everything runs under the item's `FileRefreshLock`, so a refresh in another process cannot
-/// write tokens back after the delete.
+/// tell the user. Everything runs under the item's lock (`KeyringAuthStore.itemLock`), so a refresh in another
+/// process finishes first — the tokens revoked are the newest — and cannot write tokens back after the delete.
 public enum SignOut {
     /// What happened at the revocation endpoint.
     public enum Revocation: Sendable, Equatable {
@@ -39,7 +39,7 @@ public enum SignOut {
         wallClock: @escaping WallClock = systemWallClock
     ) async throws -> Outcome {
         let store = KeyringAuthStore(service: service, account: account, keyring: keyring)
-        return try await FileRefreshLock(service: service, account: account).withLock {
+        return try await store.itemLock(maximumWait: KeyringAuthStore.signInLockWait).withLock {
             guard let credentials = try await store.loadCredentials() else {
                 return Outcome(deleted: false, revocation: .notConfigured)
             }
@@ -47,8 +47,8 @@ public enum SignOut {
             if let client = credentials.client, let revoker = TokenRevocationClient(client: client, transport: transport) {
                 revocation = await revoke(credentials.auth, with: revoker, wallClock: wallClock)
             }
-            let deleted = try await store.delete()
-            return Outcome(deleted: deleted, revocation: revocation)
+            try await store.erase()  // the lock is held: `delete()` would wait for it
+            return Outcome(deleted: true, revocation: revocation)
         }
     }
 

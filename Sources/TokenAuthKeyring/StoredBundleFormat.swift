@@ -10,8 +10,11 @@ import TokenAuth
 ///  "client_auth":"client_secret_basic","revocation_endpoint":"https://auth.example/revoke",
 ///  "refreshed_at":"2026-11-22T18:30:00Z","issued_at":"2026-11-22T18:30:00Z",
 ///  "issuer":"https://auth.example","jwks_uri":"https://auth.example/jwks",
-///  "userinfo_endpoint":"https://auth.example/userinfo","sub":"248289761001","display_name":"ada@example.com"}
+///  "userinfo_endpoint":"https://auth.example/userinfo","sub":"248289761001","display_name":"ada@example.com",
+///  "unverified_id_token":"eyJ…","ended":"a refresh answered for another account…"}
 /// ```
+/// `unverified_id_token` is the `id_token` of a refresh that could not be checked yet (the identity check is
+/// pending); `ended` says why the session ended although the item was kept (then there is no `refresh_token`).
 /// `issuer` is the client's discovery issuer and, with `sub`, the identity's issuer: one item has one issuer
 /// (the verifier requires a token's `iss` to be the client's issuer, so they never differ; if a caller gives an
 /// identity of another issuer, the identity's is written).
@@ -41,6 +44,8 @@ enum StoredBundleFormat {
         var userinfoEndpoint: String?
         var subject: String?
         var displayName: String?
+        var unverifiedIDToken: String?
+        var ended: String?
 
         enum CodingKeys: String, CodingKey {
             case version, scope
@@ -50,6 +55,7 @@ enum StoredBundleFormat {
             case refreshedAt = "refreshed_at", issuedAt = "issued_at"
             case issuer, jwksURI = "jwks_uri", userinfoEndpoint = "userinfo_endpoint"
             case subject = "sub", displayName = "display_name"
+            case unverifiedIDToken = "unverified_id_token", ended
         }
     }
 
@@ -76,7 +82,9 @@ enum StoredBundleFormat {
             jwksURI: client?.jwksURI?.absoluteString,
             userinfoEndpoint: client?.userinfoEndpoint?.absoluteString,
             subject: auth.identity?.subject,
-            displayName: auth.identity?.displayName)
+            displayName: auth.identity?.displayName,
+            unverifiedIDToken: auth.unverifiedIDToken,
+            ended: auth.endReason)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return String(decoding: try encoder.encode(bundle), as: UTF8.self)
@@ -119,7 +127,9 @@ enum StoredBundleFormat {
             expiresAt: try date(bundle.expiresAt, "expires_at", entry: entry),
             scope: bundle.scope,
             issuedAt: try date(bundle.issuedAt, "issued_at", entry: entry),
-            identity: try identity(of: bundle, entry: entry))
+            identity: try identity(of: bundle, entry: entry),
+            unverifiedIDToken: bundle.unverifiedIDToken.flatMap { $0.isEmpty ? nil : $0 },
+            endReason: bundle.ended.flatMap { $0.isEmpty ? nil : $0 })
         return StoredCredentials(
             auth: auth, client: try client(of: bundle, entry: entry),
             refreshedAt: try date(bundle.refreshedAt, "refreshed_at", entry: entry))

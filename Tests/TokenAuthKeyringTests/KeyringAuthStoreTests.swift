@@ -212,16 +212,16 @@ struct KeyringAuthStoreTests {
         }
     }
 
-    @Test("update (a refresh's write) creates no item, and never replaces one it cannot read")
+    @Test("update (a refresh's write) creates no item, never replaces one it cannot read, nor one another writer changed")
     func updateNeverCreatesNorClobbers() async throws {
         try await withStore(client: Self.client) { store in
-            let missing = await #expect(throws: AuthStoreError.self) { try await store.update(Self.auth) }
+            let missing = await #expect(throws: AuthStoreError.self) { try await store.update(Self.auth, replacing: Self.auth) }
             #expect(missing?.code == .missing)
             #expect(try await exactItems(store).isEmpty)
 
             let unreadable = #"{"version":2,"access_token":"from a newer version"}"#
             try await secretToolStore(store, unreadable)
-            let refused = await #expect(throws: AuthStoreError.self) { try await store.update(Self.auth) }
+            let refused = await #expect(throws: AuthStoreError.self) { try await store.update(Self.auth, replacing: Self.auth) }
             #expect(refused?.code == .unsupportedVersion)
             #expect(try await secretToolLookup(store) == unreadable)
 
@@ -229,9 +229,23 @@ struct KeyringAuthStoreTests {
             try await store.save(Self.auth)
             var refreshed = Self.auth
             refreshed.accessToken = "access-2"
-            try await store.update(refreshed)
+            refreshed.refreshToken = "refresh-2"
+            try await store.update(refreshed, replacing: Self.auth)
             #expect(try await store.loadCredentials() == StoredCredentials(auth: refreshed, client: Self.client))
             #expect(try await exactItems(store).count == 1)
+
+            // Another refresh that started from the first version lost: the item keeps the newer one.
+            var stale = Self.auth
+            stale.accessToken = "access-from-an-older-refresh"
+            let superseded = await #expect(throws: AuthStoreError.self) { try await store.update(stale, replacing: Self.auth) }
+            #expect(superseded?.code == .superseded)
+            #expect(try await store.load()?.accessToken == "access-2")
+
+            // A person replaced the tokens with secret-tool: a refresh of the version before never overwrites them.
+            try await secretToolStore(store, "pasted-by-hand")
+            let pasted = await #expect(throws: AuthStoreError.self) { try await store.update(stale, replacing: refreshed) }
+            #expect(pasted?.code == .superseded)
+            #expect(try await secretToolLookup(store) == "pasted-by-hand")
         }
     }
 

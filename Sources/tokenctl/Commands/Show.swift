@@ -9,7 +9,10 @@ extension TokenCtl {
             commandName: "show",
             abstract: "Show the state of an account's sign-in: who, expiry, refresh token, endpoints, last refresh.",
             discussion: """
-                After an OpenID Connect sign-in, the first line says who signed in: "signed in as NAME (ISSUER)". \
+                After an OpenID Connect sign-in, the first line says who signed in: "signed in as NAME (ISSUER)"; \
+                "identity check pending" when the id_token of the last refresh could not be checked yet. A session \
+                that ended although its item was kept (a refresh answered for another account) starts with \
+                "sign-in required:" and the reason. \
                 Times are in local time, with how long until (or since) they are. Never prints a token or secret. \
                 With --json, expires_at and refreshed_at are UTC (ISO 8601) and expires_in_seconds counts from now. \
                 Exit code 3 when nothing is stored.
@@ -66,9 +69,13 @@ extension TokenCtl {
             if let issuer = summary.issuer {
                 rows.append(("issuer", issuer.absoluteString))
             }
+            if summary.identityCheckPending {
+                rows.append(("identity", "check pending: the id_token of the last refresh could not be checked yet; the next use checks it"))
+            }
             let table = rows.map { "\($0.0 + ":")".padding(toLength: 16, withPad: " ", startingAt: 0) + $0.1 }
                 .joined(separator: "\n")
-            return summary.signedInAs.map { $0 + "\n" + table } ?? table
+            let heading = [summary.endReason.map { "sign-in required: \($0)" }, summary.signedInAs].compactMap { $0 }
+            return (heading + [table]).joined(separator: "\n")
         }
     }
 }

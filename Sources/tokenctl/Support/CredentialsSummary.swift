@@ -35,6 +35,10 @@ struct CredentialsSummary: Sendable, Equatable, Encodable {
     let issuer: URL?
     /// Who signed in, if recorded (an OpenID Connect sign-in).
     let identity: IdentitySummary?
+    /// Whether the `id_token` of the last refresh still waits to be checked against ``identity``.
+    let identityCheckPending: Bool
+    /// Why the session ended although the item was kept (then a sign-in is required), if it did.
+    let endReason: String?
 
     /// Who signed in: the identity's issuer, subject and display name.
     struct IdentitySummary: Sendable, Equatable, Encodable {
@@ -68,12 +72,16 @@ struct CredentialsSummary: Sendable, Equatable, Encodable {
         identity = credentials.identity.map {
             IdentitySummary(issuer: $0.issuer, subject: $0.subject, displayName: $0.displayName)
         }
+        identityCheckPending = auth.unverifiedIDToken != nil
+        endReason = auth.endReason
     }
 
     /// "signed in as ada@example.com (https://auth.example.com)": the display name, else the subject, and the
     /// issuer; `nil` without an identity.
     var signedInAs: String? {
-        identity.map { "signed in as \($0.displayName ?? $0.subject) (\($0.issuer.absoluteString))" }
+        identity.map {
+            "\(endReason == nil ? "signed in" : "was signed in") as \($0.displayName ?? $0.subject) (\($0.issuer.absoluteString))"
+        }
     }
 
     /// "expires in 4 min", "expired 3 h 2 min ago", or "no expiry recorded".
@@ -105,5 +113,6 @@ struct CredentialsSummary: Sendable, Equatable, Encodable {
         case revocationEndpoint = "revocation_endpoint", refreshedAt = "refreshed_at"
         case secondsSinceRefresh = "seconds_since_refresh"
         case issuer, identity
+        case identityCheckPending = "identity_check_pending", endReason = "ended"
     }
 }

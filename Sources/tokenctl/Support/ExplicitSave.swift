@@ -2,20 +2,13 @@ import TokenAuth
 import TokenAuthKeyring
 
 extension KeyringAuthStore {
-    /// Stores what the user asked to store (a sign-in or an import). It replaces whatever the item holds, an item
-    /// this version cannot read included — the one write allowed to — and says so on standard error.
+    /// Stores what the user asked to store (a sign-in or an import) with ``KeyringAuthStore/signIn(_:)``: under the
+    /// item's lock, replacing whatever the item holds, an item this version cannot read included — and says so on
+    /// standard error.
     func saveExplicitly(_ credentials: StoredCredentials) async throws {
-        var unreadable: AuthStoreError?
-        do {
-            _ = try await loadCredentials()
-        } catch let error as AuthStoreError {
-            unreadable = error
-        }
-        try await save(credentials)
-        if let unreadable {
-            Terminal.error(
-                "Replaced the item for account \"\(account)\" on service \"\(service)\", which could not be read "
-                    + "(\(unreadable.reason)).")
-        }
+        guard let unreadable = try await signIn(credentials) else { return }
+        Terminal.error(
+            "Replaced the item for account \"\(account)\" on service \"\(service)\", which could not be read "
+                + "(\(unreadable.reason)).")
     }
 }
