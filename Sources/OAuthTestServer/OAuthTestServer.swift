@@ -94,10 +94,11 @@ public final class OAuthTestServer: Sendable {
         }
     }
 
-    /// Releases held token answers, stops listening, lets requests in flight finish for up to
+    /// Releases held token and resource answers, stops listening, lets requests in flight finish for up to
     /// ``shutdownGracePeriod``, then closes every connection. Calling it again does nothing.
     public func shutdown() async {
         releaseTokenAnswers()
+        releaseResourceAnswers()
         await serviceGroup.triggerGracefulShutdown()
         await runTask.value
     }

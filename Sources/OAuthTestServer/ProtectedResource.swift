@@ -17,6 +17,7 @@ struct ProtectedResource: Sendable {
         var request = request
         let body = try await request.collectBody(upTo: Self.maximumRequestSize)
 
+        await state.resourceHold.pass()
         guard let token = Self.bearerToken(request.headers[.authorization]) else {
             return Reply.bearerChallenge(status: .unauthorized, error: nil, description: nil)
         }

@@ -18,7 +18,9 @@ final class ServerState: Sendable {
 
     let configuration: OAuthTestServer.Configuration
     /// Where token requests wait while a test holds their answers.
-    let hold = TokenAnswerHold()
+    let hold = AnswerHold()
+    /// Where resource requests wait while a test holds them.
+    let resourceHold = AnswerHold()
     private let contents = Mutex(Contents())
 
     init(configuration: OAuthTestServer.Configuration) {

@@ -63,3 +63,117 @@ public func runCommand(
         stdout: String(decoding: await stdoutData, as: UTF8.self),
         stderr: String(decoding: await stderrData, as: UTF8.self))
 }
+
+/// A child process started by ``startCommand(_:_:stdin:environment:timeout:)`` that the test interacts with while
+/// it runs: its output is collected as it comes, so the test can wait for a line that says where the child is.
+public final class RunningCommand: Sendable {
+    private struct State {
+        var stdout = Data()
+        var stderr = Data()
+        var exited = false
+    }
+
+    /// The output and exit so far, shared with the reading threads.
+    private final class Shared: Sendable {
+        let mutex = Mutex(State())
+        func withLock<T: Sendable>(_ body: (inout sending State) -> sending T) -> T { mutex.withLock(body) }
+    }
+
+    private let state = Shared()
+    private let exit: Task<CommandResult, Never>
+
+    fileprivate init(pid: Int32, out: Pipe, err: Pipe, exited: AsyncStream<Int32>, timeout: Duration) {
+        let state = state
+        let readers = [(out, true), (err, false)].map { pipe, isStdout in
+            Task.detached {
+                // On a dispatch thread: a blocking read must not occupy a thread of the cooperative pool.
+                await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                    DispatchQueue.global().async {
+                        let handle = pipe.fileHandleForReading
+                        while case let chunk = handle.availableData, !chunk.isEmpty {
+                            state.withLock { isStdout ? $0.stdout.append(chunk) : $0.stderr.append(chunk) }
+                        }
+                        done.resume()
+                    }
+                }
+            }
+        }
+        exit = Task {
+            let watchdog = Task {
+                try await Task.sleep(for: timeout)
+                kill(pid, SIGKILL)
+            }
+            var status: Int32 = -1
+            for await code in exited { status = code }
+            watchdog.cancel()
+            for reader in readers { await reader.value }
+            return state.withLock {
+                $0.exited = true
+                return CommandResult(
+                    status: status, stdout: String(decoding: $0.stdout, as: UTF8.self),
+                    stderr: String(decoding: $0.stderr, as: UTF8.self))
+            }
+        }
+    }
+
+    /// Standard error so far.
+    public var stderrSoFar: String { state.withLock { String(decoding: $0.stderr, as: UTF8.self) } }
+
+    /// Waits until standard error contains `text` (`true`), or the process has exited without printing it (`false`).
+    /// - Throws: ``CommandWaitTimedOut`` when neither happens within `limit`: the test fails instead of going on.
+    public func waitForStderr(containing text: String, within limit: Duration = .seconds(60)) async throws -> Bool {
+        let clock = ContinuousClock()
+        let deadline = clock.now + limit
+        while true {
+            let (found, exited) = state.withLock {
+                (String(decoding: $0.stderr, as: UTF8.self).contains(text), $0.exited)
+            }
+            if found || exited { return found }
+            guard clock.now < deadline else { throw CommandWaitTimedOut(text: text, limit: limit, stderr: stderrSoFar) }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
+    /// Waits for the process to exit (it is killed once its time limit has passed) and returns its outcome.
+    public func finish() async -> CommandResult {
+        await exit.value
+    }
+}
+
+/// A child process did not print what a test waited for, nor exit, in time.
+public struct CommandWaitTimedOut: Error, CustomStringConvertible {
+    public let text: String
+    public let limit: Duration
+    public let stderr: String
+    public var description: String { "waited \(limit) for \"\(text)\" on standard error, in vain; it printed: \(stderr)" }
+}
+
+/// Starts a program with optional standard input and environment changes (`nil` removes a variable), and returns at
+/// once: see ``RunningCommand``. It is killed if still running after `timeout`.
+public func startCommand(
+    _ executable: String,
+    _ arguments: [String],
+    stdin: String? = nil,
+    environment: [String: String?] = [:],
+    timeout: Duration = .seconds(60)
+) throws -> RunningCommand {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    var env = ProcessInfo.processInfo.environment
+    for (key, value) in environment { env[key] = value }
+    process.environment = env
+    let out = Pipe(), err = Pipe(), input = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    process.standardInput = input
+    let exited = AsyncStream<Int32>.makeStream()
+    process.terminationHandler = {
+        exited.continuation.yield($0.terminationReason == .uncaughtSignal ? -1 : $0.terminationStatus)
+        exited.continuation.finish()
+    }
+    try spawnLock.withLock { _ in try process.run() }
+    if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+    try input.fileHandleForWriting.close()
+    return RunningCommand(pid: process.processIdentifier, out: out, err: err, exited: exited.stream, timeout: timeout)
+}

@@ -29,11 +29,16 @@ func tokenctl(
     environment: [String: String?] = [:],
     sourceLocation: SourceLocation = #_sourceLocation
 ) async throws -> CommandResult {
-    let path = try #require(
+    let path = try tokenctlPath(sourceLocation: sourceLocation)
+    return try await runCommand(path, arguments, stdin: stdin, environment: environment, timeout: .seconds(30))
+}
+
+/// The `tokenctl` executable, or a failed requirement naming where it was looked for.
+func tokenctlPath(sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+    try #require(
         TokenctlBinary.path,
         "no tokenctl executable among \(TokenctlBinary.candidates.map(\.path)); run `swift build --build-tests`",
         sourceLocation: sourceLocation)
-    return try await runCommand(path, arguments, stdin: stdin, environment: environment, timeout: .seconds(30))
 }
 
 extension CommandResult {

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 #if canImport(Glibc)
 import Glibc
@@ -52,6 +53,7 @@ public struct FileRefreshLock: RefreshLock {
     /// The longest to wait for another process's refresh.
     public let maximumWait: Duration
     private let clock: any Clock<Duration>
+    private let logger: Logger
 
     /// A lock for the credentials of `account` on `service`.
     /// - Parameters:
@@ -60,17 +62,20 @@ public struct FileRefreshLock: RefreshLock {
     ///   - directory: where lock files go; by default `$XDG_RUNTIME_DIR/tokenkeyring`, else the cache directory.
     ///   - maximumWait: how long to wait for another holder before failing.
     ///   - clock: the clock for the waits between attempts.
+    ///   - logger: where a wait for another holder is logged (at debug level, once per wait); never a secret.
     public init(
         service: String,
         account: String,
         directory: URL? = nil,
         maximumWait: Duration = .seconds(30),
-        clock: any Clock<Duration> = ContinuousClock()
+        clock: any Clock<Duration> = ContinuousClock(),
+        logger: Logger = Logger(label: "TokenAuth.FileRefreshLock")
     ) {
         let folder = directory ?? Self.defaultDirectory()
         path = folder.appendingPathComponent("refresh-\(Self.digest(service, account)).lock").path
         self.maximumWait = maximumWait
         self.clock = clock
+        self.logger = logger
     }
 
     public func withLock<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
@@ -84,6 +89,9 @@ public struct FileRefreshLock: RefreshLock {
             }
             guard waited < maximumWait else {
                 throw Failure(code: .timedOut, reason: "another process held \(path) for more than \(maximumWait)")
+            }
+            if waited == .zero {
+                logger.debug("waiting for the refresh lock, which another holder has", metadata: ["lock": "\(path)"])
             }
             try await clock.sleep(for: pause)
             waited += pause

@@ -11,6 +11,23 @@ import TokenAuthTesting
 struct AuthManagerPendingIdentityTests {
     typealias Session = AuthManagerIdentityTests.Session
 
+    @Test("a refresh whose id_token cannot be checked at once keeps its answer: another process's refresh reuses nothing")
+    func answerKeptForTheNextRefresh() async throws {
+        try await withOpenID { fixture in
+            let session = try await Session(fixture)
+            await fixture.server.rotateSigningKey()
+            _ = try? await session.manager.validAuth()
+            // Another process, without an identity check, refreshes from what the store holds.
+            let client = OAuthClient(tokenEndpoint: fixture.server.tokenEndpoint, clientID: OpenIDFixture.clientID)
+            let other = AuthManager(
+                store: session.store, refresher: TokenEndpointClient(client: client, wallClock: fixture.clock.wallClock),
+                wallClock: fixture.clock.wallClock)
+            _ = try await other.refresh()
+            #expect(fixture.server.stats.refreshGrants == 2)
+            #expect(fixture.server.stats.reuseDetections == 0)
+        }
+    }
+
     @Test("the key set answers 503 after a key rotation: the tokens are stored and served, checked on a later use")
     func keySetUnavailableAfterRefresh() async throws {
         try await withOpenID { fixture in

@@ -25,30 +25,41 @@ extension OAuthTestServer {
     /// - Throws: ``HoldTimeout`` when that does not happen within `limit`, so a request that never arrives fails
     ///   the test instead of hanging it; `CancellationError` when the calling task is cancelled.
     public func waitForHeldTokenRequests(_ count: Int = 1, within limit: Duration = .seconds(60)) async throws {
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await self.state.hold.waitUntilWaiting(count) }
-            group.addTask {
-                try await Task.sleep(for: limit)
-                throw HoldTimeout(expected: count, held: self.heldTokenRequests, limit: limit)
-            }
-            defer { group.cancelAll() }
-            try await group.next()
-        }
+        try await state.hold.waitUntilWaiting(count, within: limit)
     }
 
-    /// Fewer token requests than expected were held when the wait's limit ran out.
+    /// Makes requests to the protected resource that arrive from now on wait, before their token is checked, until
+    /// ``releaseResourceAnswers()``: a slow API, whose requests are checked only when they are answered — the
+    /// moment their token is looked at is the test's to choose.
+    ///
+    /// A held request has been counted (``Stats/resourceRequests``) and nothing else.
+    public func holdResourceAnswers() {
+        state.resourceHold.close()
+    }
+
+    /// Lets every held resource request go on, and later ones at once. ``shutdown()`` also releases them.
+    public func releaseResourceAnswers() {
+        state.resourceHold.open()
+    }
+
+    /// Returns once `count` resource requests are held at the same time; throws ``HoldTimeout`` after `limit`.
+    public func waitForHeldResourceRequests(_ count: Int = 1, within limit: Duration = .seconds(60)) async throws {
+        try await state.resourceHold.waitUntilWaiting(count, within: limit)
+    }
+
+    /// Fewer requests than expected were held when the wait's limit ran out.
     public struct HoldTimeout: Error, CustomStringConvertible {
         public let expected: Int
         public let held: Int
         public let limit: Duration
         public var description: String {
-            "\(held) of the \(expected) expected token requests were held after \(limit)"
+            "\(held) of the \(expected) expected requests were held after \(limit)"
         }
     }
 }
 
-/// Where held token requests wait: open (requests pass) or closed (they wait until it opens).
-final class TokenAnswerHold: Sendable {
+/// Where held requests wait: open (requests pass) or closed (they wait until it opens).
+final class AnswerHold: Sendable {
     private struct State {
         var isOpen = true
         var nextID = 0
@@ -101,8 +112,22 @@ final class TokenAnswerHold: Sendable {
         }
     }
 
+    /// Returns once `count` requests are held at the same time; throws ``OAuthTestServer/HoldTimeout`` after
+    /// `limit`.
+    func waitUntilWaiting(_ count: Int, within limit: Duration) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await self.waitUntilWaiting(count) }
+            group.addTask {
+                try await Task.sleep(for: limit)
+                throw OAuthTestServer.HoldTimeout(expected: count, held: self.waiting, limit: limit)
+            }
+            defer { group.cancelAll() }
+            try await group.next()
+        }
+    }
+
     /// Returns once `count` requests are held at the same time.
-    func waitUntilWaiting(_ count: Int) async throws {
+    private func waitUntilWaiting(_ count: Int) async throws {
         let id = state.withLock { state in
             defer { state.nextID += 1 }
             return state.nextID

@@ -1,0 +1,149 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import KeyringTestSupport
+import OAuthTestServer
+import Testing
+import TokenAuth
+
+extension TokenctlNetworkTests {
+    /// Several `tokenctl` processes on one item, against a server that rotates refresh tokens and revokes the family
+    /// when a retired one comes back. The moments that matter are made by holding the server's answers, and the
+    /// outcome is read from what the server counted and what the item holds — never from timing.
+    @Suite("tokenctl processes sharing one session")
+    struct TokenctlSharedSessionTests {
+        /// What `tokenctl` logs at debug level while it waits for another process's lock on the item.
+        static let waitingForLock = "waiting for the refresh lock"
+
+        @Test("a long request across another process's rotation ends 200, with no reuse, and the session alive")
+        func longRequestAcrossRotation() async throws {
+            try await NetworkFixture.with { fixture in
+                try await fixture.login()
+                let firstToken = try #require(try await fixture.store.load()?.accessToken)
+                fixture.server.holdResourceAnswers()
+                let request = try startCommand(
+                    try tokenctlPath(), fixture.item("request", fixture.server.resourceURL.absoluteString))
+                try await fixture.server.waitForHeldResourceRequests(1)
+
+                // While the request waits for the API, another process rotates the refresh token…
+                let refresh = try await tokenctl(fixture.item("refresh"))
+                #expect(refresh.status == 0, "\(refresh.stderr)")
+                // …its access token is near its end, from the first process's point of view…
+                try await fixture.retimeStoredTokens(issuedAgo: 3600, expiringIn: -1)
+                // …and the API rejects the first process's token when it finally looks at it.
+                try await revoke(firstToken, at: fixture.server)
+                fixture.server.releaseResourceAnswers()
+
+                let result = await request.finish()
+                #expect(result.status == 0, "\(result.stderr)")
+                #expect(try result.json()["token_subject"] as? String == "alice")
+                #expect(fixture.server.stats.reuseDetections == 0)
+                #expect(fixture.server.stats.refreshGrants == 2, "the other process's, then one from the stored token")
+                // The session is alive for everyone.
+                let after = try await tokenctl(fixture.item("request", fixture.server.resourceURL.absoluteString))
+                #expect(after.status == 0, "\(after.stderr)")
+                #expect(try await tokenctl(fixture.item("refresh")).status == 0)
+                #expect(fixture.server.stats.reuseDetections == 0)
+            }
+        }
+
+        @Test("a sign-in during a slow refresh wins: afterwards the API answers for the new account")
+        func signInDuringSlowRefresh() async throws {
+            try await NetworkFixture.with { fixture in
+                try await fixture.login()
+                try await fixture.retimeStoredTokens(issuedAgo: 3600, expiringIn: -1)
+                let refreshing = try await startSlowRefresh(fixture)
+
+                // bob signs in, with tokens the server issued him, while alice's refresh waits for the server.
+                let bob = fixture.server.issueTokens(clientID: "test-client", subject: "bob")
+                let response = #"{"access_token":"\#(bob.accessToken)","refresh_token":"\#(bob.refreshToken ?? "")","token_type":"Bearer","expires_in":3600}"#
+                let login = try startCommand(
+                    try tokenctlPath(),
+                    fixture.item("login", "--token-url", fixture.server.tokenEndpoint.absoluteString,
+                                 "--client-id", "test-client", "--tokens-stdin"),
+                    stdin: response, environment: ["TOKENCTL_LOG_LEVEL": "debug"])
+                let waited = try await login.waitForStderr(containing: Self.waitingForLock)
+                fixture.server.releaseTokenAnswers()
+                let (refreshed, signedIn) = (await refreshing.finish(), await login.finish())
+                #expect(refreshed.status == 0, "\(refreshed.stderr)")
+                #expect(signedIn.status == 0, "\(signedIn.stderr)")
+                #expect(waited, "the sign-in waited for the refresh's lock")
+
+                let whoami = try await tokenctl(fixture.item("request", fixture.server.resourceURL.absoluteString))
+                #expect(whoami.status == 0, "\(whoami.stderr)")
+                #expect(try whoami.json()["token_subject"] as? String == "bob")
+                #expect(try await fixture.store.load()?.refreshToken == bob.refreshToken)
+                #expect(fixture.server.stats.reuseDetections == 0)
+            }
+        }
+
+        @Test("a sign-out during a slow refresh stays: nothing is stored afterwards, and the new tokens are revoked")
+        func signOutDuringSlowRefresh() async throws {
+            try await NetworkFixture.with { fixture in
+                try await fixture.login()
+                try await fixture.retimeStoredTokens(issuedAgo: 3600, expiringIn: -1)
+                let refreshing = try await startSlowRefresh(fixture)
+
+                let logout = try startCommand(
+                    try tokenctlPath(), fixture.item("logout"), environment: ["TOKENCTL_LOG_LEVEL": "debug"])
+                let waited = try await logout.waitForStderr(containing: Self.waitingForLock)
+                fixture.server.releaseTokenAnswers()
+                let (refreshed, signedOut) = (await refreshing.finish(), await logout.finish())
+                #expect(refreshed.status == 0, "\(refreshed.stderr)")
+                #expect(signedOut.status == 0, "\(signedOut.stderr)")
+                #expect(waited, "the sign-out waited for the refresh's lock")
+
+                #expect(try await fixture.store.load() == nil)
+                #expect(try await tokenctl(fixture.item("token")).status == 3)
+                // The tokens the refresh stored just before were the ones revoked: the token it printed is dead.
+                let printed = refreshed.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+                let resource = try await tokenctlFreeCall(fixture.server.resourceURL, bearer: printed)
+                #expect(resource == 401)
+            }
+        }
+
+        @Test("a delete during a slow refresh stays: the refresh does not write the item back")
+        func deleteDuringSlowRefresh() async throws {
+            try await NetworkFixture.with { fixture in
+                try await fixture.login()
+                try await fixture.retimeStoredTokens(issuedAgo: 3600, expiringIn: -1)
+                let refreshing = try await startSlowRefresh(fixture)
+
+                let delete = try startCommand(
+                    try tokenctlPath(), fixture.item("delete"), environment: ["TOKENCTL_LOG_LEVEL": "debug"])
+                let waited = try await delete.waitForStderr(containing: Self.waitingForLock)
+                fixture.server.releaseTokenAnswers()
+                let (refreshed, deleted) = (await refreshing.finish(), await delete.finish())
+                #expect(refreshed.status == 0, "\(refreshed.stderr)")
+                #expect(deleted.status == 0, "\(deleted.stderr)")
+                #expect(waited, "the delete waited for the refresh's lock")
+                #expect(try await fixture.store.load() == nil)
+            }
+        }
+
+        /// Starts `tokenctl token` on the item, whose tokens have expired, and returns once its refresh is held at
+        /// the server: it holds the item's lock from then on.
+        private func startSlowRefresh(_ fixture: NetworkFixture) async throws -> RunningCommand {
+            fixture.server.holdTokenAnswers()
+            let refreshing = try startCommand(try tokenctlPath(), fixture.item("token"))
+            try await fixture.server.waitForHeldTokenRequests(1)
+            return refreshing
+        }
+
+        /// Revokes one access token at the server's RFC 7009 endpoint, as an API that stops accepting it would.
+        private func revoke(_ token: String, at server: OAuthTestServer) async throws {
+            let client = OAuthClient(tokenEndpoint: server.tokenEndpoint, clientID: "test-client")
+            try await TokenRevocationClient(client: client, endpoint: server.revocationEndpoint)
+                .revoke(token, hint: .accessToken)
+        }
+
+        /// The status of a GET of `url` with `token`, sent by this test rather than by `tokenctl`.
+        private func tokenctlFreeCall(_ url: URL, bearer token: String) async throws -> Int {
+            var request = URLRequest(url: url)
+            request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+            let (_, response) = try await URLSession.shared.data(for: request)
+            return (response as? HTTPURLResponse)?.statusCode ?? 0
+        }
+    }
+}
