@@ -1,0 +1,26 @@
+// One session shared by several processes: the store, the lock and the revoker every process uses for it.
+
+import Foundation
+import TokenAuth
+import TokenAuthKeyring
+
+// snippet.manager
+let service = "api.example.com", account = "ada@example.com"
+
+// Simplest: everything from the keyring item — its client, its lock, its revocation endpoint.
+let shared = try await AuthManager.forKeyringItem(service: service, account: account)
+
+// By hand: the same store and lock as every other process (tokenctl included), and a revoker for the tokens of a
+// refresh that loses to a sign-in or sign-out elsewhere.
+let client = OAuthClient(
+    tokenEndpoint: URL(string: "https://auth.example.com/token")!, clientID: "my-desktop-app",
+    revocationEndpoint: URL(string: "https://auth.example.com/revoke")!)
+let store = KeyringAuthStore(service: service, account: account, client: client, wallClock: systemWallClock)
+let manager = AuthManager(
+    store: store,
+    refresher: TokenEndpointClient(client: client),
+    lock: store.itemLock(),
+    revoker: TokenRevocationClient(client: client))
+// snippet.end
+
+_ = (shared, manager)
