@@ -169,6 +169,12 @@ public final class OAuthTestServer: Sendable {
         state.withLock { $0.ledger.revokeAllAccessTokens() }
     }
 
+    /// The subject `token` — an access or refresh token this server issued — belongs to, whether or not it is still
+    /// valid; `nil` for a token it never issued.
+    public func subject(ofToken token: String) -> String? {
+        state.withLock { $0.ledger.subject(of: token) }
+    }
+
     /// The most recent requests outside `/_admin`, oldest first, at most ``Configuration/recordedRequestLimit``.
     public var recordedRequests: [RecordedRequest] {
         state.withLock { $0.recordedRequests }

@@ -13,6 +13,9 @@ extension OAuthTestServer {
         public var clientCredentialsGrants = 0
         /// `password` grant requests that reached the token endpoint.
         public var passwordGrants = 0
+        /// Refresh grants that presented a current refresh token issued less than a quarter of the access-token
+        /// lifetime ago: its access token was still fresh, so no client needed the refresh (unless it was forced).
+        public var earlyRefreshes = 0
         /// Presentations of an already-rotated refresh token, each of which revoked (or found revoked) its family.
         public var reuseDetections = 0
         /// Requests to `/resource` and below, whatever their outcome.

@@ -131,12 +131,18 @@ struct TokenEndpoint: Sendable {
         let configuration = state.configuration
         let outcome: Result<TokenLedger.Issued, TokenLedger.RefreshFailure>? = state.withLock { contents in
             if contents.faults.takeInvalidGrant() { return nil }
+            let now = configuration.clock()
+            if let age = contents.ledger.age(ofRefreshToken: refreshToken, now: now),
+                age < configuration.accessTokenLifetime.timeInterval / 4
+            {
+                contents.stats.earlyRefreshes += 1
+            }
             let result = contents.ledger.refresh(
                 refreshToken,
                 clientID: client.id,
                 requestedScope: form["scope"],
                 rotate: configuration.rotateRefreshTokens,
-                now: configuration.clock(),
+                now: now,
                 lifetime: configuration.accessTokenLifetime
             )
             switch result {

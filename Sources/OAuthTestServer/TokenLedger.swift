@@ -23,6 +23,8 @@ struct TokenLedger {
         var clientID: String
         var scope: String?
         var currentRefreshToken: String?
+        /// When the current refresh token (and the access token issued with it) was issued.
+        var currentIssuedAt: Date?
         var retiredRefreshTokens: Set<String> = []
         var accessTokens: [String] = []
         var revoked = false
@@ -115,6 +117,20 @@ struct TokenLedger {
         return .success(issueTokens(inFamily: familyID, scope: scope, rotating: rotate, now: now, lifetime: lifetime))
     }
 
+    /// How long ago `refreshToken` was issued, when it is the current one of its family; `nil` otherwise.
+    func age(ofRefreshToken refreshToken: String, now: Date) -> TimeInterval? {
+        guard let familyID = familyOfRefreshToken[refreshToken], let family = families[familyID],
+            family.currentRefreshToken == refreshToken, let issuedAt = family.currentIssuedAt
+        else { return nil }
+        return now.timeIntervalSince(issuedAt)
+    }
+
+    /// The subject `token` (an access or refresh token) was issued to, whether or not it is still valid.
+    func subject(of token: String) -> String? {
+        if let record = accessTokens[token] { return record.subject }
+        return familyOfRefreshToken[token].flatMap { families[$0]?.subject }
+    }
+
     /// Checks an access token presented to the resource.
     func validate(accessToken: String, now: Date) -> Result<AccessToken, AccessFailure> {
         guard let record = accessTokens[accessToken] else { return .failure(.unknown) }
@@ -178,8 +194,7 @@ struct TokenLedger {
     ) -> Issued {
         var family = families[familyID]!
         let accessToken = Self.randomToken()
-        let (seconds, attoseconds) = lifetime.components
-        let expiresAt = now.addingTimeInterval(Double(seconds) + Double(attoseconds) / 1e18)
+        let expiresAt = now.addingTimeInterval(lifetime.timeInterval)
         accessTokens[accessToken] = AccessToken(
             subject: family.subject,
             clientID: family.clientID,
@@ -192,6 +207,7 @@ struct TokenLedger {
         if rotating {
             let token = Self.randomToken()
             family.currentRefreshToken = token
+            family.currentIssuedAt = now
             familyOfRefreshToken[token] = familyID
             refreshToken = token
         }
@@ -214,5 +230,13 @@ struct TokenLedger {
             .replacingOccurrences(of: "+", with: "-")
             .replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
+    }
+}
+
+extension Duration {
+    /// The duration in (fractional) seconds.
+    var timeInterval: TimeInterval {
+        let (seconds, attoseconds) = components
+        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
     }
 }

@@ -71,6 +71,10 @@ struct Bench {
             report.figures.append(
                 await TokenStartup(oauth: oauth, options: options, keyring: keyring, service: prefix + "-startup").run())
         }
+        if options.runs(7) {
+            Progress.say("figure 7: rotation soak")
+            report.figures.append(await RotationSoak(options: options, keyring: keyring, service: prefix + "-soak").run())
+        }
         _ = try? await keyring.delete(store.attributes)
         await oauth.shutdown()
 

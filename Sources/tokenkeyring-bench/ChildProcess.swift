@@ -13,6 +13,9 @@ struct ChildResult: Sendable {
     var stderrText: String { String(decoding: stderr, as: UTF8.self) }
 }
 
+/// Serializes `Process.run()` across the benchmark (see `ChildProcess.run`).
+private let spawnLock = Mutex(())
+
 /// Runs peers and `tokenctl` as child processes, each bounded in time.
 enum ChildProcess {
     private static let timers = DispatchQueue(label: "tokenkeyring-bench.child-timeouts")
@@ -45,14 +48,25 @@ enum ChildProcess {
             waiter.install(continuation, start: start)
             process.terminationHandler = { finished in waiter.exited(finished.terminationStatus) }
             do {
-                try process.run()
+                // One spawn at a time: swift-corelibs-foundation's Process.run() crashes (a memcpy from a bad
+                // pointer) when several threads spawn at once, as the soak's loops do. The children still overlap.
+                try spawnLock.withLock { _ in try process.run() }
             } catch {
                 waiter.fail(LaunchFailure(description: "could not start \(executable): \(error)"))
                 return
             }
             // Readers of their own: children may block on a full pipe, and the cooperative pool must not.
-            Thread.detachNewThread { waiter.collected(stdout: output.fileHandleForReading.readDataToEndOfFile()) }
-            Thread.detachNewThread { waiter.collected(stderr: errors.fileHandleForReading.readDataToEndOfFile()) }
+            // Each pipe end is closed once read, and the child's end of standard input at once: descriptors left to
+            // the Pipes' deallocation piled up over the soak's thousands of children until Process.run() crashed.
+            try? input.fileHandleForReading.close()
+            for (pipe, isStdout) in [(output, true), (errors, false)] {
+                Thread.detachNewThread {
+                    let handle = pipe.fileHandleForReading
+                    let data = handle.readDataToEndOfFile()
+                    try? handle.close()
+                    if isStdout { waiter.collected(stdout: data) } else { waiter.collected(stderr: data) }
+                }
+            }
             let writer = input.fileHandleForWriting
             Thread.detachNewThread {
                 if let stdin { try? writer.write(contentsOf: stdin) }

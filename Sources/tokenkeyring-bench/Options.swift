@@ -18,6 +18,10 @@ struct Options: Sendable {
     var clientRequests = 4_000
     /// Alternating pairs of `tokenctl token` and `secret-tool lookup` processes (figure 6).
     var startPairs = 60
+    /// Rotations the soak runs for (figure 7).
+    var soakRotations = 100
+    /// Short-lived `tokenctl` loops beside the long-lived process in the soak (figure 7).
+    var soakProcesses = 16
     /// Figures to run, by number; all when empty.
     var only: Set<Int> = []
     var tokenctl: String?
@@ -33,7 +37,7 @@ struct Options: Sendable {
     static let usage = """
         usage: tokenkeyring-bench [--rounds N] [--storm-requests N] [--processes N] [--hot-calls N]
                                   [--keyring-reads N] [--store-ops N] [--client-requests N] [--start-pairs N]
-                                  [--only 1,2,3,4,5,6]
+                                  [--soak-rotations N] [--soak-processes N] [--only 1,2,3,4,5,6,7]
                                   [--tokenctl PATH] [--floor PATH] [--meter PATH] [--python PATH --python-peer PATH]
                                   [--python-unavailable REASON] [--output PATH]
         Run it through scripts/bench, which builds it in release mode, prepares the peers and a keyring.
@@ -62,10 +66,12 @@ struct Options: Sendable {
             case "--store-ops": options.storeOperations = try count(flag)
             case "--client-requests": options.clientRequests = try count(flag)
             case "--start-pairs": options.startPairs = try count(flag)
+            case "--soak-rotations": options.soakRotations = try count(flag)
+            case "--soak-processes": options.soakProcesses = try count(flag)
             case "--only":
                 let figures = try value(flag).split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
-                guard figures.allSatisfy({ $0.map { (1...6).contains($0) } ?? false }) else {
-                    throw UsageError("--only takes figure numbers 1 to 6, e.g. --only 3,4")
+                guard figures.allSatisfy({ $0.map { (1...7).contains($0) } ?? false }) else {
+                    throw UsageError("--only takes figure numbers 1 to 7, e.g. --only 3,4")
                 }
                 options.only = Set(figures.compactMap { $0 })
             case "--tokenctl": options.tokenctl = try value(flag)
@@ -90,6 +96,7 @@ struct Options: Sendable {
             "rounds": "\(rounds)", "storm_requests": "\(stormRequests)", "processes": "\(processes)",
             "hot_calls": "\(hotCalls)", "keyring_reads": "\(keyringReads)", "store_ops": "\(storeOperations)",
             "client_requests": "\(clientRequests)", "start_pairs": "\(startPairs)",
+            "soak_rotations": "\(soakRotations)", "soak_processes": "\(soakProcesses)",
         ]
     }
 
