@@ -166,7 +166,10 @@ let package = Package(
         // Runs the built `tokenctl` as a child process: exit codes, output, and the keyring items it leaves.
         .testTarget(
             name: "tokenctlTests",
-            dependencies: ["KeyringTestSupport", "Keyring", "TokenAuth", "TokenAuthKeyring", "OAuthTestServer", "tokenctl"]
+            dependencies: [
+                "KeyringTestSupport", "Keyring", "TokenAuth", "TokenAuthKeyring", "OAuthTestServer", "tokenctl",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
         ),
         // Adapters over AuthorizedClient, each its own product so apps that do not want them do not build them.
         .target(

@@ -1,7 +1,5 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import HTTPTypes
 import KeyringTestSupport
 import OAuthTestServer
 import Testing
@@ -140,10 +138,8 @@ extension TokenctlNetworkTests {
 
         /// The status of a GET of `url` with `token`, sent by this test rather than by `tokenctl`.
         private func tokenctlFreeCall(_ url: URL, bearer token: String) async throws -> Int {
-            var request = URLRequest(url: url)
-            request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
-            let (_, response) = try await URLSession.shared.data(for: request)
-            return (response as? HTTPURLResponse)?.statusCode ?? 0
+            let request = HTTPRequest(method: .get, url: url, headerFields: [.authorization: "Bearer \(token)"])
+            return try await URLSessionTransport().send(request, body: nil).0.status.code
         }
     }
 }

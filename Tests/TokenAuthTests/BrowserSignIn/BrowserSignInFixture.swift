@@ -1,7 +1,5 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import HTTPTypes
 import OAuthTestServer
 import Synchronization
 @testable import TokenAuth
@@ -11,6 +9,7 @@ import TokenAuthTesting
 /// to the loopback listener and keeps the page it was shown.
 final class PlainBrowser: Sendable {
     struct Visit: Sendable {
+        /// The URL first visited.
         var url: URL
         var status: Int
         var page: String
@@ -30,13 +29,15 @@ final class PlainBrowser: Sendable {
     }
 
     /// Visits `url`, following redirects, and returns the final status and page.
+    ///
+    /// Through ``URLSessionTransport``, never FoundationNetworking's `data(from:)` directly: the sign-in cancels this
+    /// visit once its answer is in, and `data(from:)` cancelled while its response arrives can hang for good
+    /// (swiftlang/swift-corelibs-foundation#5412; it hung a full test run).
     @discardableResult
     func visit(_ url: URL) async throws -> Visit {
-        let session = URLSession(configuration: .ephemeral)
-        defer { session.finishTasksAndInvalidate() }
-        let (data, response) = try await session.data(from: url)
-        let http = response as! HTTPURLResponse
-        let visit = Visit(url: http.url ?? url, status: http.statusCode, page: String(decoding: data, as: UTF8.self))
+        let (response, data) = try await URLSessionTransport(timeout: .seconds(60))
+            .send(HTTPRequest(method: .get, url: url), body: nil)
+        let visit = Visit(url: url, status: response.status.code, page: String(decoding: data, as: UTF8.self))
         visits.withLock { $0.append(visit) }
         return visit
     }
