@@ -120,6 +120,35 @@ extension TokenctlNetworkTests {
             }
         }
 
+        @Test("an ended session is 'sign-in required' for show and token, and token sends nothing; a pending check is shown")
+        func endedAndPendingItems() async throws {
+            try await NetworkFixture.with { fixture in
+                let common = #""version":1,"access_token":"old-access","token_endpoint":"\#(fixture.server.tokenEndpoint.absoluteString)","client_id":"test-client","issuer":"https://issuer.example","sub":"248289761001","display_name":"ada""#
+                let ended = "{" + common + #","ended":"a refresh answered for another account than the one signed in"}"#
+                #expect(try await tokenctl(fixture.item("import"), stdin: ended).status == 0)
+                let show = try await tokenctl(fixture.item("show"))
+                #expect(show.status == 0, "\(show.stderr)")
+                #expect(show.stdout.hasPrefix("sign-in required: a refresh answered for another account"))
+                #expect(show.stdout.contains("was signed in as ada"))
+                let json = try await tokenctl(fixture.item("show", "--json")).json()
+                #expect(json["ended"] as? String == "a refresh answered for another account than the one signed in")
+                let token = try await tokenctl(fixture.item("token"))
+                #expect(token.status == 3)
+                #expect(token.stdout.isEmpty)
+                #expect(token.stderr.contains("another account"), "\(token.stderr)")
+                #expect(fixture.server.stats.tokenRequests == 0)
+
+                let pending = "{" + common + #","refresh_token":"r","unverified_id_token":"eyJhbGciOiJSUzI1NiJ9.e30.c2ln"}"#
+                #expect(try await tokenctl(fixture.item("import"), stdin: pending).status == 0)
+                let pendingShow = try await tokenctl(fixture.item("show"))
+                #expect(pendingShow.stdout.hasPrefix("signed in as ada"))
+                #expect(pendingShow.stdout.contains("identity:       check pending"))
+                #expect(!pendingShow.allOutput.contains("eyJhbGciOiJSUzI1NiJ9"), "the id_token is never shown")
+                let pendingJSON = try await tokenctl(fixture.item("show", "--json")).json()
+                #expect(pendingJSON["identity_check_pending"] as? Bool == true)
+            }
+        }
+
         /// Starts `tokenctl token` on the item, whose tokens have expired, and returns once its refresh is held at
         /// the server: it holds the item's lock from then on.
         private func startSlowRefresh(_ fixture: NetworkFixture) async throws -> RunningCommand {
