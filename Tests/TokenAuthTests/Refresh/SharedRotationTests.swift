@@ -93,20 +93,11 @@ struct SharedRotationTests {
     @Test("a sign-in during a slow refresh wins: the refresh is ordered before it by the lock")
     func signInDuringSlowRefresh() async throws {
         try await withFixture { fixture in
-            let store = InMemoryAuthStore(fixture.seed(expiresIn: -10))
-            let refreshing = process(fixture, store)
-            fixture.server.holdTokenAnswers()
-            let refresh = Task { try await refreshing.validToken() }
-            try await fixture.server.waitForHeldTokenRequests(1)
+            let (store, refreshing, refresh) = try await slowRefresh(fixture)
 
             // Another process signs in as bob while the refresh waits for the server.
             let bob = bobsTokens(fixture)
-            let signingIn = process(fixture, store)
-            let generation = await signingIn.sessionGeneration
-            let signIn = Task { try await signingIn.signIn(bob) }
-            try await waitUntil { await signingIn.sessionGeneration > generation }
-            fixture.server.releaseTokenAnswers()
-            try await signIn.value
+            try await whileWaitingForTheLock(fixture, process(fixture, store)) { try await $0.signIn(bob) }
             let refreshed = try await refresh.value
 
             #expect(store.current == bob, "the later sign-in stands")
@@ -120,11 +111,7 @@ struct SharedRotationTests {
     @Test("a writer that takes no lock (secret-tool) during a slow refresh wins, and the refresh's tokens are revoked")
     func unlockedWriterDuringSlowRefresh() async throws {
         try await withFixture { fixture in
-            let store = InMemoryAuthStore(fixture.seed(expiresIn: -10))
-            let refreshing = process(fixture, store)
-            fixture.server.holdTokenAnswers()
-            let refresh = Task { try await refreshing.validToken() }
-            try await fixture.server.waitForHeldTokenRequests(1)
+            let (store, _, refresh) = try await slowRefresh(fixture)
             let bob = bobsTokens(fixture)
             try await store.save(bob)
             fixture.server.releaseTokenAnswers()
@@ -140,18 +127,9 @@ struct SharedRotationTests {
     @Test("a sign-out during a slow refresh stays: the item is not written back")
     func signOutDuringSlowRefresh() async throws {
         try await withFixture { fixture in
-            let store = InMemoryAuthStore(fixture.seed(expiresIn: -10))
-            let refreshing = process(fixture, store)
-            fixture.server.holdTokenAnswers()
-            let refresh = Task { try await refreshing.validToken() }
-            try await fixture.server.waitForHeldTokenRequests(1)
+            let (store, refreshing, refresh) = try await slowRefresh(fixture)
 
-            let signingOut = process(fixture, store)
-            let generation = await signingOut.sessionGeneration
-            let signOut = Task { try await signingOut.signOut() }
-            try await waitUntil { await signingOut.sessionGeneration > generation }
-            fixture.server.releaseTokenAnswers()
-            try await signOut.value
+            try await whileWaitingForTheLock(fixture, process(fixture, store)) { try await $0.signOut() }
             _ = try? await refresh.value
 
             #expect(store.current == nil)
@@ -166,11 +144,7 @@ struct SharedRotationTests {
     @Test("a removal that takes no lock during a slow refresh stays, and the refresh's tokens are revoked")
     func unlockedRemovalDuringSlowRefresh() async throws {
         try await withFixture { fixture in
-            let store = InMemoryAuthStore(fixture.seed(expiresIn: -10))
-            let refreshing = process(fixture, store)
-            fixture.server.holdTokenAnswers()
-            let refresh = Task { try await refreshing.validToken() }
-            try await fixture.server.waitForHeldTokenRequests(1)
+            let (store, _, refresh) = try await slowRefresh(fixture)
             try await store.erase()
             fixture.server.releaseTokenAnswers()
 
@@ -179,6 +153,29 @@ struct SharedRotationTests {
             #expect(store.current == nil)
             #expect(fixture.server.stats.revocationRequests == 2)
         }
+    }
+
+    /// A store of expired tokens, and a process whose refresh of them is held at the server: it holds the lock.
+    func slowRefresh(_ fixture: RefreshFixture) async throws -> (InMemoryAuthStore, AuthManager, Task<String, any Error>) {
+        let store = InMemoryAuthStore(fixture.seed(expiresIn: -10))
+        let refreshing = process(fixture, store)
+        fixture.server.holdTokenAnswers()
+        let refresh = Task { try await refreshing.validToken() }
+        try await fixture.server.waitForHeldTokenRequests(1)
+        return (store, refreshing, refresh)
+    }
+
+    /// Runs `change` (a sign-in or sign-out) on `manager` of another process: it takes the session at once, then
+    /// waits for the lock the held refresh has; the refresh is released once it does, and this returns when
+    /// `change` is done.
+    func whileWaitingForTheLock(
+        _ fixture: RefreshFixture, _ manager: AuthManager, _ change: @escaping @Sendable (AuthManager) async throws -> Void
+    ) async throws {
+        let generation = await manager.sessionGeneration
+        let changing = Task { try await change(manager) }
+        try await waitUntil { await manager.sessionGeneration > generation }
+        fixture.server.releaseTokenAnswers()
+        try await changing.value
     }
 
     /// Tokens the server issued to bob, as a sign-in in another process would store them.
