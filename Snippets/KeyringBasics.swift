@@ -50,3 +50,13 @@ if let provider = diagnosis.provider {
     print("served by \(provider.name)")
 }
 // snippet.end
+
+// snippet.changes
+let changes = try await keyring.changes()
+var current = try await keyring.lookup(attributes)
+for await change in changes where change.mayConcern(itemAt: current?.path) {
+    // Best effort: read again before relying on what you hold, whether or not a change came.
+    current = try await keyring.lookup(attributes)
+    print(current == nil ? "deleted elsewhere" : "changed elsewhere")
+}
+// snippet.end

@@ -28,7 +28,17 @@ static struct {
     GHashTable *changed;  // path → the generation of its last change (GUINT_TO_POINTER-sized on 64-bit)
     GHashTable *entries;  // path → GVariant a{ss}
     GHashTable *hits;     // path → how many recalls found it (for tests)
+    TokenkeyringChangeListener listener;
 } cache;
+
+/// A change to hand to the listener once the lock is released (the listener takes locks of its own).
+typedef struct {
+    gboolean due;
+    TokenkeyringChangeKind kind;
+    const char *_Nullable path;  // borrowed from the message, or NULL for "anything"
+} Announcement;
+
+static const Announcement no_announcement = {FALSE, TOKENKEYRING_CHANGE_ANYTHING, NULL};
 
 static gboolean watching_locked(void) {
     return cache.connection != NULL && !cache.rule_refused && cache.rule_confirmed[0] && cache.rule_confirmed[1] &&
@@ -71,6 +81,16 @@ static void forget_locked(const char *_Nullable path) {
         g_hash_table_remove_all(cache.entries);
 }
 
+/// A change of `kind` to the item at `path`, or of anything when there is no path.
+static Announcement change(TokenkeyringChangeKind kind, const char *_Nullable path) {
+    return (Announcement){TRUE, path ? kind : TOKENKEYRING_CHANGE_ANYTHING, path};
+}
+
+/// Calls `listener` (read under the lock) with `announcement`, if one is due. Called without the lock.
+static void announce(TokenkeyringChangeListener _Nullable listener, Announcement announcement) {
+    if (announcement.due && listener) listener(announcement.kind, announcement.path);
+}
+
 /// Whether the item at `path` is announced to have changed after `generation`.
 static gboolean changed_since_locked(const char *path, guint64 generation) {
     if (cache.everything_changed > generation) return TRUE;
@@ -95,12 +115,24 @@ static gboolean names_service(GDBusMessage *message) {
     return name && strcmp(name, "org.freedesktop.secrets") == 0;
 }
 
+/// Whether a `PropertiesChanged` signal is about the properties of a Secret Service item (a malformed one: assume so).
+static gboolean names_item_interface(GDBusMessage *message) {
+    GVariant *body = g_dbus_message_get_body(message);
+    if (body == NULL || !g_variant_is_of_type(body, G_VARIANT_TYPE("(sa{sv}as)"))) return TRUE;
+    const char *interface = NULL;
+    g_variant_get_child(body, 0, "&s", &interface);
+    return interface && strcmp(interface, "org.freedesktop.Secret.Item") == 0;
+}
+
 static GDBusMessage *_Nullable watch_message(GDBusConnection *connection, GDBusMessage *message, gboolean incoming,
                                              gpointer data) {
     (void)connection;
     (void)data;
     if (!incoming) return message;
     GDBusMessageType type = g_dbus_message_get_message_type(message);
+    // The signals the cache forgets on are announced as they are, whether or not the owner is one whose items the
+    // cache remembers: a subscriber is told what the bus said, and the cache's own rules are unchanged.
+    Announcement announcement = no_announcement;
     g_mutex_lock(&cache.lock);
     if (type == G_DBUS_MESSAGE_TYPE_METHOD_RETURN || type == G_DBUS_MESSAGE_TYPE_ERROR) {
         guint32 serial = g_dbus_message_get_reply_serial(message);
@@ -126,17 +158,24 @@ static GDBusMessage *_Nullable watch_message(GDBusConnection *connection, GDBusM
             if (strcmp(interface, "org.freedesktop.DBus.Properties") == 0) {
                 // Other processes' signals reach us only through match rules; a foreign one just costs a lookup.
                 forget_locked(path);
+                // Announced for an item only: a collection's own properties (Locked, Label) change no item.
+                if (names_item_interface(message)) announcement = change(TOKENKEYRING_CHANGE_CHANGED, path);
             } else if (strcmp(interface, "org.freedesktop.Secret.Collection") == 0 &&
                        (strcmp(member, "ItemChanged") == 0 || strcmp(member, "ItemDeleted") == 0 ||
                         strcmp(member, "ItemCreated") == 0)) {
                 const char *item = item_argument(message);
+                TokenkeyringChangeKind kind = strcmp(member, "ItemCreated") == 0   ? TOKENKEYRING_CHANGE_CREATED
+                                              : strcmp(member, "ItemDeleted") == 0 ? TOKENKEYRING_CHANGE_DELETED
+                                                                                   : TOKENKEYRING_CHANGE_CHANGED;
                 forget_locked(item);  // NULL: a malformed signal forgets everything
+                announcement = change(kind, item);
             } else if (strcmp(interface, "org.freedesktop.DBus") == 0 && strcmp(member, "NameOwnerChanged") == 0 &&
                        names_service(message)) {
                 // Another provider may own the name now; which one is not asked again: nothing more is kept.
                 cache.announcing_owner = FALSE;
                 cache.owner_command[0] = '\0';
                 forget_locked(NULL);
+                announcement = change(TOKENKEYRING_CHANGE_ANYTHING, NULL);
             } else if ((strcmp(interface, "org.freedesktop.Secret.Service") == 0 &&
                         strcmp(member, "CollectionChanged") == 0) ||
                        strcmp(interface, "org.freedesktop.Secret.Prompt") == 0) {
@@ -144,10 +183,14 @@ static GDBusMessage *_Nullable watch_message(GDBusConnection *connection, GDBusM
                 // a prompt creates or changes has signals of its own).
             } else if (g_str_has_prefix(interface, "org.freedesktop.Secret.")) {
                 forget_locked(NULL);
+                announcement = change(TOKENKEYRING_CHANGE_ANYTHING, NULL);
             }
         }
     }
+    TokenkeyringChangeListener listener = cache.listener;
     g_mutex_unlock(&cache.lock);
+    // `message`, which holds the announced path, lives until this filter returns.
+    announce(listener, announcement);
     // After the cache has seen it, like every message before it.
     if (type == G_DBUS_MESSAGE_TYPE_METHOD_RETURN || type == G_DBUS_MESSAGE_TYPE_ERROR) tokenkeyring_pending_deliver(message);
     return message;
@@ -177,6 +220,10 @@ guint64 tokenkeyring_attribute_cache_generation(GDBusConnection *connection, gbo
         GDBusConnection *previous = cache.connection;
         guint previous_filter = cache.filter;
         forget_locked(NULL);
+        // Changes made while no connection was watched went unseen; there are none to miss before the first one.
+        Announcement announcement = no_announcement;
+        if (previous) announcement = change(TOKENKEYRING_CHANGE_ANYTHING, NULL);
+        TokenkeyringChangeListener listener = cache.listener;
         if (cache.entries == NULL)
             cache.entries = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)g_variant_unref);
         cache.connection = g_object_ref(connection);
@@ -190,6 +237,7 @@ guint64 tokenkeyring_attribute_cache_generation(GDBusConnection *connection, gbo
         // After the rules: an owner that changes after this answer is seen by them.
         cache.owner_serial = ask_bus_locked("GetConnectionUnixProcessID", g_variant_new("(s)", "org.freedesktop.secrets"));
         g_mutex_unlock(&cache.lock);
+        announce(listener, announcement);
         if (previous) {
             // Outside the lock, as GDBus asks of filter changes. Removing the filter does not wait for a call of it
             // that is running on the old connection's worker thread; that call only takes the lock and reads the
@@ -241,4 +289,18 @@ gboolean tokenkeyring_attribute_cache_owner_is(const char *command) {
     gboolean is = watching_locked() && strcmp(cache.owner_command, command) == 0;
     g_mutex_unlock(&cache.lock);
     return is;
+}
+
+void tokenkeyring_attribute_cache_set_listener(TokenkeyringChangeListener _Nullable listener) {
+    g_mutex_lock(&cache.lock);
+    cache.listener = listener;
+    g_mutex_unlock(&cache.lock);
+}
+
+gboolean tokenkeyring_attribute_cache_rules_confirmed(GDBusConnection *connection) {
+    g_mutex_lock(&cache.lock);
+    gboolean confirmed = cache.connection == connection && !cache.rule_refused && cache.rule_confirmed[0] &&
+                         cache.rule_confirmed[1];
+    g_mutex_unlock(&cache.lock);
+    return confirmed;
 }

@@ -168,6 +168,16 @@ extension KeyringError {
             fix: "Replace the item with a text secret, or delete it.")
     }
 
+    /// The session bus refused the match rules that bring the Secret Service's signals to this process.
+    static func signalsRefused() -> KeyringError {
+        KeyringError(
+            .other,
+            "The session bus refused to send this process the Secret Service's signals, so changes cannot be followed.",
+            fix: "The process may have used up the bus's match rules per connection (dbus-daemon's "
+                + "max_match_rules_per_connection); reading and writing items still work, so read an item again before "
+                + "relying on it.")
+    }
+
     static func other(_ summary: String, _ detail: String?) -> KeyringError {
         KeyringError(.other, summary, fix: "See the underlying error; a diagnosis of the keyring set-up checks it step by step.", underlying: detail)
     }

@@ -23,6 +23,34 @@
 /// outlive a change announced before it was stored. Nothing is kept until the bus has confirmed both match rules: before that, changes could go unseen.
 /// All functions are thread-safe.
 
+/// What a Secret Service signal announced, as told to the change listener.
+typedef enum {
+    /// Any item may have changed: a new owner of `org.freedesktop.secrets`, a collection created or deleted (any
+    /// other signal of a Secret Service interface the cache forgets everything on), a malformed signal, or the
+    /// cache moving to another connection (changes in between went unseen).
+    TOKENKEYRING_CHANGE_ANYTHING = 0,
+    /// `ItemCreated`.
+    TOKENKEYRING_CHANGE_CREATED = 1,
+    /// `ItemChanged`, or `PropertiesChanged` of an item (`org.freedesktop.Secret.Item`).
+    TOKENKEYRING_CHANGE_CHANGED = 2,
+    /// `ItemDeleted`.
+    TOKENKEYRING_CHANGE_DELETED = 3,
+} TokenkeyringChangeKind;
+
+/// Told of every change the cache forgets on, but for the properties of objects other than items (a collection's
+/// `Locked`): the item's object path (valid during the call only), or NULL with `TOKENKEYRING_CHANGE_ANYTHING`. Signals are told on the connection's worker thread, in the order the bus
+/// delivered them, whatever the owner (the cache remembers only some owners' items; every owner's signals are told).
+/// Never called with the cache's lock held; it must not block, since every message of the connection waits for it.
+typedef void (*TokenkeyringChangeListener)(TokenkeyringChangeKind kind, const char *_Nullable path);
+
+/// Sets the process's one change listener (NULL: none).
+void tokenkeyring_attribute_cache_set_listener(TokenkeyringChangeListener _Nullable listener);
+
+/// Whether the cache watches `connection` and the bus has confirmed both match rules: from then on, the service's
+/// signals reach the cache (and the listener). A reply from the bus to any later call on `connection` comes after
+/// the rules' replies, so after one round trip to the bus this is settled: FALSE then means they were refused.
+gboolean tokenkeyring_attribute_cache_rules_confirmed(GDBusConnection *connection);
+
 /// The cache's generation now, for `connection` (the cache starts watching it, and forgets everything when it
 /// belongs to another connection). `*watching` is FALSE until the bus has confirmed the match rules; then
 /// `tokenkeyring_attribute_cache_remember` keeps nothing.
