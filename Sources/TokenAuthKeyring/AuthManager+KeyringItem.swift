@@ -6,7 +6,11 @@ extension AuthManager {
     /// A manager for the keyring item of `account` on `service`, refreshing through the token endpoint and client
     /// recorded in the item, under the item's lock (`KeyringAuthStore.itemLock`) shared with every other process
     /// using the item. Tokens a refresh received but lost to a sign-in or sign-out elsewhere are revoked at the
-    /// item's revocation endpoint, when it records one.
+    /// item's revocation endpoint, when it records one. It follows the Secret Service's announcements of item changes
+    /// (`Keyring.changes()`): after another process refreshed, signed in or signed out, the next use reads the item
+    /// again instead of handing out the token held in memory — best effort, since not every change is announced;
+    /// each refresh reads the item again under the lock whatever was announced. A process that lives for one
+    /// request, like `tokenctl`, passes `followsChanges: false` and saves the subscription.
     ///
     /// One keyring item is all it needs (`tokenctl token` is built on it). Refreshed tokens are written back with
     /// the time of the refresh (`refreshed_at`). An item with no refresh token whose client has a secret — what a
@@ -21,8 +25,11 @@ extension AuthManager {
         keyring: Keyring = Keyring(),
         transport: any HTTPTransport = URLSessionTransport(maximumResponseBodySize: TokenResponse.maximumSize),
         configuration: Configuration = Configuration(),
+        followsChanges: Bool = true,
         wallClock: @escaping WallClock = systemWallClock
     ) async throws -> AuthManager {
+        // Subscribed before the read: a change announced after it is not missed. Best effort, like the signals.
+        let changes = followsChanges ? try? await keyring.changes() : nil
         let reader = KeyringAuthStore(service: service, account: account, keyring: keyring)
         guard let credentials = try await reader.loadCredentials() else {
             throw AuthError.loginRequired("no credentials are stored for account \"\(account)\" on service \"\(service)\"")
@@ -45,9 +52,24 @@ extension AuthManager {
         let manager = AuthManager(
             store: store, refresher: refresher, configuration: configuration, lock: store.itemLock(),
             revoker: credentials.client.flatMap { TokenRevocationClient(client: $0, transport: transport) },
-            wallClock: wallClock)
+            storeChanges: changes.map(Self.announcements), wallClock: wallClock)
         await manager.prime(with: credentials.auth)
         return manager
+    }
+}
+
+extension AuthManager {
+    /// The keyring's announced changes as the manager takes them: each one may concern the item (its path can
+    /// change when it is deleted and created again elsewhere), so each makes the manager read it again before the
+    /// next use. The relay ends, and the subscription with it, when the manager stops listening.
+    static func announcements(_ changes: KeyringChanges) -> AsyncStream<Void> {
+        let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let relay = Task {
+            for await _ in changes { continuation.yield() }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in relay.cancel() }
+        return stream
     }
 }
 

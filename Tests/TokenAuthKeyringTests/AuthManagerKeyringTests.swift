@@ -61,7 +61,7 @@ struct AuthManagerKeyringTests {
             #expect(stored.identity == auth.identity)
             #expect(stored.client?.jwksURI == server.jwksURI)
 
-            // Another account on the next refresh: refused, and the item is what it was.
+            // Another account on the next refresh: the session ends, and the item says who was signed in and why.
             clock.advance(by: 7200)
             server.updateFaults { $0.idTokenFaults = [.changedSubject] }
             let next = try await AuthManager.forKeyringItem(
@@ -71,7 +71,16 @@ struct AuthManagerKeyringTests {
             } throws: { error in
                 (error as? AuthError)?.identityError == .subjectChanged
             }
-            #expect(try await store.loadCredentials() == stored)
+            let ended = try #require(try await store.loadCredentials())
+            #expect(ended.auth.endReason?.contains("another account") == true)
+            #expect(ended.auth.refreshToken == nil, "the spent refresh token is gone from the item")
+            #expect(ended.identity == stored.identity)
+            #expect(ended.client == stored.client)
+            #expect(server.stats.refreshGrants == 2)
+            // Every later process sees the end without sending anything.
+            let later = try await AuthManager.forKeyringItem(
+                service: service, account: "alice", keyring: TestKeyring.keyring, wallClock: clock.wallClock)
+            await #expect(throws: AuthError.self) { try await later.validAuth() }
             #expect(server.stats.refreshGrants == 2)
         }
     }
@@ -94,7 +103,7 @@ struct AuthManagerKeyringTests {
         }
     }
 
-    @Test("a failed write still serves the token, and the write is retried on the next call: nothing is lost")
+    @Test("a write that fails after the refresh still serves the token, and is retried on the next call: nothing is lost")
     func failedSaveIsRetried() async throws {
         let fixture = try await RefreshFixture.start()
         defer { Task { await fixture.shutdown() } }
@@ -107,21 +116,48 @@ struct AuthManagerKeyringTests {
                 try await store.save(seeded)
                 let manager = fixture.manager(store: store)
                 let log = EventLog(manager)
-                #expect(try await manager.refresh(rejecting: "unrelated").accessToken != seeded.accessToken)  // loads the item
-                let loadedOnce = try #require(try await store.load())
 
-                fixture.clock.advance(by: 7200)  // the refreshed token expires
+                // The keyring locks while the refresh waits for the server: after its read, before its write.
+                fixture.server.holdTokenAnswers()
+                let refresh = Task { try await manager.validAuth() }
+                try await fixture.server.waitForHeldTokenRequests(1)
                 try await TestKeyring.lockWithGDBus(collection.path)
-                let served = try await manager.validAuth()
-                #expect(served.accessToken != loadedOnce.accessToken)
+                fixture.server.releaseTokenAnswers()
+                let served = try await refresh.value
+                #expect(served.accessToken != seeded.accessToken)
                 // The reason is the error's type and code, not its text.
                 try await log.waitFor { $0.contains(.saveFailed(reason: "KeyringError.locked")) }
 
                 try await TestKeyring.unlockCollection(collection.path)
-                #expect(try await store.load() == loadedOnce, "the keyring still has the previous bundle")
+                #expect(try await store.load() == seeded, "the keyring still has the previous bundle")
                 #expect(try await manager.validAuth() == served)
-                #expect(try await store.load() == served, "the next call wrote the new bundle")
-                #expect(fixture.server.stats.refreshGrants == 2)
+                #expect(try await store.load()?.refreshToken == served.refreshToken, "the next call wrote the new bundle")
+                #expect(fixture.server.stats.refreshGrants == 1)
+            }
+        }
+    }
+
+    @Test("a locked keyring at refresh time: nothing is sent, since the newest refresh token cannot be read")
+    func lockedBeforeRefresh() async throws {
+        let fixture = try await RefreshFixture.start()
+        defer { Task { await fixture.shutdown() } }
+        try await TestKeyring.withCollection(label: "lockedrefresh-\(UUID().uuidString.prefix(8))") { collection in
+            let store = KeyringAuthStore(
+                service: TestKeyring.uniqueService(), account: "alice", client: fixture.client,
+                keyring: TestKeyring.keyring, collection: collection.keyringCollection)
+            try await cleaningUp({ _ = try? await store.erase() }) {
+                try await store.save(fixture.seed(expiresIn: 600))
+                let manager = fixture.manager(store: store)
+                _ = try await manager.validToken()
+                fixture.clock.advance(by: 3600)
+                try await TestKeyring.lockWithGDBus(collection.path)
+
+                let error = await #expect(throws: KeyringError.self) { try await manager.validToken() }
+                #expect(error?.code == .locked)
+                #expect(fixture.server.stats.tokenRequests == 0)
+                try await TestKeyring.unlockCollection(collection.path)
+                _ = try await manager.validToken()
+                #expect(fixture.server.stats.refreshGrants == 1)
             }
         }
     }
@@ -152,7 +188,7 @@ struct AuthManagerKeyringTests {
         }
     }
 
-    @Test("an item that became unreadable is never overwritten by a refresh: the new token is served, the item kept")
+    @Test("an item that became unreadable is never overwritten, nor refreshed from an older refresh token")
     func unreadableItemIsNotOverwritten() async throws {
         let fixture = try await RefreshFixture.start()
         defer { Task { await fixture.shutdown() } }
@@ -163,17 +199,15 @@ struct AuthManagerKeyringTests {
             let manager = fixture.manager(store: store)
             #expect(try await manager.validToken() == seeded.accessToken)
 
-            // A newer version of some tool rewrites the item in a format this one cannot read.
+            // A newer version of some tool rewrites the item in a format this one cannot read — perhaps with a newer
+            // refresh token: the one in memory may be spent, so it is not sent.
             let newer = #"{"version":2,"access_token":"written by a newer version"}"#
             try await TestKeyring.keyring.store(newer, label: store.label, attributes: store.attributes)
             fixture.clock.advance(by: 3600)
 
-            let served = try await manager.validToken()
-            #expect(served != seeded.accessToken)
-            #expect(fixture.server.stats.refreshGrants == 1)
-            #expect(try await TestKeyring.keyring.lookup(store.attributes)?.secret == newer)
-            // Retried on the next call, and refused again: still untouched.
-            #expect(try await manager.validToken() == served)
+            let error = await #expect(throws: AuthStoreError.self) { try await manager.validToken() }
+            #expect(error?.code == .unsupportedVersion)
+            #expect(fixture.server.stats.tokenRequests == 0)
             #expect(try await TestKeyring.keyring.lookup(store.attributes)?.secret == newer)
         }
     }

@@ -81,7 +81,8 @@ extension TokenCtl {
                 let request = HTTPRequest(method: method, url: URL(string: url)!, headerFields: try headerFields())
                 let transport = URLSessionTransport()
                 let manager = try await AuthManager.forKeyringItem(
-                    service: item.service, account: item.account, keyring: keyringOptions.keyring, transport: transport)
+                    service: item.service, account: item.account, keyring: keyringOptions.keyring, transport: transport,
+                    followsChanges: false)
                 let client = AuthorizedClient(manager: manager, transport: transport)
                 do {
                     response = try await client.send(request, body: body)

@@ -20,7 +20,7 @@ extension TokenCtl {
         func run() async throws {
             try await reportingFailures {
                 let manager = try await AuthManager.forKeyringItem(
-                    service: item.service, account: item.account, keyring: keyringOptions.keyring)
+                    service: item.service, account: item.account, keyring: keyringOptions.keyring, followsChanges: false)
                 print(try await manager.validToken())
             }
         }
@@ -38,7 +38,7 @@ extension TokenCtl {
         func run() async throws {
             try await reportingFailures {
                 let manager = try await AuthManager.forKeyringItem(
-                    service: item.service, account: item.account, keyring: keyringOptions.keyring)
+                    service: item.service, account: item.account, keyring: keyringOptions.keyring, followsChanges: false)
                 let auth = try await manager.refresh()
                 let summary = CredentialsSummary(
                     service: item.service, account: item.account,
