@@ -97,7 +97,7 @@ public struct KeyringAuthStore: AuthStore {
     /// creates an item, never replaces one another writer changed since `previous` was read (a sign-in elsewhere
     /// wins), and never replaces one it cannot read (written by a newer version). The Secret Service has no
     /// conditional write, so the comparison and the write are two calls: `AuthManager` makes them one step by
-    /// holding the item's lock (``itemLock``), which every writer of this package takes.
+    /// holding the item's lock (``itemLock(maximumWait:)``), which every writer of this package takes.
     /// - Throws: `AuthStoreError` — `missing` when there is no item, `superseded` when it holds another version,
     ///   `corrupt` or `unsupportedVersion` when it cannot be read (left untouched); `KeyringError` when the keyring
     ///   cannot be used.
@@ -108,14 +108,14 @@ public struct KeyringAuthStore: AuthStore {
     }
 
     /// Stores tokens and client, replacing the item in place. It takes no lock: `AuthManager` calls it holding
-    /// ``itemLock``; other writers use ``signIn(_:)``.
+    /// ``itemLock(maximumWait:)``; other writers use ``signIn(_:)``.
     public func save(_ credentials: StoredCredentials) async throws {
         let text = try StoredBundleFormat.encode(credentials)
         try await keyring.store(text, label: label, attributes: attributes, in: collection)
     }
 
     /// Stores the credentials of a sign-in or import, replacing whatever the item holds — an item this version
-    /// cannot read included, the one write allowed to — under ``itemLock``, so that it is ordered with refreshes in
+    /// cannot read included, the one write allowed to — under ``itemLock(maximumWait:)``, so that it is ordered with refreshes in
     /// every process: a refresh under way finishes first, and any later refresh starts from these credentials.
     ///
     /// Waits for the lock up to ``signInLockWait``: longer than a refresh holds it (its token request and keyring
@@ -150,7 +150,7 @@ public struct KeyringAuthStore: AuthStore {
         _ = try await keyring.delete(attributes)
     }
 
-    /// Deletes the item under ``itemLock``, so that a refresh under way in another process finishes first and
+    /// Deletes the item under ``itemLock(maximumWait:)``, so that a refresh under way in another process finishes first and
     /// never writes it back.
     /// - Returns: whether there was one.
     @discardableResult
