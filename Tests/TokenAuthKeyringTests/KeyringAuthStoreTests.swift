@@ -241,8 +241,10 @@ struct KeyringAuthStoreTests {
             #expect(superseded?.code == .superseded)
             #expect(try await store.load()?.accessToken == "access-2")
 
-            // A person replaced the tokens with secret-tool: a refresh of the version before never overwrites them.
-            try await secretToolStore(store, "pasted-by-hand")
+            // Another writer that takes no lock replaced the tokens with a bare one (as `secret-tool store` would; it
+            // is not used here, since KeePassXC leaves its replacing call unanswered): never overwritten by a refresh
+            // of the version before.
+            try await keyring.store("pasted-by-hand", label: store.label, attributes: store.attributes)
             let pasted = await #expect(throws: AuthStoreError.self) { try await store.update(stale, replacing: refreshed) }
             #expect(pasted?.code == .superseded)
             #expect(try await secretToolLookup(store) == "pasted-by-hand")
