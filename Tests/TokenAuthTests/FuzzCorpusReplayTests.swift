@@ -28,6 +28,10 @@ struct FuzzCorpusReplayTests {
             #expect(response.refreshToken.map { !$0.isEmpty } ?? true, "\(input.name)")
             #expect(response.scope.map { !$0.isEmpty } ?? true, "\(input.name)")
             #expect((response.expiresAt ?? Self.sentAt) >= Self.sentAt, "\(input.name)")
+            let lifetime = (response.expiresAt ?? Self.sentAt).timeIntervalSince(Self.sentAt)
+            #expect(lifetime <= TokenResponse.maximumLifetime.timeInterval, "\(input.name)")
+            // What every process reading the stored tokens computes: it must not trap, whatever expires_in was.
+            _ = response.auth(updating: nil).isFresh(at: Self.sentAt, leeway: .seconds(60))
         }
         #expect(parsed > 0 && rejected > 0, "the corpus covers both accepted and refused bodies")
     }
