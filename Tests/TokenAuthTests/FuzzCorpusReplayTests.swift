@@ -54,12 +54,13 @@ struct FuzzCorpusReplayTests {
         #expect(challengesRead > 0, "the corpus holds readable challenges")
     }
 
-    @Test("every Retry-After input gives no wait or a wait that is not negative")
+    @Test("every Retry-After input gives no wait, or a wait within 0…TokenEndpointError.maximumRetryAfter")
     func retryAfter() throws {
         var understood = 0, ignored = 0
         for input in try FuzzInputs.all(of: "retry-after") {
             if let wait = RetryAfter.parse(input.text, now: Self.sentAt) {
                 #expect(wait >= .zero, "\(input.name)")
+                #expect(wait <= TokenEndpointError.maximumRetryAfter, "\(input.name)")
                 understood += 1
             } else {
                 ignored += 1

@@ -5,8 +5,9 @@ import Testing
 @testable import TokenAuth
 import TokenAuthTesting
 
-/// `expires_in` is a number the server chooses: whatever it sends, the tokens are timed sanely and nothing traps.
-@Suite("Outside numbers: the refresh leeway, and AuthManager against odd expires_in values")
+/// `expires_in` and `Retry-After` are numbers the server chooses: whatever it sends, the tokens are timed sanely,
+/// no wait is unbounded, and nothing traps.
+@Suite("Outside numbers: the refresh leeway, and AuthManager against odd expires_in and Retry-After values")
 struct OutsideNumbersTests {
     @Test("the refresh leeway is defined for any dates: a far expiry leaves the leeway as it is, and nothing traps")
     func leewayOfFarDates() {
@@ -71,5 +72,23 @@ struct OutsideNumbersTests {
         fixture.clock.advance(by: 2)
         #expect(try await manager.validToken() != first.accessToken)
         #expect(fixture.server.stats.refreshGrants == 2)
+    }
+
+    @Test("a Retry-After of a year parks the manager for an hour at most, then it refreshes")
+    func yearLongRetryAfter() async throws {
+        let fixture = try await RefreshFixture.start()
+        defer { Task { await fixture.shutdown() } }
+        fixture.server.updateFaults { $0.unavailable = 1; $0.retryAfter = "31536000" }
+        let manager = fixture.manager(store: InMemoryAuthStore(fixture.seed()))
+
+        let first = await #expect(throws: AuthError.self) { try await manager.validToken() }
+        #expect(first?.retryAfter == TokenEndpointError.maximumRetryAfter)
+        #expect(first?.underlying?.retryAfter == .seconds(3600))
+        fixture.clock.advance(by: 3599)
+        await #expect(throws: AuthError.self) { try await manager.validToken() }
+        #expect(fixture.server.stats.tokenRequests == 1)
+        fixture.clock.advance(by: 2)
+        _ = try await manager.validToken()
+        #expect(fixture.server.stats.successfulRefreshes == 1)
     }
 }
