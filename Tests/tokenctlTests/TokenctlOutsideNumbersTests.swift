@@ -88,5 +88,18 @@ extension TokenctlNetworkTests {
                 }
             }
         }
+
+        @Test("numbers on the command line that no clock can count are usage errors (exit 64), not traps", arguments: [
+            ["show", "--service", "S", "--account", "A", "--timeout", "inf"],
+            ["show", "--service", "S", "--account", "A", "--timeout", "1e300"],
+            ["show", "--service", "S", "--account", "A", "--timeout", "86401"],
+            ["login", "--service", "S", "--account", "A", "--issuer", "https://auth.example.com", "--client-id", "c",
+             "--time-limit", "9223372036854775807"],
+        ])
+        func unboundedOptions(_ arguments: [String]) async throws {
+            let result = try await tokenctl(arguments)
+            #expect(result.status == 64, "\(result.stderr)")
+            #expect(result.stderr.contains("at most 86400"), "\(result.stderr)")
+        }
     }
 }
