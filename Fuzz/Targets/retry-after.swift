@@ -8,9 +8,11 @@ import Foundation
 public func fuzzOneInput(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     let value = String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
     let now = Date(timeIntervalSince1970: 1_800_000_000)
-    // A wait is never negative: a date in the past means "now", a bad value means no wait was asked for.
+    // A wait is never negative (a date in the past means "now", a bad value means no wait was asked for) and
+    // never longer than the bound, however far the date or large the number.
     if let wait = RetryAfter.parse(value, now: now) {
         precondition(wait >= .zero, "Retry-After gave a negative wait")
+        precondition(wait <= TokenEndpointError.maximumRetryAfter, "Retry-After gave a wait beyond the bound")
     }
     return 0
 }

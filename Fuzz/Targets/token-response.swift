@@ -15,7 +15,13 @@ public func fuzzOneInput(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     precondition(response.scope.map { !$0.isEmpty } ?? true, "an empty scope kept")
     if let expiresAt = response.expiresAt {
         precondition(expiresAt >= sentAt, "an expiry before the request was sent")
+        precondition(
+            expiresAt.timeIntervalSince(sentAt) <= Double(TokenResponse.maximumLifetime.components.seconds),
+            "an expiry beyond TokenResponse.maximumLifetime")
     }
+    // What every process reading the stored tokens computes: it must not trap, whatever expires_in was.
+    let auth = response.auth(updating: nil)
+    _ = auth.isFresh(at: sentAt, leeway: .seconds(60))
     _ = response.description
     return 0
 }

@@ -4,8 +4,10 @@ extension OAuthTestServer {
     /// Counts are consumed one per token request, in this order: server errors, then unavailability, then
     /// malformed bodies, then header-breaking tokens. `invalidGrantRefreshes` is consumed only by refresh grants that got past those and past
     /// client authentication. `idTokenFaults` are consumed by the `id_token`s the token endpoint issues,
-    /// `jwksUnavailable` by requests to `/jwks`, `userinfoSubjectMismatches` by requests to `/userinfo`. Set over HTTP with `POST /_admin/faults` and a JSON body of these properties;
-    /// missing properties are zero or absent, so `{}` clears every fault.
+    /// `jwksUnavailable` by requests to `/jwks`, `userinfoSubjectMismatches` by requests to `/userinfo`.
+    /// `expiresInJSON` is not counted: it applies to every token response while it is set. Set over HTTP with
+    /// `POST /_admin/faults` and a JSON body of these properties; missing properties are zero or absent, so `{}`
+    /// clears every fault.
     public struct Faults: Sendable, Equatable, Codable {
         /// Delay added before each token response, in milliseconds.
         public var tokenLatencyMilliseconds: Int
@@ -28,6 +30,10 @@ extension OAuthTestServer {
         public var jwksUnavailable: Int
         /// The next this many UserInfo answers name another `sub` than the access token's user.
         public var userinfoSubjectMismatches: Int
+        /// While set, every token response sends this text, verbatim and unchecked, as the JSON value of
+        /// `expires_in` (`1e17`, `-5`, `0`, `"3599"` with its quotes), instead of the configured lifetime. Only the
+        /// response says so: the tokens themselves still live ``Configuration/accessTokenLifetime``.
+        public var expiresInJSON: String?
 
         /// Creates a set of faults; the defaults inject nothing.
         public init(
@@ -40,7 +46,8 @@ extension OAuthTestServer {
             headerBreakingTokens: Int = 0,
             idTokenFaults: [IDTokenFault] = [],
             jwksUnavailable: Int = 0,
-            userinfoSubjectMismatches: Int = 0
+            userinfoSubjectMismatches: Int = 0,
+            expiresInJSON: String? = nil
         ) {
             self.tokenLatencyMilliseconds = tokenLatencyMilliseconds
             self.serverErrors = serverErrors
@@ -52,6 +59,7 @@ extension OAuthTestServer {
             self.idTokenFaults = idTokenFaults
             self.jwksUnavailable = jwksUnavailable
             self.userinfoSubjectMismatches = userinfoSubjectMismatches
+            self.expiresInJSON = expiresInJSON
         }
 
         /// Decodes faults from JSON, treating each missing property as its default.
@@ -67,7 +75,8 @@ extension OAuthTestServer {
                 headerBreakingTokens: try container.decodeIfPresent(Int.self, forKey: .headerBreakingTokens) ?? 0,
                 idTokenFaults: try container.decodeIfPresent([IDTokenFault].self, forKey: .idTokenFaults) ?? [],
                 jwksUnavailable: try container.decodeIfPresent(Int.self, forKey: .jwksUnavailable) ?? 0,
-                userinfoSubjectMismatches: try container.decodeIfPresent(Int.self, forKey: .userinfoSubjectMismatches) ?? 0
+                userinfoSubjectMismatches: try container.decodeIfPresent(Int.self, forKey: .userinfoSubjectMismatches) ?? 0,
+                expiresInJSON: try container.decodeIfPresent(String.self, forKey: .expiresInJSON)
             )
         }
     }

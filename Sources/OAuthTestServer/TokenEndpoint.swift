@@ -202,7 +202,16 @@ struct TokenEndpoint: Sendable {
             body["id_token"] = await OpenIDProvider(state: state).idToken(
                 subject: issued.subject, clientID: issued.clientID, nonce: nonce, issuer: issuer)
         }
-        return Reply.json(body, headers: [.cacheControl: "no-store", .pragma: "no-cache"])
+        let headers: HTTPFields = [.cacheControl: "no-store", .pragma: "no-cache"]
+        if let expiresIn = state.withLock({ $0.faults.expiresInJSON }) {
+            // Spliced in as text, so the value reaches the client exactly as written (1e17 stays 1e17).
+            // The body holds access_token, so the rest of it is `{"access_token":…}` without its opening brace.
+            body["expires_in"] = nil
+            let rest = (try? JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])) ?? Data()
+            let json = #"{"expires_in":"# + expiresIn + "," + String(decoding: rest.dropFirst(), as: UTF8.self)
+            return Reply.bytes(Data(json.utf8), contentType: "application/json", status: .ok, headers: headers)
+        }
+        return Reply.json(body, headers: headers)
     }
 
     private func reply(for fault: OAuthTestServer.TokenFault) -> Response {

@@ -28,6 +28,10 @@ struct FuzzCorpusReplayTests {
             #expect(response.refreshToken.map { !$0.isEmpty } ?? true, "\(input.name)")
             #expect(response.scope.map { !$0.isEmpty } ?? true, "\(input.name)")
             #expect((response.expiresAt ?? Self.sentAt) >= Self.sentAt, "\(input.name)")
+            let lifetime = (response.expiresAt ?? Self.sentAt).timeIntervalSince(Self.sentAt)
+            #expect(lifetime <= TokenResponse.maximumLifetime.timeInterval, "\(input.name)")
+            // What every process reading the stored tokens computes: it must not trap, whatever expires_in was.
+            _ = response.auth(updating: nil).isFresh(at: Self.sentAt, leeway: .seconds(60))
         }
         #expect(parsed > 0 && rejected > 0, "the corpus covers both accepted and refused bodies")
     }
@@ -50,12 +54,13 @@ struct FuzzCorpusReplayTests {
         #expect(challengesRead > 0, "the corpus holds readable challenges")
     }
 
-    @Test("every Retry-After input gives no wait or a wait that is not negative")
+    @Test("every Retry-After input gives no wait, or a wait within 0…TokenEndpointError.maximumRetryAfter")
     func retryAfter() throws {
         var understood = 0, ignored = 0
         for input in try FuzzInputs.all(of: "retry-after") {
             if let wait = RetryAfter.parse(input.text, now: Self.sentAt) {
                 #expect(wait >= .zero, "\(input.name)")
+                #expect(wait <= TokenEndpointError.maximumRetryAfter, "\(input.name)")
                 understood += 1
             } else {
                 ignored += 1

@@ -141,6 +141,25 @@ struct OAuthTestServerTests {
         }
     }
 
+    @Test("expiresInJSON, set over HTTP, is sent verbatim as expires_in by every token response until cleared")
+    func rawExpiresIn() async throws {
+        try await withServer { server in
+            let set = try await call(.post, server.url("/_admin/faults"), body: Data(#"{"expiresInJSON":"1e17"}"#.utf8))
+            #expect(set.status == 200)
+            let form = Data("grant_type=client_credentials&client_id=test-client".utf8)
+            let headers: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
+            for _ in 0..<2 {
+                let request = HTTPRequest(method: .post, url: server.tokenEndpoint, headerFields: headers)
+                let (_, body) = try await URLSessionTransport().send(request, body: form)
+                #expect(String(decoding: body, as: UTF8.self).hasPrefix(#"{"expires_in":1e17,"access_token":""#))
+            }
+            server.faults = OAuthTestServer.Faults(expiresInJSON: #""3599""#)
+            #expect(try await call(.post, server.tokenEndpoint, headers: headers, body: form).json["expires_in"] as? String == "3599")
+            server.faults = OAuthTestServer.Faults()
+            #expect(try await call(.post, server.tokenEndpoint, headers: headers, body: form).json["expires_in"] as? Int == 3600)
+        }
+    }
+
     @Test("stats over HTTP match the API and do not count admin requests")
     func statsOverHTTP() async throws {
         try await withServer { server in

@@ -38,7 +38,20 @@ struct RetryAfterTests {
         #expect(RetryAfter.parse("", now: now) == nil)
         #expect(RetryAfter.parse("-5", now: now) == nil)
         #expect(RetryAfter.parse("soon", now: now) == nil)
-        #expect(RetryAfter.parse("99999999999999999999999", now: now) == nil)
+    }
+
+    @Test("a wait longer than an hour, in seconds or as a date, is clamped to TokenEndpointError.maximumRetryAfter")
+    func longWaitsAreBounded() {
+        let hour = Duration.seconds(3600)
+        #expect(TokenEndpointError.maximumRetryAfter == hour)
+        #expect(RetryAfter.parse("3600", now: now) == hour)
+        #expect(RetryAfter.parse("3601", now: now) == hour)
+        #expect(RetryAfter.parse("31536000", now: now) == hour)  // a year
+        #expect(RetryAfter.parse("9223372036854775807", now: now) == hour)
+        #expect(RetryAfter.parse("99999999999999999999999", now: now) == hour)  // beyond Int64: still a wait
+        #expect(RetryAfter.parse(Self.imfFixdate(now.addingTimeInterval(3599)), now: now) == .seconds(3599))
+        #expect(RetryAfter.parse(Self.imfFixdate(now.addingTimeInterval(86_400 * 365)), now: now) == hour)
+        #expect(RetryAfter.parse("Fri, 31 Dec 9999 23:59:59 GMT", now: now) == hour)
     }
 
     static func imfFixdate(_ date: Date) -> String {

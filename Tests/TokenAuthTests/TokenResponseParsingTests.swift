@@ -40,11 +40,13 @@ struct TokenResponseParsingTests {
     func numericStringExpiresIn() throws {
         #expect(try parse(#"{"access_token":"at","token_type":"Bearer","expires_in":"120"}"#).expiresAt == sentAt.addingTimeInterval(120))
         #expect(try parse(#"{"access_token":"at","token_type":"Bearer","expires_in":" 60 "}"#).expiresAt == sentAt.addingTimeInterval(60))
+        #expect(try parse(#"{"access_token":"at","expires_in":"3599"}"#).expiresAt == sentAt.addingTimeInterval(3599))
     }
 
     @Test("a fractional expires_in keeps its fraction")
     func fractionalExpiresIn() throws {
         #expect(try parse(#"{"access_token":"at","expires_in":1.5}"#).expiresAt == sentAt.addingTimeInterval(1.5))
+        #expect(try parse(#"{"access_token":"at","expires_in":0.25}"#).expiresAt == sentAt.addingTimeInterval(0.25))
     }
 
     @Test("absent expires_in means no known expiry")
@@ -52,8 +54,27 @@ struct TokenResponseParsingTests {
         #expect(try parse(#"{"access_token":"at","token_type":"Bearer"}"#).expiresAt == nil)
     }
 
-    @Test("an unreadable or negative expires_in means no known expiry rather than losing the tokens", arguments: [
-        #""soon""#, "-5", "null", "true", #"{"seconds":5}"#, #""1e400""#,
+    @Test("a zero or negative expires_in means expired when the request was sent, and the tokens are kept", arguments: [
+        "0", "-5", "-0.5", #""-5""#, #""0""#, "-1e308",
+    ])
+    func expiredOnArrival(value: String) throws {
+        let response = try parse(#"{"access_token":"at","refresh_token":"rt","expires_in":\#(value)}"#)
+        #expect(response.expiresAt == sentAt)
+        #expect(response.refreshToken == "rt")
+        #expect(response.auth(updating: nil).isValid(at: sentAt) == false)
+    }
+
+    @Test("a huge expires_in is clamped to ten years from the send time", arguments: [
+        "1e17", #""1e17""#, "1e308", "315360001", "9223372036854775807",
+    ])
+    func hugeExpiresIn(value: String) throws {
+        let response = try parse(#"{"access_token":"at","expires_in":\#(value)}"#)
+        #expect(TokenResponse.maximumLifetime == .seconds(315_360_000))
+        #expect(response.expiresAt == sentAt.addingTimeInterval(315_360_000))
+    }
+
+    @Test("an unreadable or non-finite expires_in means no known expiry rather than losing the tokens", arguments: [
+        #""soon""#, "null", "true", #"{"seconds":5}"#, #""1e400""#, #""inf""#, #""nan""#, #""-inf""#,
     ])
     func unreadableExpiresIn(value: String) throws {
         let response = try parse(#"{"access_token":"at","refresh_token":"rt","expires_in":\#(value)}"#)

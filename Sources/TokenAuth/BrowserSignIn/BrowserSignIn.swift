@@ -26,8 +26,9 @@ import Synchronization
 ///    whether the sign-in worked, and closes the listener.
 ///
 /// The listener is closed on every way out: success, an error, the time limit (``timeLimit`` by the injected
-/// clock), and cancellation of the calling task. Nothing is stored here: the caller stores the result, and an
-/// error leaves whatever was stored before untouched.
+/// clock), and cancellation of the calling task. The time limit covers the wait for the browser only: once the
+/// redirect brought a code, the exchange runs to the transport's own timeout, so a granted code is never dropped.
+/// Nothing is stored here: the caller stores the result, and an error leaves whatever was stored before untouched.
 public struct BrowserSignIn: Sendable {
     /// Where the browser is sent back to: a port and a path on `127.0.0.1`.
     public struct Redirect: Sendable, Equatable {
@@ -54,7 +55,8 @@ public struct BrowserSignIn: Sendable {
     public let requiresIssuerParameter: Bool
     /// Where the browser is sent back to.
     public let redirect: Redirect
-    /// How long the user has to finish in the browser.
+    /// How long the user has to finish in the browser. It stops applying when the redirect brings a code: the code
+    /// exchange is bounded by the transport's timeout instead.
     public let timeLimit: Duration
     private let transport: any HTTPTransport
     private let clock: any Clock<Duration>
@@ -254,17 +256,27 @@ private final class CodeExchange: Sendable {
             return fail(BrowserSignInError.malformedResponse(
                 redirect.count(of: "code") > 1 ? "it has more than one code" : "it has no code"))
         }
+        // The code is in hand: the exchange runs to its own end, outside the sign-in's time limit.
+        return .answer { await self.exchange(code) }
+    }
+
+    private func exchange(_ code: String) async -> (RedirectPage, Result<Outcome, any Error>) {
         do {
             let response = try await endpoint.authorizationCode(
                 code, redirectURI: request.redirectURI, codeVerifier: request.pkce.verifier)
             let identity = try await identify(response)
-            return .finish(.signedIn(as: identity?.displayName), .success((response, identity)))
+            return (.signedIn(as: identity?.displayName), .success((response, identity)))
         } catch {
-            return fail(error)
+            return failure(error)
         }
     }
 
     private func fail(_ error: any Error) -> LoopbackRedirectListener.Decision<Outcome> {
+        let (page, outcome) = failure(error)
+        return .finish(page, outcome)
+    }
+
+    private func failure(_ error: any Error) -> (RedirectPage, Result<Outcome, any Error>) {
         let problem: String
         let advice: String
         switch error {
@@ -281,6 +293,6 @@ private final class CodeExchange: Sendable {
             problem = "The app could not complete the sign-in."
             advice = "Go back to the app and sign in again."
         }
-        return .finish(.failed(problem, advice: advice), .failure(error))
+        return (.failed(problem, advice: advice), .failure(error))
     }
 }

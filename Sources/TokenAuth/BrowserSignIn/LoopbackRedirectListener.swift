@@ -8,9 +8,10 @@ import NIOPosix
 ///
 /// It is built on swift-nio's HTTP/1 server pipeline, which parses the requests. Every connection gets one answer
 /// and is closed. Requests for any other path get a 404; requests on the path go to the caller's handler, which
-/// either answers and keeps waiting (a response that belongs to no sign-in in progress) or answers and ends the
-/// wait with a result. The listening socket is closed on every way out of ``receive(timeLimit:clock:_:)``: a
-/// result, an error, the time limit and cancellation.
+/// either answers and keeps waiting (a response that belongs to no sign-in in progress), answers and ends the
+/// wait with a result, or takes the answer and completes it outside the time limit (a code exchange). The listening
+/// socket is closed on every way out of ``receive(timeLimit:clock:timedOut:_:)``: a result, an error, the time
+/// limit and cancellation.
 struct LoopbackRedirectListener: Sendable {
     /// What the handler decided about a request on the redirect path.
     enum Decision<Success: Sendable>: Sendable {
@@ -18,6 +19,10 @@ struct LoopbackRedirectListener: Sendable {
         case keepWaiting(RedirectPage)
         /// Answer with `page`, then end the wait with `outcome`.
         case finish(RedirectPage, Result<Success, any Error>)
+        /// This request is the answer: the time limit stops applying, `complete` runs to its own end (a code
+        /// exchange, up to the transport's timeout), then its page is written and its outcome ends the wait. When
+        /// the time limit passed first, `complete` does not run and the browser is told the sign-in timed out.
+        case answer(@Sendable () async -> (RedirectPage, Result<Success, any Error>))
     }
 
     /// A request the browser sent to the redirect path.
@@ -72,7 +77,8 @@ struct LoopbackRedirectListener: Sendable {
         try? await server.channel.close()
     }
 
-    /// Serves requests until `handle` finishes the wait, or `timeLimit` passes by `clock`, then closes the listener.
+    /// Serves requests until `handle` finishes the wait, or `timeLimit` passes by `clock` before a request took the
+    /// answer (``Decision/answer(_:)``), then closes the listener.
     ///
     /// - Throws: What `handle` finished with; `timedOut()` when the time limit passed first; `CancellationError`
     ///   when the calling task is cancelled.
@@ -84,6 +90,7 @@ struct LoopbackRedirectListener: Sendable {
     ) async throws -> Success {
         let (outcomes, finish) = AsyncStream<Result<Success, any Error>>.makeStream()
         let path = self.path
+        let limit = RedirectTimeLimit()
         defer { finish.finish() }
         do {
             let outcome: Result<Success, any Error> = try await server.executeThenClose { connections in
@@ -92,14 +99,15 @@ struct LoopbackRedirectListener: Sendable {
                         try await withThrowingDiscardingTaskGroup { serving in
                             for try await connection in connections {
                                 serving.addTask {
-                                    try? await Self.serve(connection, path: path, handle: handle, finish: finish)
+                                    try? await Self.serve(
+                                        connection, path: path, limit: limit, handle: handle, finish: finish)
                                 }
                             }
                         }
                     }
                     group.addTask {
                         try await clock.sleep(for: timeLimit)
-                        finish.yield(.failure(timedOut()))
+                        if limit.pass() { finish.yield(.failure(timedOut())) }
                     }
                     var iterator = outcomes.makeAsyncIterator()
                     let first = await iterator.next()
@@ -120,6 +128,7 @@ struct LoopbackRedirectListener: Sendable {
     private static func serve<Success: Sendable>(
         _ connection: Connection,
         path: String,
+        limit: RedirectTimeLimit,
         handle: @Sendable (Request) async -> Decision<Success>,
         finish: AsyncStream<Result<Success, any Error>>.Continuation
     ) async throws {
@@ -147,6 +156,14 @@ struct LoopbackRedirectListener: Sendable {
                     case .keepWaiting(let page):
                         try await write(page, to: outbound, head: received)
                     case .finish(let page, let outcome):
+                        try? await write(page, to: outbound, head: received)
+                        finish.yield(outcome)
+                    case .answer(let complete):
+                        guard limit.stop() else {
+                            try await write(.timedOut, to: outbound, head: received)
+                            return
+                        }
+                        let (page, outcome) = await complete()
                         try? await write(page, to: outbound, head: received)
                         finish.yield(outcome)
                     }

@@ -34,6 +34,12 @@ struct RedirectPage: Sendable, Equatable {
         status: .conflict, title: "Already answered",
         message: "The app already received an answer for this sign-in. You can close this tab.")
 
+    /// An answer that arrived after the sign-in's time limit passed: the app no longer waits for it.
+    static let timedOut = RedirectPage(
+        status: .ok, title: "Sign-in timed out",
+        message: "The app stopped waiting for this sign-in before the answer arrived, so it was not used. "
+            + "Go back to the app and sign in again.")
+
     /// The sign-in ended with `problem`; `advice` says what to do.
     static func failed(_ problem: String, advice: String) -> RedirectPage {
         RedirectPage(status: .ok, title: "Sign-in failed", message: "\(problem) \(advice)")

@@ -89,11 +89,14 @@ public struct Auth: Sendable, Equatable {
     ///
     /// A token that lives 30 s, refreshed 60 s before it expires, would be refreshed on every use; bounded to 15 s,
     /// it is used for the first half of its life and refreshed once.
+    ///
+    /// Defined for any dates: a lifetime too long to count in milliseconds (far dates in an imported item) leaves
+    /// `leeway` as it is, and one that is not positive or not a number does too.
     public func refreshLeeway(atMost leeway: Duration) -> Duration {
         guard let issuedAt, let expiresAt else { return leeway }
         let half = expiresAt.timeIntervalSince(issuedAt) / 2
-        guard half > 0 else { return leeway }
-        return min(leeway, .milliseconds(Int64((half * 1000).rounded(.down))))
+        guard half > 0, let milliseconds = Int64(exactly: (half * 1000).rounded(.down)) else { return leeway }
+        return min(leeway, .milliseconds(milliseconds))
     }
 
     /// Whether the token is valid at `now` for at least its ``refreshLeeway(atMost:)``: the test that decides

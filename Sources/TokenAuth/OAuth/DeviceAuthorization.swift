@@ -15,7 +15,8 @@ import HTTPTypes
 ///
 /// The flow requests a device code, hands the ``Prompt`` to the app's hook, then polls the token endpoint:
 /// - first after the server's `interval` (5 s when it names none), then at that interval;
-/// - `authorization_pending` → keeps polling; `slow_down` → adds 5 s to the interval for the rest of the flow;
+/// - `authorization_pending` → keeps polling; `slow_down` → adds 5 s to the interval for the rest of the flow,
+///   up to ``maximumInterval``;
 /// - `access_denied` → ``DeviceAuthorizationError/accessDenied``; `expired_token` →
 ///   ``DeviceAuthorizationError/expired``;
 /// - a transient failure (no answer, 5xx) → keeps polling, doubling the wait for each failure in a row;
@@ -23,9 +24,22 @@ import HTTPTypes
 /// - gives up with ``DeviceAuthorizationError/expired`` rather than poll at or after `expires_in` (or rethrows the
 ///   last transient failure, if the last poll had one).
 ///
-/// Every wait goes through the injected `Clock`, so tests run the whole flow without waiting in real time. Cancel
-/// the calling task to stop (for example when the user closes the dialog): the flow throws `CancellationError`.
+/// The server's numbers are bounded where they are read: `interval` to ``minimumInterval``…``maximumInterval``, and
+/// the device code's `expires_in` to at most ``maximumCodeLifetime``, so no server can make the client poll in a
+/// busy loop or wait for hours. Every wait goes through the injected `Clock`, so tests run the whole flow without
+/// waiting in real time. Cancel the calling task to stop (for example when the user closes the dialog): the flow
+/// throws `CancellationError`.
 public struct DeviceAuthorization: Sendable {
+    /// The shortest wait between polls: 1 s. A smaller positive `interval` is raised to it, so a server cannot make
+    /// the client poll in a busy loop (zero, negative or absent means RFC 8628's default of 5 s).
+    public static let minimumInterval = Duration.seconds(1)
+    /// The longest wait between polls while the server answers: 60 s, `slow_down` increments included. A larger
+    /// `interval` is lowered to it: the user is waiting to be signed in, and a minute is already slow.
+    public static let maximumInterval = Duration.seconds(60)
+    /// The longest a device code is waited for: 1 hour. A larger `expires_in` is lowered to it, so a server cannot
+    /// keep the flow polling for days; real codes live 10 to 30 minutes.
+    public static let maximumCodeLifetime = Duration.seconds(3600)
+
     /// What the app shows the user: where to go and the code to enter there (RFC 8628 §3.3).
     public struct Prompt: Sendable, Equatable, CustomStringConvertible {
         /// The code the user enters, such as `WDJB-MJHT`. Show it exactly as given.
@@ -35,7 +49,8 @@ public struct DeviceAuthorization: Sendable {
         /// ``verificationURI`` with the code already in it, when the server gave one: good for a QR code or a
         /// link. Show ``userCode`` as well, so the user can check it (RFC 8628 §3.3.1).
         public let verificationURIComplete: URL?
-        /// How long the code stays valid from when it was requested (`expires_in`).
+        /// How long the code stays valid from when it was requested (`expires_in`, at most
+        /// ``DeviceAuthorization/maximumCodeLifetime``).
         public let expiresIn: Duration
 
         /// Creates a prompt.
@@ -254,7 +269,7 @@ public struct DeviceAuthorization: Sendable {
         guard let verificationURI = answer.verificationURI.flatMap(URL.init(string:)), verificationURI.host != nil else {
             throw DeviceAuthorizationError.malformed("its answer has no usable verification_uri", statusCode: status)
         }
-        guard let expiresIn = answer.expiresIn, expiresIn > 0 else {
+        guard let expiresIn = answer.expiresIn else {
             throw DeviceAuthorizationError.malformed("its answer has no positive expires_in", statusCode: status)
         }
         return DeviceCode(
@@ -263,20 +278,23 @@ public struct DeviceAuthorization: Sendable {
                 userCode: userCode,
                 verificationURI: verificationURI,
                 verificationURIComplete: answer.verificationURIComplete.flatMap(URL.init(string:)),
-                expiresIn: .seconds(expiresIn)),
-            interval: answer.interval.map { .seconds($0) })
+                expiresIn: expiresIn),
+            interval: answer.interval)
     }
 }
 
 /// The members of a device authorization response (RFC 8628 §3.2), each decoded leniently: a member of the wrong
-/// type reads as absent. Numbers may come as JSON numbers or numeric strings.
+/// type reads as absent. Numbers may come as JSON numbers or numeric strings, and are bounded here.
 private struct DeviceAuthorizationBody: Decodable {
     var deviceCode: String?
     var userCode: String?
     var verificationURI: String?
     var verificationURIComplete: String?
-    var expiresIn: Int64?
-    var interval: Int64?
+    /// At most ``DeviceAuthorization/maximumCodeLifetime``; `nil` when absent, not positive or not a number.
+    var expiresIn: Duration?
+    /// Within ``DeviceAuthorization/minimumInterval``…``DeviceAuthorization/maximumInterval``; `nil` when absent,
+    /// not positive or not a number.
+    var interval: Duration?
 
     private enum CodingKeys: String, CodingKey {
         case deviceCode = "device_code"
@@ -293,11 +311,8 @@ private struct DeviceAuthorizationBody: Decodable {
         userCode = try? container.decodeIfPresent(String.self, forKey: .userCode)
         verificationURI = try? container.decodeIfPresent(String.self, forKey: .verificationURI)
         verificationURIComplete = try? container.decodeIfPresent(String.self, forKey: .verificationURIComplete)
-        expiresIn = Self.seconds(container, .expiresIn)
-        interval = Self.seconds(container, .interval)
-    }
-
-    private static func seconds(_ container: KeyedDecodingContainer<CodingKeys>, _ key: CodingKeys) -> Int64? {
-        container.lenientSeconds(forKey: key).flatMap { abs($0) < 1e9 ? Int64($0) : nil }
+        expiresIn = container.positiveSeconds(forKey: .expiresIn, within: .zero...DeviceAuthorization.maximumCodeLifetime)
+        interval = container.positiveSeconds(
+            forKey: .interval, within: DeviceAuthorization.minimumInterval...DeviceAuthorization.maximumInterval)
     }
 }

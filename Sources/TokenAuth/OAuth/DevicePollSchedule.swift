@@ -2,7 +2,8 @@
 ///
 /// Invariants:
 /// - ``interval`` starts at the server's `interval`, or 5 s when it sent none (or a non-positive one), and only
-///   grows: each `slow_down` adds 5 s to it for the rest of the flow.
+///   grows: each `slow_down` adds 5 s to it for the rest of the flow. It stays within
+///   ``DeviceAuthorization/minimumInterval``…``DeviceAuthorization/maximumInterval``.
 /// - After a transient failure (no answer, 5xx) the wait doubles for each failure in a row, up to 64 times the
 ///   interval (RFC 8628 §3.5 asks for exponential backoff); any answer from the server ends the run of failures.
 /// - No poll is scheduled at or after ``lifetime``, counted from when the device code was requested: the client
@@ -35,7 +36,7 @@ struct DevicePollSchedule: Sendable, Equatable {
     ///   - lifetime: The server's `expires_in`.
     init(interval: Duration?, lifetime: Duration) {
         if let interval, interval > .zero {
-            self.interval = interval
+            self.interval = min(max(interval, DeviceAuthorization.minimumInterval), DeviceAuthorization.maximumInterval)
         } else {
             self.interval = Self.defaultInterval
         }
@@ -49,7 +50,7 @@ struct DevicePollSchedule: Sendable, Equatable {
             consecutiveFailures = 0
         case .slowDown:
             consecutiveFailures = 0
-            interval += Self.slowDownIncrement
+            interval = min(interval + Self.slowDownIncrement, DeviceAuthorization.maximumInterval)
         case .transientFailure:
             consecutiveFailures += 1
         }

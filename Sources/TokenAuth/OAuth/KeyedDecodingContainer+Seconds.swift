@@ -13,4 +13,14 @@ extension KeyedDecodingContainer {
         guard let seconds, seconds.isFinite else { return nil }
         return seconds
     }
+
+    /// ``lenientSeconds(forKey:)`` when positive, as a duration clamped to `bounds`; `nil` when absent, of another
+    /// type, not a finite number, zero or negative. The comparison happens before any conversion, so no number
+    /// can overflow it.
+    func positiveSeconds(forKey key: Key, within bounds: ClosedRange<Duration>) -> Duration? {
+        guard let seconds = lenientSeconds(forKey: key), seconds > 0 else { return nil }
+        if seconds <= bounds.lowerBound.timeInterval { return bounds.lowerBound }
+        if seconds >= bounds.upperBound.timeInterval { return bounds.upperBound }
+        return .seconds(seconds)
+    }
 }

@@ -2,19 +2,22 @@ import Foundation
 
 /// Parsing of the `Retry-After` header (RFC 9110 §10.2.3): a number of seconds or an HTTP-date.
 enum RetryAfter {
-    /// How long the server asked to wait, measured from `now`.
+    /// How long the server asked to wait, measured from `now`, within 0…``TokenEndpointError/maximumRetryAfter``.
     ///
-    /// A date in the past gives zero. Returns `nil` for a missing or unparseable value, so a bad header never
-    /// becomes a guess.
+    /// A date in the past gives zero; a longer wait, or a number of seconds too long to count, gives the maximum.
+    /// Returns `nil` for a missing or unparseable value, so a bad header never becomes a guess.
     static func parse(_ value: String?, now: Date) -> Duration? {
         guard let value = value?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
+        let maximum = TokenEndpointError.maximumRetryAfter
         if value.allSatisfy(\.isASCIIDigit) {
-            guard let seconds = Int64(value) else { return nil }
-            return .seconds(seconds)
+            // Every digit string is a valid delay-seconds (RFC 9110 §10.2.3); one beyond Int64 is simply long.
+            guard let seconds = Int64(value) else { return maximum }
+            return min(.seconds(seconds), maximum)
         }
         guard let date = httpDate(value) else { return nil }
         let interval = date.timeIntervalSince(now)
         guard interval > 0 else { return .zero }
+        guard interval < maximum.timeInterval else { return maximum }
         return .seconds(interval.rounded(.up))
     }
 

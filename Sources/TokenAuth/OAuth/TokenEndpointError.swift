@@ -39,8 +39,12 @@ public struct TokenEndpointError: Error, Sendable, Equatable, CustomStringConver
     public let oauthErrorCode: String?
     /// The server's `error_description`, trimmed to printable ASCII and to 500 characters, with secrets redacted.
     public let errorDescription: String?
-    /// How long the server asked the client to wait (`Retry-After`), when it said.
+    /// How long the server asked the client to wait (`Retry-After`), when it said; at most ``maximumRetryAfter``.
     public let retryAfter: Duration?
+    /// The longest wait taken from a `Retry-After` header: 1 hour. A longer one, in seconds or as a date, is clamped
+    /// to it where the header is read, so a misconfigured or hostile server cannot park a client for a year; after
+    /// an hour the client asks again, and a server that still struggles says so again.
+    public static let maximumRetryAfter = Duration.seconds(3600)
     /// The HTTP status of the response, or `nil` when there was none (or the error came from ``TokenResponse/parse(data:sentAt:)``).
     public let statusCode: Int?
     /// What went wrong in our own words; never contains a secret.

@@ -7,6 +7,14 @@ public struct TokenResponse: Sendable, Equatable {
     /// The largest token response accepted: 1 MiB. Real ones are a few kilobytes at most.
     public static let maximumSize = 1024 * 1024
 
+    /// The longest access-token lifetime taken from `expires_in`: 10 years (365-day years). A longer one is clamped
+    /// to it when the response is parsed.
+    ///
+    /// A provider that means "never expires" may send a huge number, and a hostile server could send `1e17` to
+    /// push every date computed from the token's expiry past what the arithmetic and the stored format can hold —
+    /// in every process that reads the item. No real token lives ten years, so no real expiry is shortened.
+    public static let maximumLifetime = Duration.seconds(10 * 365 * 24 * 3600)
+
     /// The new access token.
     public var accessToken: String
     /// The token type, with `bearer` in any case normalised to `Bearer` (types are case-insensitive, §5.1).
@@ -14,7 +22,8 @@ public struct TokenResponse: Sendable, Equatable {
     /// The new refresh token, or `nil` when the server issued none — then the previous one stays valid (§6).
     public var refreshToken: String?
     /// When the access token expires: `expires_in` counted from when the request was sent, so the time the
-    /// request spent in flight is not added to the token's life. `nil` when the server did not say.
+    /// request spent in flight is not added to the token's life. `nil` when the server did not say. Never before
+    /// ``issuedAt`` nor more than ``maximumLifetime`` after it, when parsed from a response.
     public var expiresAt: Date?
     /// The granted scope, or `nil` when the response did not say (then it is the requested one, §5.1).
     public var scope: String?
@@ -50,9 +59,11 @@ public struct TokenResponse: Sendable, Equatable {
     /// Parses the JSON body of a token response, without any network request — for example one that a user
     /// pastes into `tokenctl import`.
     ///
-    /// - `expires_in` may be a number or a numeric string; absent, negative or unreadable means no known
-    ///   expiry, so a quirk in that field never discards the tokens (with rotation, the new refresh token would be
-    ///   lost for good).
+    /// - `expires_in` may be a number (fractions are kept) or a numeric string such as `"3599"`. It is clamped to
+    ///   0…``maximumLifetime``: zero or negative means the token expired when the request was sent (so it is
+    ///   refreshed before use), and a larger number means ten years. Absent, `null`, or not a finite number means no
+    ///   known expiry, so a quirk in that field never discards the tokens (with rotation, the new refresh token
+    ///   would be lost for good).
     /// - `token_type` is compared case-insensitively; absent means `Bearer`.
     /// - `access_token`, `refresh_token` and `token_type` must be visible ASCII without spaces, since they end up in
     ///   header fields: anything else is a malformed response.

@@ -6,7 +6,9 @@ struct TokenResponseBody: Decodable {
     var accessToken: String?
     var tokenType: String?
     var refreshToken: String?
-    /// Seconds, from a JSON number or a numeric string; `nil` when absent, negative or not a finite number.
+    /// Seconds, from a JSON number or a numeric string, clamped to 0…``TokenResponse/maximumLifetime``: a
+    /// negative or zero `expires_in` is 0 (expired when the request was sent), a larger one the maximum. `nil` when
+    /// absent, of another type, or not a finite number.
     var expiresIn: TimeInterval?
     var scope: String?
     /// The OpenID Connect `id_token`, when the scope included `openid`.
@@ -38,8 +40,8 @@ struct TokenResponseBody: Decodable {
         error = try? container.decodeIfPresent(String.self, forKey: .error)
         errorDescription = try? container.decodeIfPresent(String.self, forKey: .errorDescription)
 
-        if let seconds = container.lenientSeconds(forKey: .expiresIn), seconds >= 0 {
-            expiresIn = seconds
+        expiresIn = container.lenientSeconds(forKey: .expiresIn).map {
+            min(max($0, 0), TokenResponse.maximumLifetime.timeInterval)
         }
     }
 }

@@ -110,7 +110,10 @@ extension TokenCtl {
             if let redirectPath, !redirectPath.hasPrefix("/") {
                 throw ValidationError("--redirect-path must start with /, e.g. /callback.")
             }
-            guard timeLimit > 0 else { throw ValidationError("--time-limit must be a positive number of seconds.") }
+            // At most a day: the clock cannot sleep for Int.max seconds (it traps).
+            guard timeLimit > 0, timeLimit <= 86_400 else {
+                throw ValidationError("--time-limit must be a positive number of seconds, at most 86400 (a day).")
+            }
             if (username != nil) != passwordStdin {
                 throw ValidationError("--username and --password-stdin go together: the password is read from standard input.")
             }

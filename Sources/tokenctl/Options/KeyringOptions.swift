@@ -10,10 +10,13 @@ struct KeyringOptions: ParsableArguments {
     var noPrompt = false
 
     func validate() throws {
-        guard timeout > 0 else { throw ValidationError("--timeout must be a positive number of seconds.") }
+        // At most a day: `inf` or 1e300 would trap when counted as a Duration (NaN fails both comparisons).
+        guard timeout > 0, timeout <= 86_400 else {
+            throw ValidationError("--timeout must be a positive number of seconds, at most 86400 (a day).")
+        }
     }
 
     var keyring: Keyring {
-        Keyring(configuration: .init(timeout: .milliseconds(Int(timeout * 1000)), prompting: noPrompt ? .never : .allowed))
+        Keyring(configuration: .init(timeout: .seconds(timeout), prompting: noPrompt ? .never : .allowed))
     }
 }

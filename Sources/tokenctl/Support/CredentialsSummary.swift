@@ -58,7 +58,7 @@ struct CredentialsSummary: Sendable, Equatable, Encodable {
         self.account = account
         tokenType = auth.tokenType
         expiresAt = auth.expiresAt
-        expiresInSeconds = auth.expiresAt.map { Int($0.timeIntervalSince(now).rounded(.down)) }
+        expiresInSeconds = auth.expiresAt.map { Self.wholeSeconds($0.timeIntervalSince(now)) }
         isExpired = !auth.isValid(at: now)
         scope = auth.scope
         hasRefreshToken = auth.refreshToken != nil
@@ -67,7 +67,7 @@ struct CredentialsSummary: Sendable, Equatable, Encodable {
         hasClientSecret = credentials.client?.clientSecret != nil
         revocationEndpoint = credentials.client?.revocationEndpoint
         refreshedAt = credentials.refreshedAt
-        secondsSinceRefresh = credentials.refreshedAt.map { max(0, Int(now.timeIntervalSince($0).rounded(.down))) }
+        secondsSinceRefresh = credentials.refreshedAt.map { max(0, Self.wholeSeconds(now.timeIntervalSince($0))) }
         issuer = credentials.client?.issuer ?? credentials.identity?.issuer
         identity = credentials.identity.map {
             IdentitySummary(issuer: $0.issuer, subject: $0.subject, displayName: $0.displayName)
@@ -94,6 +94,15 @@ struct CredentialsSummary: Sendable, Equatable, Encodable {
     var relativeRefresh: String {
         guard let seconds = secondsSinceRefresh else { return "never recorded" }
         return "\(Self.span(seconds)) ago"
+    }
+
+    /// `interval` rounded down to whole seconds, saturated at ±`Int.max`: the dates come from the item, which
+    /// any tool may have written, and a far one must not trap (`Int(_:)` of a `Double` does when out of range).
+    /// A span that is not a number counts as 0.
+    static func wholeSeconds(_ interval: TimeInterval) -> Int {
+        let seconds = interval.rounded(.down)
+        guard !seconds.isNaN else { return 0 }
+        return Int(exactly: seconds) ?? (seconds > 0 ? Int.max : -Int.max)
     }
 
     static func span(_ seconds: Int) -> String {
