@@ -42,10 +42,11 @@ final class PlainBrowser: Sendable {
         return visit
     }
 
-    /// The "open this URL" hook: records, then visits.
+    /// The "open this URL" hook: records, then visits — to the end, as a browser would: the sign-in cancels its hook
+    /// once it has its answer, which arrives as the page is written, and a visit cancelled then would lose the page.
     func open(_ url: URL) async throws {
         record(url)
-        try await visit(url)
+        try await Task { try await self.visit(url) }.value
     }
 }
 
