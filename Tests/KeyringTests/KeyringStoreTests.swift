@@ -28,6 +28,24 @@ struct KeyringStoreTests {
         }
     }
 
+    @Test("a secret that is not UTF-8 text (stored by secret-tool) is notText after every session tried (gnome-keyring keeps such bytes)")
+    func binarySecretIsNotText() async throws {
+        let service = TestKeyring.uniqueService()
+        let attributes = ["service": service, "account": "ada"]
+        try await cleaningUp({ _ = try? await keyring.delete(attributes) }) {
+            let stored = try await runCommand(
+                "/bin/sh", ["-c", #"printf '\377\376binary' | secret-tool store --label=binary service "$0" account ada"#, service])
+            try #require(stored.status == 0, "\(stored.stderr)")
+            if TestProvider.current != .gnomeKeyring {
+                // kwalletd5 and KeePassXC keep passwords as text: they turned the bytes into text when stored.
+                #expect(try await keyring.lookup(attributes)?.secret.hasSuffix("binary") == true)
+                return
+            }
+            let error = await #expect(throws: KeyringError.self) { try await keyring.lookup(attributes) }
+            #expect(error?.code == .notText)
+        }
+    }
+
     @Test("storing again replaces the secret in the same item")
     func overwrite() async throws {
         let attributes = ["service": TestKeyring.uniqueService(), "account": "ada"]

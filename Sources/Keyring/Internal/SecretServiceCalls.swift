@@ -73,6 +73,8 @@ struct SecretServiceCalls {
             ConnectedService.forget()
             secret_service_disconnect()
             return try with(cancellable, session: session + 1, body)
+        } catch let undecodable as UndecodableSecret where undecodable.decryptedToBinary {
+            throw KeyringError.notText(undecodable.path)
         } catch let undecodable as UndecodableSecret {
             throw KeyringError.other("The Secret Service sent a secret for \(undecodable.path) that could not be decoded.", nil)
         }
@@ -80,9 +82,13 @@ struct SecretServiceCalls {
 
     /// A secret of this session that did not decrypt. With kwalletd5 (KF 5.103) about one session in 150 decrypted
     /// nothing in our tests, presumably because the two sides derived different keys in the Diffie-Hellman exchange;
-    /// a new session fixes it.
+    /// a new session fixes it. Decrypted with the wrong key, a secret now and then passes the padding check and comes
+    /// out as bytes that are not UTF-8 (one `tokenctl show` of 300 in a full run): those are tried with a new session
+    /// too, and only bytes that stay binary in every session are `notText`.
     struct UndecodableSecret: Error {
         let path: String
+        /// Whether it decrypted, to bytes that are not UTF-8 text.
+        var decryptedToBinary = false
     }
 
     /// `secret_service_get_sync` with a session, tried up to three times while KWallet rejects the key exchange.
@@ -284,7 +290,11 @@ struct SecretServiceCalls {
             throw UndecodableSecret(path: path)
         }
         defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
-        return try text(of: value, path: path)
+        do {
+            return try text(of: value, path: path)
+        } catch let error as KeyringError where error.code == .notText {
+            throw UndecodableSecret(path: path, decryptedToBinary: true)
+        }
     }
 
     private func text(of value: OpaquePointer, path: String) throws -> String {
