@@ -16,11 +16,13 @@ let client = OAuthClient(
     tokenEndpoint: URL(string: "https://auth.example.com/token")!, clientID: "my-desktop-app",
     revocationEndpoint: URL(string: "https://auth.example.com/revoke")!)
 let store = KeyringAuthStore(service: service, account: account, client: client, wallClock: systemWallClock)
+let lock = store.itemLock()
 let manager = AuthManager(
     store: store,
     refresher: TokenEndpointClient(client: client),
-    lock: store.itemLock(),
-    revoker: TokenRevocationClient(client: client))
+    lock: lock,
+    revoker: TokenRevocationClient(client: client),
+    storeChanges: lock.releases())  // another process's refresh, sign-in or sign-out is seen on the next use
 // snippet.end
 
 _ = (shared, manager)

@@ -26,8 +26,8 @@ extension Keyring {
     /// provider that restarts gives ``KeyringChange/Kind/anything``.
     ///
     /// - Important: Delivery is best effort, so correctness must never depend on it. Providers announce what they
-    ///   choose to: gnome-keyring (42) says nothing when only an item's secret is replaced (`Keyring.store` also
-    ///   sets the label there, which it does announce, but other programs' writes may go unseen); KeePassXC 2.7
+    ///   choose to: gnome-keyring (42) says nothing when only an item's secret is replaced (`SetSecret`, what
+    ///   ``store(_:label:attributes:in:)`` does to an item whose label is unchanged); KeePassXC 2.7
     ///   sometimes announces a new item before it has a path (``KeyringChange/Kind/anything``); kwalletd5 (KF 5.103)
     ///   changes attributes without a signal. Nothing arrives while the session bus connection is lost. Use the
     ///   changes to learn *early* that an item was changed or deleted, and read the item again before anything that

@@ -171,18 +171,12 @@ public struct Keyring: Sendable {
         in collection: KeyringCollection,
         calls: SecretServiceCalls
     ) throws -> KeyringItem {
-        // Watching the service (its match rules and owner are answered before the search is) tells whether it is
-        // gnome-keyring, which announces a new secret only when the label is set with it: then the label always is,
-        // in the same round trip, so that processes following changes (`changes()`) learn of the write.
-        _ = AttributeCache.generation(for: calls.service)
         let exact = try calls.search(attributes).filter { $0.hasExactly(attributes) }
         if exact.contains(where: \.isLocked) { throw NeedsUnlock(attributes: attributes) }
-        let relabelAlways = AttributeCache.ownerIsGnomeKeyring
-        func newLabel(of item: KeyringItem) -> String? { item.label == label && !relabelAlways ? nil : label }
         // The usual case, one item: replace its secret where it is, without resolving the collection.
         // Three round trips in all: the search, the item's properties, the new secret.
         if exact.count == 1, let only = exact.first {
-            try calls.replace(at: only.path, secret: secret, label: newLabel(of: only))
+            try calls.replace(at: only.path, secret: secret, label: only.label == label ? nil : label)
             return only
         }
         guard let target = try calls.collection(collection) else {
@@ -191,7 +185,7 @@ public struct Keyring: Sendable {
         if target.isLocked { throw NeedsUnlock(attributes: attributes, collection: collection) }
         let written: KeyringItem
         if let existing = newest(exact.filter { $0.collectionPath == target.path }) {
-            try calls.replace(at: existing.path, secret: secret, label: newLabel(of: existing))
+            try calls.replace(at: existing.path, secret: secret, label: existing.label == label ? nil : label)
             written = existing
         } else {
             written = try calls.create(inCollectionAt: target.path, attributes: attributes, label: label, secret: secret)

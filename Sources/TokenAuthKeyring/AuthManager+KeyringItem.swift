@@ -7,9 +7,10 @@ extension AuthManager {
     /// recorded in the item, under the item's lock (`KeyringAuthStore.itemLock`) shared with every other process
     /// using the item. Tokens a refresh received but lost to a sign-in or sign-out elsewhere are revoked at the
     /// item's revocation endpoint, when it records one. It follows the Secret Service's announcements of item changes
-    /// (`Keyring.changes()`): after another process refreshed, signed in or signed out, the next use reads the item
-    /// again instead of handing out the token held in memory — best effort, since not every change is announced;
-    /// each refresh reads the item again under the lock whatever was announced. A process that lives for one
+    /// (`Keyring.changes()`) and the releases of the item's lock (`FileRefreshLock.releases()`): after another
+    /// process refreshed, signed in or signed out, the next use reads the item again instead of handing out the token
+    /// held in memory — best effort, since not every change is announced; each refresh reads the item again under
+    /// the lock whatever was announced. A process that lives for one
     /// request, like `tokenctl`, passes `followsChanges: false` and saves the subscription.
     ///
     /// One keyring item is all it needs (`tokenctl token` is built on it). Refreshed tokens are written back with
@@ -49,23 +50,28 @@ extension AuthManager {
         let refresher: any TokenRefresher = credentials.client.map {
             TokenEndpointClient(client: $0, transport: transport, wallClock: wallClock)
         } ?? UnconfiguredRefresher(service: service, account: account)
+        let lock = store.itemLock()
         let manager = AuthManager(
-            store: store, refresher: refresher, configuration: configuration, lock: store.itemLock(),
+            store: store, refresher: refresher, configuration: configuration, lock: lock,
             revoker: credentials.client.flatMap { TokenRevocationClient(client: $0, transport: transport) },
-            storeChanges: changes.map(Self.announcements), wallClock: wallClock)
+            storeChanges: changes.map { Self.announcements($0, lock.releases()) }, wallClock: wallClock)
         await manager.prime(with: credentials.auth)
         return manager
     }
 }
 
 extension AuthManager {
-    /// The keyring's announced changes as the manager takes them: each one may concern the item (its path can
-    /// change when it is deleted and created again elsewhere), so each makes the manager read it again before the
-    /// next use. The relay ends, and the subscription with it, when the manager stops listening.
-    static func announcements(_ changes: KeyringChanges) -> AsyncStream<Void> {
+    /// What may have changed the item, as the manager takes it: the keyring's announced changes (each may concern the
+    /// item — its path can change when it is deleted and created again elsewhere) and the releases of the item's lock
+    /// (every writer of this package takes it, whatever its provider announces). Each makes the manager read the item
+    /// again before the next use. The relays end, and the subscriptions with them, when the manager stops listening.
+    static func announcements(_ changes: KeyringChanges, _ releases: AsyncStream<Void>) -> AsyncStream<Void> {
         let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let relay = Task {
-            for await _ in changes { continuation.yield() }
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { for await _ in changes { continuation.yield() } }
+                group.addTask { for await _ in releases { continuation.yield() } }
+            }
             continuation.finish()
         }
         continuation.onTermination = { _ in relay.cancel() }

@@ -20,8 +20,9 @@ struct KeyringChangeTests {
             let item = try await keyring.store("first", label: "L", attributes: attributes)
             let changed = watch(try await keyring.changes()) { $0.kind == .changed && $0.itemPath == item.path }
 
+            // A new label too: gnome-keyring (42) announces a label set, but not a secret replaced alone.
             let another = Keyring(configuration: .init(timeout: .seconds(10), prompting: .never))
-            try await another.store("second", label: "L", attributes: attributes)
+            try await another.store("second", label: "L2", attributes: attributes)
 
             try await found(changed)
         }
@@ -102,7 +103,7 @@ struct KeyringChangeTests {
             let first = watch(try await keyring.changes()) { $0.kind == .changed && $0.itemPath == item.path }
             let second = watch(try await keyring.changes()) { $0.kind == .changed && $0.itemPath == item.path }
 
-            try await keyring.store("second", label: "L", attributes: attributes)
+            try await keyring.store("second", label: "L2", attributes: attributes)  // announced by every provider
 
             try await found(first)
             try await found(second)

@@ -47,6 +47,21 @@ struct AuthManagerKeyringChangesTests {
         }
     }
 
+    @Test("a refresh by another process is handed out on the next use: gnome-keyring does not announce it, the lock does")
+    func refreshedElsewhere() async throws {
+        try await withManager { store, manager, first, fixture in
+            let other = try await AuthManager.forKeyringItem(
+                service: store.service, account: store.account, keyring: TestKeyring.keyring, followsChanges: false,
+                wallClock: fixture.clock.wallClock)
+            let refreshed = try await other.refresh()
+            try await waitUntil("the manager hands out the token another process refreshed") {
+                (try? await manager.validToken()) == refreshed.accessToken
+            }
+            #expect(refreshed.accessToken != first)
+            #expect(fixture.server.stats.refreshGrants == 1)
+        }
+    }
+
     @Test("a deletion by another process (secret-tool clear) ends the session on the next use")
     func deletedElsewhere() async throws {
         try await withManager { store, manager, _, fixture in

@@ -26,12 +26,6 @@ enum AttributeCache {
         tokenkeyring_attribute_cache_rules_confirmed(connection) != 0
     }
 
-    /// Whether the cache watches the service and its owner is gnome-keyring, which announces no change of an item's
-    /// secret: `SetSecret` sends no signal (gnome-keyring 42.1), while setting the label sends `ItemChanged`.
-    static var ownerIsGnomeKeyring: Bool {
-        tokenkeyring_attribute_cache_owner_is("gnome-keyring-d") != 0
-    }
-
     /// The remembered attributes of the item at `path`, if any.
     static func recall(_ path: String) -> [String: String]? {
         guard let attributes = tokenkeyring_attribute_cache_recall(path) else { return nil }

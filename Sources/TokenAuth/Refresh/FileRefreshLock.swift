@@ -13,7 +13,9 @@ import Darwin
 ///
 /// The file lives in `$XDG_RUNTIME_DIR/tokenkeyring/` (per user, in memory, cleared at logout), or in the
 /// user's cache directory when that is unset. It holds no secret — its name is a hash of the service and
-/// account. The kernel releases the lock when its holder exits, crashed or not.
+/// account. The kernel releases the lock when its holder exits, crashed or not. Each release touches the file (its
+/// times), which ``releases()`` follows with inotify, so that every process sharing the lock learns of the others'
+/// writes at once, whatever the store announces.
 public struct FileRefreshLock: RefreshLock {
     /// Why the lock could not be taken.
     public struct Failure: Error, Sendable, CustomStringConvertible {
@@ -96,17 +98,24 @@ public struct FileRefreshLock: RefreshLock {
             try await clock.sleep(for: pause)
             waited += pause
         }
+        // Touched on release, whatever `body` did: processes following ``releases()`` read their store again.
+        defer { futimens(descriptor, nil) }
         return try await body()
     }
 
     private func openLockFile() throws -> Int32 {
-        let directory = (path as NSString).deletingLastPathComponent
-        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        createDirectory()
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             throw Failure(code: .unavailable, reason: "cannot open \(path): \(String(cString: strerror(errno)))")
         }
         return descriptor
+    }
+
+    /// The lock file's directory, made (0700) when missing.
+    func createDirectory() {
+        let directory = (path as NSString).deletingLastPathComponent
+        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     }
 
     static func defaultDirectory() -> URL {

@@ -46,7 +46,7 @@ final class PlainBrowser: Sendable {
     /// once it has its answer, which arrives as the page is written, and a visit cancelled then would lose the page.
     func open(_ url: URL) async throws {
         record(url)
-        try await Task { try await self.visit(url) }.value
+        _ = try await Task { try await self.visit(url) }.value
     }
 }
 

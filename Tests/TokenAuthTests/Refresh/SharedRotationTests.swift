@@ -155,6 +155,25 @@ struct SharedRotationTests {
         }
     }
 
+    @Test("with the lock's releases as its store changes, a long-lived process hands out another's refresh at once")
+    func releasesTakeTokensOffTheFastPath() async throws {
+        try await withFixture { fixture in
+            let store = InMemoryAuthStore(fixture.seed(expiresIn: 3600))
+            let lock = FileRefreshLock(service: "rotation.example", account: "ada", directory: lockDirectory)
+            let longLived = AuthManager(
+                store: store, refresher: fixture.refresher, lock: lock, storeChanges: lock.releases(),
+                wallClock: fixture.clock.wallClock)
+            let first = try await longLived.validToken()
+
+            let refreshed = try await process(fixture, store).refresh()
+            try await waitUntil("the long-lived process hands out the other's token") {
+                (try? await longLived.validToken()) == refreshed.accessToken
+            }
+            #expect(refreshed.accessToken != first)
+            #expect(fixture.server.stats.refreshGrants == 1)
+        }
+    }
+
     /// A store of expired tokens, and a process whose refresh of them is held at the server: it holds the lock.
     func slowRefresh(_ fixture: RefreshFixture) async throws -> (InMemoryAuthStore, AuthManager, Task<String, any Error>) {
         let store = InMemoryAuthStore(fixture.seed(expiresIn: -10))
@@ -184,5 +203,20 @@ struct SharedRotationTests {
         return Auth(
             accessToken: issued.accessToken, refreshToken: issued.refreshToken,
             expiresAt: fixture.clock.now.addingTimeInterval(3600))
+    }
+}
+
+@Suite("FileRefreshLock announces its releases")
+struct FileRefreshLockReleaseTests {
+    @Test("a release by another holder of the same lock is announced; the stream ends when its consumer stops")
+    func releasesAreAnnounced() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tokenauth-releases-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let watched = FileRefreshLock(service: "releases.example", account: "ada", directory: directory)
+        let other = FileRefreshLock(service: "releases.example", account: "ada", directory: directory)
+        let releases = watched.releases()
+        let next = Task { await releases.first { _ in true } != nil }
+        try await other.withLock {}
+        #expect(await next.value, "the release was announced")
     }
 }
