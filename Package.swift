@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "Keyring", targets: ["Keyring"]),
         .library(name: "TokenAuth", targets: ["TokenAuth"]),
+        .library(name: "TokenAuthSignIn", targets: ["TokenAuthSignIn"]),
         .library(name: "TokenAuthKeyring", targets: ["TokenAuthKeyring"]),
         .library(name: "TokenAuthTesting", targets: ["TokenAuthTesting"]),
         .library(name: "TokenAuthOpenCombine", targets: ["TokenAuthOpenCombine"]),
@@ -49,13 +50,24 @@ let package = Package(
             name: "Keyring",
             dependencies: ["CLibSecret", "CDBusBatch", .product(name: "Logging", package: "swift-log")]
         ),
-        // The core: OAuth token bundles, the storage protocols, the refresher, the OAuth clients and HTTP.
-        // No libsecret anywhere in its build graph: it builds where there is no Secret Service.
-        // swift-nio serves the loopback redirect of the browser sign-in, swift-crypto hashes the PKCE verifier, and
-        // jwt-kit checks OpenID Connect id_tokens against the issuer's JWKS.
+        // The core: OAuth token bundles, the storage protocols, the refresher, the token and revocation clients, HTTP.
+        // swift-log and swift-http-types only: no libsecret, no NIO, no crypto, no JWT in its build graph — it keeps
+        // a session alive wherever Swift runs, and an app that only does that links nothing more.
         .target(
             name: "TokenAuth",
             dependencies: [
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
+            ]
+        ),
+        // Signing in: discovery, the browser with its loopback redirect, the device flow, the grants without a
+        // browser, and OpenID Connect identity. swift-nio serves the loopback redirect, swift-crypto hashes the PKCE
+        // verifier, and jwt-kit checks id_tokens against the issuer's JWKS: only apps that sign users in link them.
+        .target(
+            name: "TokenAuthSignIn",
+            dependencies: [
+                "TokenAuth",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
@@ -84,6 +96,7 @@ let package = Package(
             name: "tokenctl",
             dependencies: [
                 "TokenAuth",
+                "TokenAuthSignIn",
                 "TokenAuthKeyring",
                 "Keyring",
                 "CLazyCurl",
@@ -143,6 +156,8 @@ let package = Package(
             name: "OAuthTestSupport",
             dependencies: [
                 "TokenAuth", "TokenAuthTesting", "OAuthTestServer", .product(name: "Logging", package: "swift-log"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
             ],
             path: "Tests/OAuthTestSupport"
         ),
@@ -155,12 +170,21 @@ let package = Package(
             name: "TokenAuthTests",
             dependencies: ["TokenAuth", "TokenAuthTesting", "OAuthTestServer", "OAuthTestSupport"]
         ),
+        // Sign-in's tests: discovery, the browser and device flows, OpenID identity, and AuthManager checking
+        // refreshed id_tokens — against a real OAuth server on loopback.
+        .testTarget(
+            name: "TokenAuthSignInTests",
+            dependencies: [
+                "TokenAuthSignIn", "TokenAuth", "TokenAuthTesting", "OAuthTestServer", "OAuthTestSupport",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
         // The keyring store against a real Secret Service.
         .testTarget(
             name: "TokenAuthKeyringTests",
             dependencies: [
-                "TokenAuthKeyring", "TokenAuth", "TokenAuthTesting", "Keyring", "OAuthTestServer", "KeyringTestSupport",
-                "OAuthTestSupport",
+                "TokenAuthKeyring", "TokenAuth", "TokenAuthSignIn", "TokenAuthTesting", "Keyring", "OAuthTestServer",
+                "KeyringTestSupport", "OAuthTestSupport",
             ]
         ),
         // Runs the built `tokenctl` as a child process: exit codes, output, and the keyring items it leaves.

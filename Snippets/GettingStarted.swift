@@ -3,6 +3,7 @@
 
 import Foundation
 import TokenAuth
+import TokenAuthSignIn
 import TokenAuthKeyring
 
 // snippet.settings

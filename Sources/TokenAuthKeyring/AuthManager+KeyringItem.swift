@@ -1,5 +1,6 @@
 import Foundation
 import Keyring
+import Logging
 import TokenAuth
 
 extension AuthManager {
@@ -16,9 +17,11 @@ extension AuthManager {
     /// One keyring item is all it needs (`tokenctl token` is built on it). Refreshed tokens are written back with
     /// the time of the refresh (`refreshed_at`). An item with no refresh token whose client has a secret — what a
     /// `client_credentials` login stores — gets new tokens with that grant (RFC 6749 §4.4 allows it only for
-    /// confidential clients), asking for the stored scope. An item with an identity whose client records its
-    /// `issuer` and `jwks_uri` gets an `IDTokenVerifier` as its `Configuration.identityCheck` (unless the
-    /// configuration has one), so a refresh can never change who is signed in.
+    /// confidential clients), asking for the stored scope. An item with an identity gets `identityChecks(client)` as
+    /// its `Configuration.identityCheck` (unless the configuration has one), so a refresh can never change who is
+    /// signed in: pass TokenAuthSignIn's `IDTokenVerifier.forStoredClient`, which checks refreshed id_tokens against
+    /// the issuer and `jwks_uri` the item records. Without one, refreshed id_tokens are not checked (and a notice says
+    /// so): this library links no JOSE code of its own.
     /// - Throws: `AuthError` `loginRequired` when nothing is stored; the store's errors when it cannot be read.
     public static func forKeyringItem(
         service: String,
@@ -26,8 +29,10 @@ extension AuthManager {
         keyring: Keyring = Keyring(),
         transport: any HTTPTransport = URLSessionTransport(maximumResponseBodySize: TokenResponse.maximumSize),
         configuration: Configuration = Configuration(),
+        identityChecks: IdentityCheckFactory? = nil,
         followsChanges: Bool = true,
-        wallClock: @escaping WallClock = systemWallClock
+        wallClock: @escaping WallClock = systemWallClock,
+        logger: Logger = Logger(label: "TokenAuth.AuthManager")
     ) async throws -> AuthManager {
         // Subscribed before the read: a change announced after it is not missed. Best effort, like the signals.
         let changes = followsChanges ? try? await keyring.changes() : nil
@@ -45,7 +50,10 @@ extension AuthManager {
         // An item that records who signed in, and where its issuer's keys are, has each refreshed id_token checked:
         // a refresh must not change the account (see `Configuration.identityCheck`).
         if configuration.identityCheck == nil, credentials.auth.identity != nil, let client = credentials.client {
-            configuration.identityCheck = IDTokenVerifier(client: client, transport: transport, wallClock: wallClock)
+            configuration.identityCheck = identityChecks?(client, transport, wallClock)
+            if configuration.identityCheck == nil {
+                logger.notice("the item records who signed in, but refreshed id_tokens are not checked: no identity check")
+            }
         }
         let refresher: any TokenRefresher = credentials.client.map {
             TokenEndpointClient(client: $0, transport: transport, wallClock: wallClock)
@@ -54,7 +62,7 @@ extension AuthManager {
         let manager = AuthManager(
             store: store, refresher: refresher, configuration: configuration, lock: lock,
             revoker: credentials.client.flatMap { TokenRevocationClient(client: $0, transport: transport) },
-            storeChanges: changes.map { Self.announcements($0, lock.releases()) }, wallClock: wallClock)
+            storeChanges: changes.map { Self.announcements($0, lock.releases()) }, wallClock: wallClock, logger: logger)
         await manager.prime(with: credentials.auth)
         return manager
     }

@@ -5,6 +5,7 @@ import OAuthTestServer
 import OAuthTestSupport
 import Testing
 import TokenAuth
+import TokenAuthSignIn
 import TokenAuthTesting
 @testable import TokenAuthKeyring
 
@@ -54,7 +55,8 @@ struct AuthManagerKeyringTests {
 
             // Same account: adopted, and the identity is still in the item.
             let manager = try await AuthManager.forKeyringItem(
-                service: service, account: "alice", keyring: TestKeyring.keyring, wallClock: clock.wallClock)
+                service: service, account: "alice", keyring: TestKeyring.keyring,
+                identityChecks: IDTokenVerifier.forStoredClient, wallClock: clock.wallClock)
             let refreshed = try await manager.validAuth()
             #expect(refreshed.identity == auth.identity)
             let stored = try #require(try await store.loadCredentials())
@@ -65,11 +67,12 @@ struct AuthManagerKeyringTests {
             clock.advance(by: 7200)
             server.updateFaults { $0.idTokenFaults = [.changedSubject] }
             let next = try await AuthManager.forKeyringItem(
-                service: service, account: "alice", keyring: TestKeyring.keyring, wallClock: clock.wallClock)
+                service: service, account: "alice", keyring: TestKeyring.keyring,
+                identityChecks: IDTokenVerifier.forStoredClient, wallClock: clock.wallClock)
             await #expect {
                 _ = try await next.validAuth()
             } throws: { error in
-                (error as? AuthError)?.identityError == .subjectChanged
+                ((error as? AuthError)?.identityFailure?.underlying as? IDTokenError) == .subjectChanged
             }
             let ended = try #require(try await store.loadCredentials())
             #expect(ended.auth.endReason?.contains("another account") == true)
@@ -79,7 +82,8 @@ struct AuthManagerKeyringTests {
             #expect(server.stats.refreshGrants == 2)
             // Every later process sees the end without sending anything.
             let later = try await AuthManager.forKeyringItem(
-                service: service, account: "alice", keyring: TestKeyring.keyring, wallClock: clock.wallClock)
+                service: service, account: "alice", keyring: TestKeyring.keyring,
+                identityChecks: IDTokenVerifier.forStoredClient, wallClock: clock.wallClock)
             await #expect(throws: AuthError.self) { try await later.validAuth() }
             #expect(server.stats.refreshGrants == 2)
         }

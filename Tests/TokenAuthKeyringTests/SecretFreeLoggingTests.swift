@@ -6,6 +6,7 @@ import OAuthTestServer
 import OAuthTestSupport
 import Testing
 import TokenAuth
+import TokenAuthSignIn
 import TokenAuthKeyring
 
 /// Everything the library says at trace level — log lines, events, error descriptions — over a whole session

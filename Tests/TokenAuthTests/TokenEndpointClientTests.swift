@@ -1,5 +1,6 @@
 import Foundation
 import OAuthTestServer
+import OAuthTestSupport
 import Testing
 @testable import TokenAuth
 import TokenAuthTesting

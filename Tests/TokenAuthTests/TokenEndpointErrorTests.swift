@@ -3,6 +3,7 @@ import HTTPTypes
 import Testing
 @testable import TokenAuth
 import TokenAuthTesting
+import OAuthTestSupport
 
 @Suite("Classifying token-endpoint failures")
 struct TokenEndpointErrorTests {

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import OAuthTestServer
+import OAuthTestSupport
 import Testing
 @testable import TokenAuth
 

@@ -2,9 +2,10 @@
 """Checks the package's layering from `swift package describe --type json` on standard input.
 
 The core (TokenAuth), its tests, the testing doubles and the adapters must have no path to the keyring
-(Keyring, CLibSecret, or any C target they build on), and TokenAuth may depend on no products but swift-log's,
-swift-http-types', and those of its sign-in flows: swift-nio's HTTP/1 server (the loopback redirect), swift-crypto
-(PKCE) and jwt-kit (OpenID Connect id_tokens). Prints what it checked; exits 1 naming the offending path otherwise.
+(Keyring, CLibSecret, or any C target they build on). The core, the keyring store, the testing doubles and the
+adapters must have no path to sign-in (TokenAuthSignIn) nor to swift-nio, swift-crypto or jwt-kit: TokenAuth depends
+on no products but swift-log's and swift-http-types'. Prints what it checked; exits 1 naming the offending path
+otherwise.
 """
 import json
 import sys
@@ -14,7 +15,10 @@ KEYRING_FREE = [
     "TokenAuth", "TokenAuthTests", "TokenAuthTesting", "OAuthTestSupport",
     "TokenAuthOpenCombine", "TokenAuthOpenCombineTests", "TokenAuthOpenAPI", "TokenAuthOpenAPITests",
 ]
-CORE_PRODUCTS = {"Logging", "HTTPTypes", "HTTPTypesFoundation", "NIOCore", "NIOPosix", "NIOHTTP1", "Crypto", "JWTKit"}
+CORE_PRODUCTS = {"Logging", "HTTPTypes", "HTTPTypesFoundation"}
+SIGN_IN = {"TokenAuthSignIn"}
+SIGN_IN_FREE = ["TokenAuth", "TokenAuthKeyring", "TokenAuthTesting", "TokenAuthOpenCombine", "TokenAuthOpenAPI"]
+SIGN_IN_PRODUCT_PREFIXES = ("NIO", "Crypto", "_Crypto", "JWT", "X509")
 
 package = json.load(sys.stdin)
 targets = {t["name"]: t for t in package["targets"]}
@@ -27,14 +31,32 @@ while stack:
             stack.append(dependency)
 
 
-def path_to_keyring(name, seen=()):
-    """The dependency path from `name` to a keyring target, or None."""
-    if name in KEYRING:
+def path_to(goal, name, seen=()):
+    """The dependency path from `name` to a target in `goal`, or None."""
+    if name in goal:
         return [name]
     for dependency in targets.get(name, {}).get("target_dependencies") or []:
         if dependency in seen:
             continue
-        found = path_to_keyring(dependency, seen + (name,))
+        found = path_to(goal, dependency, seen + (name,))
+        if found:
+            return [name] + found
+    return None
+
+
+def path_to_keyring(name):
+    return path_to(KEYRING, name)
+
+
+def sign_in_products(name, seen=()):
+    """A dependency path from `name` to a product of swift-nio, swift-crypto or jwt-kit, or None."""
+    for product in targets.get(name, {}).get("product_dependencies") or []:
+        if product.startswith(SIGN_IN_PRODUCT_PREFIXES):
+            return [name, product]
+    for dependency in targets.get(name, {}).get("target_dependencies") or []:
+        if dependency in seen:
+            continue
+        found = sign_in_products(dependency, seen + (name,))
         if found:
             return [name] + found
     return None
@@ -48,6 +70,10 @@ for name in KEYRING_FREE:
     path = path_to_keyring(name)
     if path:
         failures.append(f"{name} reaches the keyring: {' -> '.join(path)}")
+for name in SIGN_IN_FREE:
+    path = path_to(SIGN_IN, name) or sign_in_products(name)
+    if path:
+        failures.append(f"{name} reaches sign-in: {' -> '.join(path)}")
 extra = set(targets["TokenAuth"].get("product_dependencies") or []) - CORE_PRODUCTS
 if extra:
     failures.append(f"TokenAuth depends on products beyond its allowed set {sorted(CORE_PRODUCTS)}: {sorted(extra)}")
@@ -55,3 +81,4 @@ if failures:
     print("layering: " + "; ".join(failures), file=sys.stderr)
     sys.exit(1)
 print(f"layering: no path to {sorted(KEYRING)} from {', '.join(KEYRING_FREE)}", file=sys.stderr)
+print(f"layering: no path to sign-in, swift-nio, swift-crypto or jwt-kit from {', '.join(SIGN_IN_FREE)}", file=sys.stderr)

@@ -124,7 +124,7 @@ extension Auth: CustomStringConvertible, CustomDebugStringConvertible {
 
 extension Duration {
     /// The duration in (fractional) seconds.
-    var timeInterval: TimeInterval {
+    package var timeInterval: TimeInterval {
         let (seconds, attoseconds) = components
         return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
     }

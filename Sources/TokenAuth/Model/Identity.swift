@@ -4,7 +4,7 @@ import Foundation
 ///
 /// The pair (``issuer``, ``subject``) identifies the account for good (OpenID Connect Core §2: `sub` is unique and
 /// never reassigned within an issuer); ``displayName`` is for people and may change. An identity is recorded only
-/// from an `id_token` that ``IDTokenVerifier`` validated, so an app can trust it as far as it trusts the issuer.
+/// from an `id_token` that `IDTokenVerifier` validated, so an app can trust it as far as it trusts the issuer.
 ///
 /// Its ``description`` is what to show a person: the display name, or the subject when there is none. It contains no
 /// token.

@@ -2,15 +2,15 @@ import Foundation
 
 /// `application/x-www-form-urlencoded` encoding for token requests (RFC 6749 Appendix B) and the encoding of
 /// client credentials for HTTP Basic authentication (RFC 6749 §2.3.1).
-enum FormEncoding {
+package enum FormEncoding {
     /// Encodes name-value pairs as a form body, in order.
-    static func body(_ pairs: [(name: String, value: String)]) -> Data {
+    package static func body(_ pairs: [(name: String, value: String)]) -> Data {
         Data(pairs.map { "\(escape($0.name))=\(escape($0.value))" }.joined(separator: "&").utf8)
     }
 
     /// Escapes one name or value: the RFC 3986 unreserved characters stay, a space becomes `+`, and every other
     /// UTF-8 byte becomes `%XX` with uppercase hex digits.
-    static func escape(_ string: String) -> String {
+    package static func escape(_ string: String) -> String {
         var result = ""
         result.reserveCapacity(string.utf8.count)
         for byte in string.utf8 {
@@ -35,7 +35,7 @@ enum FormEncoding {
     ///
     /// Encoding first matters: an id or secret containing `:` or non-ASCII characters would otherwise be split or
     /// decoded differently by the server.
-    static func basicAuthorization(clientID: String, clientSecret: String) -> String {
+    package static func basicAuthorization(clientID: String, clientSecret: String) -> String {
         "Basic " + Data("\(escape(clientID)):\(escape(clientSecret))".utf8).base64EncodedString()
     }
 

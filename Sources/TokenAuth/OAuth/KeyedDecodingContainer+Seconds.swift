@@ -3,7 +3,7 @@ import Foundation
 extension KeyedDecodingContainer {
     /// A number of seconds from a JSON number or a numeric string, as OAuth servers send either (`expires_in`,
     /// `interval`); `nil` when absent, of another type, or not a finite number.
-    func lenientSeconds(forKey key: Key) -> Double? {
+    package func lenientSeconds(forKey key: Key) -> Double? {
         var seconds: Double?
         if let number = try? decodeIfPresent(Double.self, forKey: key) {
             seconds = number
@@ -17,7 +17,7 @@ extension KeyedDecodingContainer {
     /// ``lenientSeconds(forKey:)`` when positive, as a duration clamped to `bounds`; `nil` when absent, of another
     /// type, not a finite number, zero or negative. The comparison happens before any conversion, so no number
     /// can overflow it.
-    func positiveSeconds(forKey key: Key, within bounds: ClosedRange<Duration>) -> Duration? {
+    package func positiveSeconds(forKey key: Key, within bounds: ClosedRange<Duration>) -> Duration? {
         guard let seconds = lenientSeconds(forKey: key), seconds > 0 else { return nil }
         if seconds <= bounds.lowerBound.timeInterval { return bounds.lowerBound }
         if seconds >= bounds.upperBound.timeInterval { return bounds.upperBound }

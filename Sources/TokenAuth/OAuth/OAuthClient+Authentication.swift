@@ -3,16 +3,16 @@ import HTTPTypes
 extension OAuthClient {
     /// How this client authenticates one form request to the authorization server — the token endpoint
     /// (RFC 6749 §2.3) or the revocation endpoint (RFC 7009 §2.1), which take the same client authentication.
-    struct FormAuthentication {
+    package struct FormAuthentication {
         /// Parameters to append to the form body.
-        var parameters: [(name: String, value: String)]
+        package var parameters: [(name: String, value: String)]
         /// The `Authorization` header value, for `client_secret_basic`.
-        var authorization: String?
+        package var authorization: String?
     }
 
     /// The parameters and header that authenticate this client, or `nil` when ``authentication`` needs a client
     /// secret and none is stored.
-    var formAuthentication: FormAuthentication? {
+    package var formAuthentication: FormAuthentication? {
         switch authentication {
         case .none:
             return FormAuthentication(parameters: [(name: "client_id", value: clientID)], authorization: nil)

@@ -91,7 +91,7 @@ public struct TokenEndpointClient: Sendable {
     /// Sends one token request with the grant's parameters plus client authentication, and interprets the answer.
     ///
     /// - Parameter secrets: Values of the grant that must never appear in an error (the client secret is added).
-    func requestToken(_ grant: [(name: String, value: String)], secrets: [String]) async throws -> TokenResponse {
+    package func requestToken(_ grant: [(name: String, value: String)], secrets: [String]) async throws -> TokenResponse {
         let metadata: Logger.Metadata = [
             "grant_type": "\(grant.first { $0.name == "grant_type" }?.value ?? "?")",
             "endpoint": "\(LogRedaction.url(client.tokenEndpoint))", "client_auth": "\(client.authentication.rawValue)",

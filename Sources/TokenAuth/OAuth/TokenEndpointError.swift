@@ -223,7 +223,7 @@ public struct TokenEndpointError: Error, Sendable, Equatable, CustomStringConver
     }
 
     /// Server-supplied text made safe to show: secrets replaced, only printable ASCII, bounded length.
-    static func sanitize(_ text: String, secrets: [String], limit: Int) -> String {
+    package static func sanitize(_ text: String, secrets: [String], limit: Int) -> String {
         var result = text
         for secret in secrets where !secret.isEmpty {
             result = result.replacingOccurrences(of: secret, with: "<redacted>")

@@ -33,7 +33,7 @@ public struct TokenResponse: Sendable, Equatable {
     /// The OpenID Connect `id_token` (a signed JWT saying who signed in), when the scope included `openid`;
     /// `nil` when the response had none, or an empty one.
     ///
-    /// Unvalidated as received: ``IDTokenVerifier`` checks it. It is a credential: never shown in ``description``,
+    /// Unvalidated as received: `IDTokenVerifier` checks it. It is a credential: never shown in ``description``,
     /// never logged, and not stored (only the ``Identity`` validated from it is).
     public var idToken: String?
 
@@ -128,7 +128,7 @@ public struct TokenResponse: Sendable, Equatable {
     /// Without a new refresh token the previous one is kept (RFC 6749 §6: the server may keep it valid); without
     /// a scope the previous scope is kept (§5.1: the scope is omitted when unchanged). Dropping either would turn
     /// a routine refresh into a forced sign-in. The previous ``Auth/identity`` is kept too: a new `id_token`
-    /// changes it only once validated (``IDTokenVerifier/identity(afterRefresh:keeping:)``).
+    /// changes it only once validated (`IDTokenVerifier.identity(afterRefresh:keeping:)`).
     public func auth(updating previous: Auth?) -> Auth {
         Auth(
             accessToken: accessToken,

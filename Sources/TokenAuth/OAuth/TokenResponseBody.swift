@@ -2,21 +2,21 @@ import Foundation
 
 /// The members of a token response body (RFC 6749 §5.1 and §5.2) as received, each decoded leniently: a member
 /// of the wrong type reads as absent, so one odd field cannot make a valid response unusable.
-struct TokenResponseBody: Decodable {
-    var accessToken: String?
-    var tokenType: String?
-    var refreshToken: String?
+package struct TokenResponseBody: Decodable {
+    package var accessToken: String?
+    package var tokenType: String?
+    package var refreshToken: String?
     /// Seconds, from a JSON number or a numeric string, clamped to 0…``TokenResponse/maximumLifetime``: a
     /// negative or zero `expires_in` is 0 (expired when the request was sent), a larger one the maximum. `nil` when
     /// absent, of another type, or not a finite number.
-    var expiresIn: TimeInterval?
-    var scope: String?
+    package var expiresIn: TimeInterval?
+    package var scope: String?
     /// The OpenID Connect `id_token`, when the scope included `openid`.
-    var idToken: String?
+    package var idToken: String?
     /// Whether an `error` member is present at all, whatever its type.
-    var hasError: Bool
-    var error: String?
-    var errorDescription: String?
+    package var hasError: Bool
+    package var error: String?
+    package var errorDescription: String?
 
     private enum CodingKeys: String, CodingKey {
         case accessToken = "access_token"
@@ -29,7 +29,7 @@ struct TokenResponseBody: Decodable {
         case errorDescription = "error_description"
     }
 
-    init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         accessToken = try? container.decodeIfPresent(String.self, forKey: .accessToken)
         tokenType = try? container.decodeIfPresent(String.self, forKey: .tokenType)

@@ -36,12 +36,12 @@ public struct AuthError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The token-endpoint failure behind this error, if any.
     public let underlying: TokenEndpointError?
     /// Why a refresh's `id_token` was not accepted (``AuthManager/Configuration/identityCheck``), if that is what
-    /// failed.
-    public let identityError: IDTokenError?
+    /// failed; its ``IdentityCheckFailure/underlying`` is the check's own error.
+    public let identityFailure: IdentityCheckFailure?
 
     init(
         _ code: Code, _ reason: String, oauthErrorCode: String? = nil, oauthErrorDescription: String? = nil,
-        retryAfter: Duration? = nil, underlying: TokenEndpointError? = nil, identityError: IDTokenError? = nil
+        retryAfter: Duration? = nil, underlying: TokenEndpointError? = nil, identityFailure: IdentityCheckFailure? = nil
     ) {
         self.code = code
         self.reason = reason
@@ -49,7 +49,7 @@ public struct AuthError: Error, Sendable, Equatable, CustomStringConvertible {
         self.oauthErrorDescription = oauthErrorDescription
         self.retryAfter = retryAfter
         self.underlying = underlying
-        self.identityError = identityError
+        self.identityFailure = identityFailure
     }
 
     /// Whether the user has to sign in again.
@@ -79,7 +79,7 @@ public struct AuthError: Error, Sendable, Equatable, CustomStringConvertible {
         case .transient:
             return retryAfter.map { "Try again in \(Self.seconds($0)) s." } ?? "Try again shortly."
         case .misconfigured:
-            return underlying?.fix ?? identityError?.fix ?? "Fix the token endpoint's URL."
+            return underlying?.fix ?? identityFailure?.fix ?? "Fix the token endpoint's URL."
         default:
             return "Check that the server accepts the tokens it issues (a resource that rejects every new token "
                 + "causes this), then try again."

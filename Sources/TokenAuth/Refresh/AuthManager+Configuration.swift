@@ -28,20 +28,20 @@ extension AuthManager {
         /// The scope to request, if any.
         public var scope: String?
         /// Checks the `id_token` of each refresh against the stored ``Auth/identity`` (usually an
-        /// ``IDTokenVerifier`` for the stored client); `nil` ignores refreshed `id_token`s and keeps the identity.
+        /// `IDTokenVerifier` for the stored client); `nil` ignores refreshed `id_token`s and keeps the identity.
         ///
-        /// Used only when the current tokens have an identity. Its ``IdentityCheck/prepare()`` runs before the
+        /// Used only when the current tokens have an identity. Its ``IdentityCheck/prepareCheck()`` runs before the
         /// refresh token is sent (fetching the issuer's keys); if that fails, nothing is sent: keys that cannot be
         /// fetched just now are ``AuthError/Code/transient`` (with backoff), a check that can never run
         /// ``AuthError/Code/misconfigured``. Once the refresh token is spent, the answer is never lost:
         /// - an `id_token` valid for the same issuer and subject updates the identity;
-        /// - one that cannot be checked just now (``IDTokenError/isTransient``: keys unavailable, or a new key the
+        /// - one that cannot be checked just now (`IDTokenError.isTransient`: keys unavailable, or a new key the
         ///   key set may not be fetched again for yet) leaves the check pending: the tokens are stored with it
         ///   (``Auth/unverifiedIDToken``) and handed out, and each later use tries the check again, after a backoff;
-        /// - one that proves another account (``IDTokenError/subjectChanged``, OpenID Connect Core §12.2) or cannot be
+        /// - one that proves another account (`IDTokenError.subjectChanged`, OpenID Connect Core §12.2) or cannot be
         ///   trusted at all ends the session: nothing of the answer is used, its tokens are revoked (with a
         ///   ``TokenRevoker``), and the entry keeps who was signed in and why the session ended (``Auth/endReason``),
-        ///   with no refresh token. The error is ``AuthError/Code/loginRequired``; ``AuthError/identityError`` says
+        ///   with no refresh token. The error is ``AuthError/Code/loginRequired``; ``AuthError/identityFailure`` says
         ///   why.
         public var identityCheck: (any IdentityCheck)?
 

@@ -48,18 +48,16 @@ extension AuthManager {
     /// can never run is `misconfigured`, and this refresh token is not sent again until new credentials arrive.
     func identityUnchecked(_ error: any Error, refreshToken: String?, generation: Int) -> AuthError {
         if error is CancellationError { return AuthError.transient("the refresh was cancelled", retryAfter: nil, underlying: nil) }
-        let identityError = error as? IDTokenError
-        if let identityError, identityError.isTransient {
+        let failure = IdentityCheckFailure.from(error)
+        if failure.isTransient {
             let transient = throttle.recordFailure(at: wallClock(), retryAfter: nil, random: random) { delay in
-                AuthError(.transient, "\(identityError)", retryAfter: delay, identityError: identityError)
+                AuthError(.transient, failure.reason, retryAfter: delay, identityFailure: failure)
             }
             emit(.refreshFailed(.transient))
             logger.notice("the identity check cannot run just now; backing off", metadata: ["error": "\(LogRedaction.error(error))"])
             return transient
         }
-        let misconfigured = AuthError(
-            .misconfigured, identityError.map { "\($0)" } ?? "the identity check failed (\(type(of: error)))",
-            identityError: identityError)
+        let misconfigured = AuthError(.misconfigured, failure.reason, identityFailure: failure)
         emit(.refreshFailed(.permanent(oauthErrorCode: nil)))
         logger.warning("the identity check cannot run; the stored tokens are kept", metadata: ["error": "\(LogRedaction.error(error))"])
         if session.isCurrent(generation) { session.reject(refreshToken: refreshToken, because: misconfigured) }
@@ -68,12 +66,12 @@ extension AuthManager {
 
     /// A refreshed `id_token` could not be checked just now: the answer is kept with the check pending, which the
     /// next uses try again after a backoff.
-    func identityCheckPending(_ error: IDTokenError) {
+    func identityCheckPending(_ failure: IdentityCheckFailure) {
         _ = identityRetry.recordFailure(at: wallClock(), retryAfter: nil, random: random) { delay in
-            AuthError(.transient, "\(error)", retryAfter: delay, identityError: error)
+            AuthError(.transient, failure.reason, retryAfter: delay, identityFailure: failure)
         }
         emit(.identityCheckPending)
-        logger.notice("the refreshed id_token cannot be checked just now; keeping the tokens, the check is pending", metadata: ["error": "\(LogRedaction.error(error))"])
+        logger.notice("the refreshed id_token cannot be checked just now; keeping the tokens, the check is pending", metadata: ["error": "\(LogRedaction.error(failure.underlying ?? failure))"])
     }
 
     /// Tries a pending identity check again, when one is due: on success the identity is confirmed and written; a
@@ -88,7 +86,7 @@ extension AuthManager {
             accessToken: current.accessToken, tokenType: current.tokenType, refreshToken: current.refreshToken,
             expiresAt: current.expiresAt, scope: current.scope, issuedAt: current.issuedAt, idToken: idToken)
         do {
-            let confirmed = try await identityCheck.identity(afterRefresh: response, keeping: identity)
+            let confirmed = try await identityCheck.checkRefresh(response, keeping: identity)
             guard session.isCurrent(generation), session.current == current else { return }
             var checked = current
             checked.identity = confirmed
@@ -99,11 +97,14 @@ extension AuthManager {
             emit(.identityConfirmed)
             logger.info("the pending identity check passed")
             _ = try? await underLock { try await self.saveUnsaved() }
-        } catch let error as IDTokenError where error.isTransient {
-            identityCheckPending(error)
         } catch {
+            let failure = IdentityCheckFailure.from(error)
+            if failure.isTransient {
+                identityCheckPending(failure)
+                return
+            }
             guard session.isCurrent(generation), session.current == current else { return }
-            throw try await underLock { await self.endSession(answer: current, base: self.session.stored, because: error) }
+            throw try await underLock { await self.endSession(answer: current, base: self.session.stored, because: failure) }
         }
     }
 
@@ -111,19 +112,18 @@ extension AuthManager {
     /// the old refresh token was spent (OpenID Connect Core §12.2): nothing of the answer is used. The entry keeps
     /// who was signed in and why it ended, with no refresh token to send again; the answer's tokens are revoked.
     /// - Returns: the `loginRequired` error to throw, with the identity error.
-    func endSession(answer: Auth, base: Auth?, because error: any Error) async -> AuthError {
-        let identityError = error as? IDTokenError
-        let reason = identityError?.code == .subjectChanged
+    func endSession(answer: Auth, base: Auth?, because failure: IdentityCheckFailure) async -> AuthError {
+        let reason = failure.code == .otherAccount
             ? "a refresh answered for another account than the one signed in, so its tokens were discarded"
-            : "the id_token of a refresh could not be verified (\(identityError.map { "\($0.code)" } ?? "\(type(of: error))")), so its tokens were discarded"
-        let rejection = AuthError(.loginRequired, reason, identityError: identityError)
+            : "the id_token of a refresh could not be verified (\(failure.reason)), so its tokens were discarded"
+        let rejection = AuthError(.loginRequired, reason, identityFailure: failure)
         let kept = base ?? answer
         let entry = Auth(
             accessToken: kept.accessToken, tokenType: kept.tokenType, refreshToken: nil, expiresAt: kept.expiresAt,
             scope: kept.scope, issuedAt: kept.issuedAt, identity: kept.identity, endReason: reason)
         emit(.refreshFailed(.permanent(oauthErrorCode: nil)))
         emit(.sessionEnded)
-        logger.warning("a refreshed id_token was not accepted; the session ended", metadata: ["error": "\(LogRedaction.error(error))"])
+        logger.warning("a refreshed id_token was not accepted; the session ended", metadata: ["code": "\(failure.code)"])
         session.end(keeping: entry, because: rejection)
         _ = try? await saveUnsaved()
         await revokeReceived(answer, besides: nil)

@@ -71,7 +71,7 @@ extension AuthManager {
         let identityCheck = base?.identity == nil ? nil : configuration.identityCheck
         if let identityCheck {
             do {
-                try await identityCheck.prepare()
+                try await identityCheck.prepareCheck()
             } catch {
                 throw identityUnchecked(error, refreshToken: refreshToken, generation: generation)
             }
@@ -94,17 +94,20 @@ extension AuthManager {
         guard session.isCurrent(generation) else { return try await discard(auth, besides: base) }
         if let identityCheck, let base, let identity = base.identity {
             auth.unverifiedIDToken = base.unverifiedIDToken
-            if response.idToken != nil {
+            checking: if response.idToken != nil {
                 do {
-                    auth.identity = try await identityCheck.identity(afterRefresh: response, keeping: identity)
+                    auth.identity = try await identityCheck.checkRefresh(response, keeping: identity)
                     auth.unverifiedIDToken = nil
-                } catch let error as IDTokenError where error.isTransient {
-                    // The refresh token is spent: keep the answer, and check it on the next use.
-                    auth.unverifiedIDToken = response.idToken
-                    identityCheckPending(error)
                 } catch {
+                    let failure = IdentityCheckFailure.from(error)
+                    guard !failure.isTransient else {
+                        // The refresh token is spent: keep the answer, and check it on the next use.
+                        auth.unverifiedIDToken = response.idToken
+                        identityCheckPending(failure)
+                        break checking
+                    }
                     guard session.isCurrent(generation) else { return try await discard(auth, besides: base) }
-                    throw await endSession(answer: auth, base: base, because: error)
+                    throw await endSession(answer: auth, base: base, because: failure)
                 }
                 guard session.isCurrent(generation) else { return try await discard(auth, besides: base) }
             }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TokenAuth
+import TokenAuthSignIn
 import TokenAuthKeyring
 
 extension TokenCtl {

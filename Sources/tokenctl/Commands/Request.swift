@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HTTPTypes
 import TokenAuth
+import TokenAuthSignIn
 import TokenAuthKeyring
 
 extension TokenCtl {
@@ -82,7 +83,7 @@ extension TokenCtl {
                 let transport = URLSessionTransport()
                 let manager = try await AuthManager.forKeyringItem(
                     service: item.service, account: item.account, keyring: keyringOptions.keyring, transport: transport,
-                    followsChanges: false)
+                    identityChecks: IDTokenVerifier.forStoredClient, followsChanges: false)
                 let client = AuthorizedClient(manager: manager, transport: transport)
                 do {
                     response = try await client.send(request, body: body)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import TokenAuth
+import TokenAuthSignIn
 import TokenAuthKeyring
 
 extension TokenCtl {
@@ -20,7 +21,7 @@ extension TokenCtl {
         func run() async throws {
             try await reportingFailures {
                 let manager = try await AuthManager.forKeyringItem(
-                    service: item.service, account: item.account, keyring: keyringOptions.keyring, followsChanges: false)
+                    service: item.service, account: item.account, keyring: keyringOptions.keyring, identityChecks: IDTokenVerifier.forStoredClient, followsChanges: false)
                 print(try await manager.validToken())
             }
         }
@@ -38,7 +39,7 @@ extension TokenCtl {
         func run() async throws {
             try await reportingFailures {
                 let manager = try await AuthManager.forKeyringItem(
-                    service: item.service, account: item.account, keyring: keyringOptions.keyring, followsChanges: false)
+                    service: item.service, account: item.account, keyring: keyringOptions.keyring, identityChecks: IDTokenVerifier.forStoredClient, followsChanges: false)
                 let auth = try await manager.refresh()
                 let summary = CredentialsSummary(
                     service: item.service, account: item.account,

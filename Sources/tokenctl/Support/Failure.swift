@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Keyring
 import TokenAuth
+import TokenAuthSignIn
 
 /// tokenctl's documented exit codes.
 enum Exit {

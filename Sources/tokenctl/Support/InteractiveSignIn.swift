@@ -1,5 +1,6 @@
 import Foundation
 import TokenAuth
+import TokenAuthSignIn
 
 /// The sign-ins that need the user: what tokenctl shows while the library's flows run.
 enum InteractiveSignIn {

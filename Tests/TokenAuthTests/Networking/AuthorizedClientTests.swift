@@ -5,6 +5,7 @@ import FoundationNetworking
 import HTTPTypes
 import HTTPTypesFoundation
 import OAuthTestServer
+import OAuthTestSupport
 import Testing
 @testable import TokenAuth
 

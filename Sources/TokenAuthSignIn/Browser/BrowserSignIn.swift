@@ -1,0 +1,299 @@
+import Foundation
+import Synchronization
+import TokenAuth
+
+/// Signs a user in through the system browser: the authorization code grant with PKCE, redirected to a listener on
+/// `127.0.0.1` (RFC 6749 §4.1, RFC 7636, RFC 8252), the way providers require native apps to sign in.
+///
+/// ```swift
+/// let metadata = try await Discovery().metadata(forIssuer: URL(string: "https://auth.example.com")!)
+/// let browser = try BrowserSignIn(metadata: metadata, clientID: "my-desktop-app")
+/// let credentials = try await browser.signIn(scope: "openid profile") { url in
+///     try await SystemBrowser().open(url)   // or the app's own way to open a URL
+/// }
+/// try await manager.signIn(credentials.auth)   // store credentials.client with it, e.g. in KeyringAuthStore
+/// ```
+///
+/// One sign-in:
+/// 1. binds a listener on `127.0.0.1` — an ephemeral port unless ``Redirect/port`` fixes one, for servers that
+///    register exact redirect URIs — and builds the redirect URI `http://127.0.0.1:PORT/PATH`;
+/// 2. makes a fresh PKCE verifier (S256; `plain` is never used), a random `state` and, when the scope contains
+///    `openid`, a random `nonce`, and hands the authorization URL to the app's `openBrowser` hook;
+/// 3. waits for the browser to come back. Requests for other paths get a 404 and change nothing. A request on the
+///    redirect path whose `state` is not this sign-in's gets a page saying so, and the wait goes on: only the
+///    right `state` ends it. When the server advertises `authorization_response_iss_parameter_supported` the `iss`
+///    parameter must be the issuer, and an `iss` that is present must always be (RFC 9207);
+/// 4. exchanges the code with the verifier at the token endpoint, answers the browser with a page that says
+///    whether the sign-in worked, and closes the listener.
+///
+/// The listener is closed on every way out: success, an error, the time limit (``timeLimit`` by the injected
+/// clock), and cancellation of the calling task. The time limit covers the wait for the browser only: once the
+/// redirect brought a code, the exchange runs to the transport's own timeout, so a granted code is never dropped.
+/// Nothing is stored here: the caller stores the result, and an error leaves whatever was stored before untouched.
+public struct BrowserSignIn: Sendable {
+    /// Where the browser is sent back to: a port and a path on `127.0.0.1`.
+    public struct Redirect: Sendable, Equatable {
+        /// The port to listen on; 0 (the default) lets the system choose a free one, as RFC 8252 §7.3 recommends.
+        public var port: Int
+        /// The path, such as `/callback`.
+        public var path: String
+
+        /// Creates a redirect target.
+        public init(port: Int = 0, path: String = "/callback") {
+            self.port = port
+            self.path = path
+        }
+    }
+
+    /// The client that signs in, and whose identity is stored with the tokens.
+    public let client: OAuthClient
+    /// Where the browser is sent to authorize (RFC 6749 §3.1).
+    public let authorizationEndpoint: URL
+    /// The issuer identifier that an `iss` response parameter must equal, when known.
+    public let issuer: String?
+    /// Whether the redirect must carry `iss` (the server advertises
+    /// `authorization_response_iss_parameter_supported`).
+    public let requiresIssuerParameter: Bool
+    /// Where the browser is sent back to.
+    public let redirect: Redirect
+    /// How long the user has to finish in the browser. It stops applying when the redirect brings a code: the code
+    /// exchange is bounded by the transport's timeout instead.
+    public let timeLimit: Duration
+    private let transport: any HTTPTransport
+    private let clock: any Clock<Duration>
+    private let wallClock: WallClock
+
+    /// Creates a browser sign-in at endpoints configured by hand.
+    ///
+    /// - Parameters:
+    ///   - client: The token endpoint and client identity (a public client, `authentication` none, is usual).
+    ///   - authorizationEndpoint: Where the browser is sent; `https`, or `http` on a loopback host.
+    ///   - issuer: The issuer identifier, to check the `iss` response parameter against; `nil` skips the check.
+    ///   - requiresIssuerParameter: Whether a response without `iss` is refused.
+    ///   - redirect: The loopback port and path.
+    ///   - timeLimit: How long the user has, from when the browser is opened; 5 minutes by default.
+    ///   - transport: How the code exchange is sent. The default accepts at most `TokenResponse.maximumSize` bytes.
+    ///   - clock: The clock that measures ``timeLimit``.
+    ///   - wallClock: The wall clock, read for the tokens' expiry.
+    /// - Throws: ``BrowserSignInError/insecureEndpoint`` or ``BrowserSignInError/invalidRedirect``.
+    public init(
+        client: OAuthClient,
+        authorizationEndpoint: URL,
+        issuer: String? = nil,
+        requiresIssuerParameter: Bool = false,
+        redirect: Redirect = Redirect(),
+        timeLimit: Duration = .seconds(300),
+        transport: any HTTPTransport = URLSessionTransport(maximumResponseBodySize: TokenResponse.maximumSize),
+        clock: any Clock<Duration> = ContinuousClock(),
+        wallClock: @escaping WallClock = systemWallClock
+    ) throws(BrowserSignInError) {
+        guard authorizationEndpoint.canCarryCredentials else { throw .insecureEndpoint(authorizationEndpoint) }
+        guard redirect.path.hasPrefix("/"), !redirect.path.contains("?"), !redirect.path.contains("#"),
+            URLComponents(string: redirect.path)?.percentEncodedPath == redirect.path
+        else { throw .invalidRedirect(path: redirect.path) }
+        guard (0...65535).contains(redirect.port) else { throw .invalidRedirect(path: "port \(redirect.port)") }
+        self.client = client
+        self.authorizationEndpoint = authorizationEndpoint
+        self.issuer = issuer
+        self.requiresIssuerParameter = requiresIssuerParameter
+        self.redirect = redirect
+        self.timeLimit = timeLimit
+        self.transport = transport
+        self.clock = clock
+        self.wallClock = wallClock
+    }
+
+    /// Creates a browser sign-in from discovered metadata.
+    ///
+    /// - Parameters:
+    ///   - metadata: From ``Discovery/metadata(forIssuer:)``.
+    ///   - clientID: The client identifier registered at the provider.
+    ///   - clientSecret: The secret of a confidential client; `nil` for a public client (a desktop app).
+    ///   - authentication: How to authenticate; the default follows `OAuthClient`.
+    ///   - redirect: The loopback port and path.
+    ///   - timeLimit: How long the user has, from when the browser is opened; 5 minutes by default.
+    ///   - transport: How the code exchange (and the key set, with `openid`) is sent.
+    ///   - clock: The clock that measures `timeLimit`.
+    ///   - wallClock: The wall clock, read for the tokens' expiry and the `id_token`'s times.
+    /// - Throws: ``BrowserSignInError/noAuthorizationEndpoint`` when the metadata names none,
+    ///   ``BrowserSignInError/pkceUnsupported`` when it lists PKCE methods without S256, or
+    ///   ``BrowserSignInError/invalidRedirect``.
+    public init(
+        metadata: AuthorizationServerMetadata,
+        clientID: String,
+        clientSecret: String? = nil,
+        authentication: OAuthClient.Authentication? = nil,
+        redirect: Redirect = Redirect(),
+        timeLimit: Duration = .seconds(300),
+        transport: any HTTPTransport = URLSessionTransport(maximumResponseBodySize: TokenResponse.maximumSize),
+        clock: any Clock<Duration> = ContinuousClock(),
+        wallClock: @escaping WallClock = systemWallClock
+    ) throws(BrowserSignInError) {
+        guard let endpoint = metadata.authorizationEndpoint else { throw .noAuthorizationEndpoint }
+        let methods = metadata.codeChallengeMethodsSupported
+        guard methods.isEmpty || methods.contains(PKCE.method) else { throw .pkceUnsupported(listed: methods) }
+        try self.init(
+            client: metadata.client(id: clientID, secret: clientSecret, authentication: authentication),
+            authorizationEndpoint: endpoint, issuer: metadata.issuer,
+            requiresIssuerParameter: metadata.authorizationResponseIssParameterSupported, redirect: redirect,
+            timeLimit: timeLimit, transport: transport, clock: clock, wallClock: wallClock)
+    }
+
+    /// Runs the whole sign-in: listens, calls `openBrowser` once with the authorization URL, waits for the browser
+    /// to come back, and exchanges the code.
+    ///
+    /// - Parameters:
+    ///   - scope: The scope to ask for, or `nil` for the server's default. With `openid` in it, a `nonce` is sent.
+    ///   - openBrowser: The app's "open this URL" hook, such as ``SystemBrowser/open(_:)``. It runs while the
+    ///     listener already waits; if it throws, the sign-in stops with its error. Show the URL as well, for users
+    ///     whose browser does not open.
+    /// - Returns: The tokens with ``client`` recorded: pass `auth` to `AuthManager.signIn(_:)` and store `client`.
+    /// - Throws: ``BrowserSignInError``, `TokenEndpointError` from the code exchange, the hook's error, or
+    ///   `CancellationError`.
+    public func signIn(
+        scope: String? = nil,
+        openBrowser: @escaping @Sendable (URL) async throws -> Void
+    ) async throws -> StoredCredentials {
+        try await signInReturningResponse(scope: scope, openBrowser: openBrowser).credentials
+    }
+
+    /// The sign-in, with what the identity check needs: the token response and the `nonce` sent.
+    func signInReturningResponse(
+        scope: String?,
+        openBrowser: @escaping @Sendable (URL) async throws -> Void
+    ) async throws -> (credentials: StoredCredentials, response: TokenResponse, nonce: String?) {
+        let listener: LoopbackRedirectListener
+        do {
+            listener = try await LoopbackRedirectListener.bind(port: redirect.port, path: redirect.path)
+        } catch {
+            throw BrowserSignInError.listenerUnavailable(port: redirect.port, cause: error)
+        }
+        let request = AuthorizationRequest(
+            endpoint: authorizationEndpoint, clientID: client.clientID, redirectURI: listener.redirectURI, scope: scope)
+        let (client, transport, wallClock) = (self.client, self.transport, self.wallClock)
+        let exchange = CodeExchange(
+            request: request, issuer: issuer, requiresIssuerParameter: requiresIssuerParameter,
+            endpoint: TokenEndpointClient(client: client, transport: transport, wallClock: wallClock),
+            identify: { response in
+                try await SignInIdentity.resolve(
+                    response, scope: scope, nonce: request.nonce, client: client, transport: transport,
+                    wallClock: wallClock)
+            })
+        let limit = timeLimit
+        let url = request.url
+        return try await withThrowingTaskGroup(
+            of: (credentials: StoredCredentials, response: TokenResponse, nonce: String?)?.self
+        ) { group in
+            group.addTask {
+                let (response, identity) = try await listener.receive(
+                    timeLimit: limit, clock: clock, timedOut: { BrowserSignInError.timedOut(after: limit) },
+                    exchange.handle)
+                var auth = response.auth(updating: nil)
+                auth.scope = auth.scope ?? scope
+                auth.identity = identity
+                return (StoredCredentials(auth: auth, client: client), response, request.nonce)
+            }
+            group.addTask {
+                do {
+                    try await openBrowser(url)
+                } catch {
+                    await listener.close()
+                    throw error
+                }
+                return nil
+            }
+            defer { group.cancelAll() }
+            while let next = try await group.next() {
+                if let result = next { return result }
+            }
+            throw CancellationError()
+        }
+    }
+}
+
+/// Decides about each request on the redirect path: the first with the right `state` is the answer.
+private final class CodeExchange: Sendable {
+    let request: AuthorizationRequest
+    let issuer: String?
+    let requiresIssuerParameter: Bool
+    let endpoint: TokenEndpointClient
+    /// Validates the `id_token` when the scope asked for `openid`: a sign-in that fails it fails as a whole.
+    let identify: @Sendable (TokenResponse) async throws -> Identity?
+    private let answered = Mutex(false)
+
+    typealias Outcome = (response: TokenResponse, identity: Identity?)
+
+    init(
+        request: AuthorizationRequest, issuer: String?, requiresIssuerParameter: Bool, endpoint: TokenEndpointClient,
+        identify: @escaping @Sendable (TokenResponse) async throws -> Identity?
+    ) {
+        self.request = request
+        self.issuer = issuer
+        self.requiresIssuerParameter = requiresIssuerParameter
+        self.endpoint = endpoint
+        self.identify = identify
+    }
+
+    func handle(_ redirect: LoopbackRedirectListener.Request) async -> LoopbackRedirectListener.Decision<Outcome> {
+        guard redirect.single("state") == request.state else { return .keepWaiting(.unexpected) }
+        let first = answered.withLock { answered in
+            defer { answered = true }
+            return !answered
+        }
+        guard first else { return .keepWaiting(.alreadyAnswered) }
+        if let issuer {
+            let iss = redirect.single("iss")
+            if redirect.count(of: "iss") > 1 || (iss == nil && requiresIssuerParameter) || (iss != nil && iss != issuer) {
+                return fail(BrowserSignInError.issuerMismatch(expected: issuer, found: iss))
+            }
+        }
+        if redirect.count(of: "error") > 0 {
+            guard let error = redirect.single("error") else {
+                return fail(BrowserSignInError.malformedResponse("it has more than one error"))
+            }
+            return fail(BrowserSignInError.fromRedirect(error: error, description: redirect.single("error_description")))
+        }
+        guard let code = redirect.single("code"), !code.isEmpty else {
+            return fail(BrowserSignInError.malformedResponse(
+                redirect.count(of: "code") > 1 ? "it has more than one code" : "it has no code"))
+        }
+        // The code is in hand: the exchange runs to its own end, outside the sign-in's time limit.
+        return .answer { await self.exchange(code) }
+    }
+
+    private func exchange(_ code: String) async -> (RedirectPage, Result<Outcome, any Error>) {
+        do {
+            let response = try await endpoint.authorizationCode(
+                code, redirectURI: request.redirectURI, codeVerifier: request.pkce.verifier)
+            let identity = try await identify(response)
+            return (.signedIn(as: identity?.displayName), .success((response, identity)))
+        } catch {
+            return failure(error)
+        }
+    }
+
+    private func fail(_ error: any Error) -> LoopbackRedirectListener.Decision<Outcome> {
+        let (page, outcome) = failure(error)
+        return .finish(page, outcome)
+    }
+
+    private func failure(_ error: any Error) -> (RedirectPage, Result<Outcome, any Error>) {
+        let problem: String
+        let advice: String
+        switch error {
+        case let error as BrowserSignInError:
+            problem = error.description.replacingOccurrences(of: " " + error.fix, with: "")
+            advice = error.fix
+        case let error as TokenEndpointError:
+            problem = "The app could not complete the sign-in with the provider: \(error.description)"
+            advice = "Go back to the app and sign in again."
+        case let error as IDTokenError:
+            problem = "The app could not confirm who signed in: \(error.description)"
+            advice = "Go back to the app and sign in again."
+        default:
+            problem = "The app could not complete the sign-in."
+            advice = "Go back to the app and sign in again."
+        }
+        return (.failed(problem, advice: advice), .failure(error))
+    }
+}

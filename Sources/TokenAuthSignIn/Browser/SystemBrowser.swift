@@ -1,0 +1,152 @@
+import Foundation
+import TokenAuth
+
+/// Opens a URL in the user's web browser, the way desktop Linux programs do: the `BROWSER` environment variable when
+/// it is set, else `xdg-open` (which, inside Flatpak, goes through the desktop portal).
+///
+/// ```swift
+/// let credentials = try await browserSignIn.signIn(scope: "openid") { url in
+///     print("Opening \(url) in your browser…")
+///     try SystemBrowser().open(url)
+/// }
+/// ```
+///
+/// - `BROWSER` is a colon-separated list of commands, tried in order until one starts (the convention `xdg-open`
+///   and Python's `webbrowser` follow). In each, `%s` is replaced by the URL and `%%` by `%`; a command without
+///   `%s` gets the URL as its last argument. Commands are split at spaces and run directly, never through a shell,
+///   so nothing in the URL is interpreted.
+/// - Without `BROWSER`, `xdg-open` is used only in a graphical session (`DISPLAY` or `WAYLAND_DISPLAY` set, or inside
+///   Flatpak). It never falls back to a text-mode browser: over SSH or on a console, ``open(_:)`` throws
+///   ``Failure/noGraphicalSession``, and the app shows the URL (or offers the device code) instead. The launched
+///   program gets `/dev/null` as its standard input and output, so it can never take over the app's terminal.
+///
+/// The browser is started and not waited for. Always show the URL too: a browser that starts may still not come to
+/// the front.
+public struct SystemBrowser: Sendable {
+    /// Why no browser could be started.
+    public struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
+        /// The kinds of ``SystemBrowser/Failure``.
+        public typealias Code = ErrorCode<Failure>
+
+        /// What kind of failure this is.
+        public let code: Code
+        private let detail: String
+
+        /// Neither `BROWSER` is set nor is there a graphical session (`DISPLAY`, `WAYLAND_DISPLAY`, Flatpak).
+        public static let noGraphicalSession = Failure(code: .noGraphicalSession, detail: "")
+        /// No command of `BROWSER`, or `xdg-open`, could be started.
+        public static let notStarted = Failure(code: .notStarted, detail: "")
+
+        /// Two failures are equal when they are the same kind.
+        public static func == (lhs: Failure, rhs: Failure) -> Bool { lhs.code == rhs.code }
+
+        /// What happened and what to do.
+        public var description: String {
+            switch code {
+            case .noGraphicalSession:
+                return "No browser was opened: this session has no display and BROWSER is not set. Open the URL on "
+                    + "any device's browser that can reach this machine's 127.0.0.1 (for example through "
+                    + "`ssh -L`), set BROWSER, or use the device code sign-in."
+            default:
+                return "No browser could be started (\(detail)). Open the URL yourself, or set BROWSER to a browser "
+                    + "command."
+            }
+        }
+
+        static func notStarted(_ detail: String) -> Failure { Failure(code: .notStarted, detail: detail) }
+    }
+
+    private let environment: [String: String]
+
+    /// Creates an opener that reads `BROWSER`, `DISPLAY`, `WAYLAND_DISPLAY` and `PATH` from `environment`.
+    public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+        self.environment = environment
+    }
+
+    /// The commands that ``open(_:)`` would try for `url`, in order, each as an argument vector.
+    ///
+    /// - Throws: ``Failure/noGraphicalSession`` when it would try none.
+    public func commands(for url: URL) throws(Failure) -> [[String]] {
+        if let browser = environment["BROWSER"], !browser.trimmingCharacters(in: .whitespaces).isEmpty {
+            return browser.split(separator: ":").compactMap { Self.arguments(of: String($0), url: url) }
+        }
+        let graphical = [environment["DISPLAY"], environment["WAYLAND_DISPLAY"]].contains { !($0 ?? "").isEmpty }
+        let flatpak = environment["FLATPAK_ID"] != nil || FileManager.default.fileExists(atPath: "/.flatpak-info")
+        guard graphical || flatpak else { throw .noGraphicalSession }
+        return [["xdg-open", url.absoluteString]]
+    }
+
+    /// Starts the browser on `url` and returns without waiting for it.
+    ///
+    /// - Throws: ``Failure``.
+    public func open(_ url: URL) throws(Failure) {
+        var problems: [String] = []
+        for command in try commands(for: url) {
+            guard let executable = Self.executable(command[0], path: environment["PATH"]) else {
+                problems.append("\(command[0]) not found")
+                continue
+            }
+            let process = Process()
+            process.executableURL = executable
+            process.arguments = Array(command.dropFirst())
+            process.environment = environment
+            process.standardInput = FileHandle.nullDevice
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            do {
+                try process.run()
+                return
+            } catch {
+                problems.append("\(command[0]): \(error.localizedDescription)")
+            }
+        }
+        throw .notStarted(problems.isEmpty ? "BROWSER names no command" : problems.joined(separator: "; "))
+    }
+
+    /// One `BROWSER` entry as an argument vector for `url`, or `nil` when it is empty.
+    static func arguments(of entry: String, url: URL) -> [String]? {
+        var words = entry.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+        guard !words.isEmpty else { return nil }
+        var substituted = false
+        words = words.map { word in
+            var result = ""
+            var characters = word.makeIterator()
+            while let character = characters.next() {
+                guard character == "%" else {
+                    result.append(character)
+                    continue
+                }
+                switch characters.next() {
+                case "s":
+                    result += url.absoluteString
+                    substituted = true
+                case "%": result.append("%")
+                case let other?: result.append("%"); result.append(other)
+                case nil: result.append("%")
+                }
+            }
+            return result
+        }
+        return substituted ? words : words + [url.absoluteString]
+    }
+
+    /// `name` itself when it contains a slash, else the first executable `name` in `path`.
+    static func executable(_ name: String, path: String?) -> URL? {
+        let manager = FileManager.default
+        if name.contains("/") {
+            return manager.isExecutableFile(atPath: name) ? URL(fileURLWithPath: name) : nil
+        }
+        for directory in (path ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":") {
+            let candidate = "\(directory)/\(name)"
+            if manager.isExecutableFile(atPath: candidate) { return URL(fileURLWithPath: candidate) }
+        }
+        return nil
+    }
+}
+
+extension ErrorCode where Domain == SystemBrowser.Failure {
+    /// ``SystemBrowser/Failure/noGraphicalSession``.
+    public static let noGraphicalSession = Self("noGraphicalSession")
+    /// ``SystemBrowser/Failure/notStarted``.
+    public static let notStarted = Self("notStarted")
+}

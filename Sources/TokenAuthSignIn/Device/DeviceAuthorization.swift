@@ -1,0 +1,319 @@
+import Foundation
+import HTTPTypes
+import TokenAuth
+
+/// Signs in with the device authorization grant (RFC 8628): the app shows a short code and a URL, the user approves
+/// on any device with a browser, and the app gets tokens — no browser or redirect URI on this machine.
+///
+/// ```swift
+/// let metadata = try await Discovery().metadata(forIssuer: URL(string: "https://auth.example.com")!)
+/// let device = try DeviceAuthorization(metadata: metadata, clientID: "my-desktop-app")
+/// let credentials = try await device.signIn(scope: "read") { prompt in
+///     print("Open \(prompt.verificationURI) and enter \(prompt.userCode)")
+/// }
+/// try await manager.signIn(credentials.auth)   // store credentials.client with it, e.g. in KeyringAuthStore
+/// ```
+///
+/// The flow requests a device code, hands the ``Prompt`` to the app's hook, then polls the token endpoint:
+/// - first after the server's `interval` (5 s when it names none), then at that interval;
+/// - `authorization_pending` → keeps polling; `slow_down` → adds 5 s to the interval for the rest of the flow,
+///   up to ``maximumInterval``;
+/// - `access_denied` → ``DeviceAuthorizationError/accessDenied``; `expired_token` →
+///   ``DeviceAuthorizationError/expired``;
+/// - a transient failure (no answer, 5xx) → keeps polling, doubling the wait for each failure in a row;
+/// - any other token endpoint error (such as `invalid_client`) → thrown as the `TokenEndpointError`;
+/// - gives up with ``DeviceAuthorizationError/expired`` rather than poll at or after `expires_in` (or rethrows the
+///   last transient failure, if the last poll had one).
+///
+/// The server's numbers are bounded where they are read: `interval` to ``minimumInterval``…``maximumInterval``, and
+/// the device code's `expires_in` to at most ``maximumCodeLifetime``, so no server can make the client poll in a
+/// busy loop or wait for hours. Every wait goes through the injected `Clock`, so tests run the whole flow without
+/// waiting in real time. Cancel the calling task to stop (for example when the user closes the dialog): the flow
+/// throws `CancellationError`.
+public struct DeviceAuthorization: Sendable {
+    /// The shortest wait between polls: 1 s. A smaller positive `interval` is raised to it, so a server cannot make
+    /// the client poll in a busy loop (zero, negative or absent means RFC 8628's default of 5 s).
+    public static let minimumInterval = Duration.seconds(1)
+    /// The longest wait between polls while the server answers: 60 s, `slow_down` increments included. A larger
+    /// `interval` is lowered to it: the user is waiting to be signed in, and a minute is already slow.
+    public static let maximumInterval = Duration.seconds(60)
+    /// The longest a device code is waited for: 1 hour. A larger `expires_in` is lowered to it, so a server cannot
+    /// keep the flow polling for days; real codes live 10 to 30 minutes.
+    public static let maximumCodeLifetime = Duration.seconds(3600)
+
+    /// What the app shows the user: where to go and the code to enter there (RFC 8628 §3.3).
+    public struct Prompt: Sendable, Equatable, CustomStringConvertible {
+        /// The code the user enters, such as `WDJB-MJHT`. Show it exactly as given.
+        public let userCode: String
+        /// The page where the user enters ``userCode``. Show it; it is short enough to type.
+        public let verificationURI: URL
+        /// ``verificationURI`` with the code already in it, when the server gave one: good for a QR code or a
+        /// link. Show ``userCode`` as well, so the user can check it (RFC 8628 §3.3.1).
+        public let verificationURIComplete: URL?
+        /// How long the code stays valid from when it was requested (`expires_in`, at most
+        /// ``DeviceAuthorization/maximumCodeLifetime``).
+        public let expiresIn: Duration
+
+        /// Creates a prompt.
+        public init(userCode: String, verificationURI: URL, verificationURIComplete: URL? = nil, expiresIn: Duration) {
+            self.userCode = userCode
+            self.verificationURI = verificationURI
+            self.verificationURIComplete = verificationURIComplete
+            self.expiresIn = expiresIn
+        }
+
+        /// An instruction for a person, e.g. "Open https://example.com/device and enter WDJB-MJHT."
+        public var description: String {
+            "Open \(verificationURI.absoluteString) and enter \(userCode)."
+        }
+    }
+
+    /// The client that signs in, and whose identity is stored with the tokens.
+    public let client: OAuthClient
+    /// The device authorization endpoint (RFC 8628 §3.1).
+    public let deviceAuthorizationEndpoint: URL
+    private let transport: any HTTPTransport
+    private let clock: any Clock<Duration>
+    private let wallClock: WallClock
+
+    /// Creates a device sign-in for `client` at an endpoint configured by hand.
+    ///
+    /// - Parameters:
+    ///   - client: The token endpoint and client identity (a public client, `authentication` none, is usual).
+    ///   - deviceAuthorizationEndpoint: Where device codes are requested.
+    ///   - transport: How requests are sent, to both endpoints. The default accepts at most
+    ///     `TokenResponse.maximumSize` bytes per answer.
+    ///   - clock: The clock every wait between polls goes through.
+    ///   - wallClock: The wall clock, read for the tokens' expiry.
+    public init(
+        client: OAuthClient,
+        deviceAuthorizationEndpoint: URL,
+        transport: any HTTPTransport = URLSessionTransport(maximumResponseBodySize: TokenResponse.maximumSize),
+        clock: any Clock<Duration> = ContinuousClock(),
+        wallClock: @escaping WallClock = systemWallClock
+    ) {
+        self.client = client
+        self.deviceAuthorizationEndpoint = deviceAuthorizationEndpoint
+        self.transport = transport
+        self.clock = clock
+        self.wallClock = wallClock
+    }
+
+    /// Creates a device sign-in from discovered metadata.
+    ///
+    /// - Parameters:
+    ///   - metadata: From ``Discovery/metadata(forIssuer:)``.
+    ///   - clientID: The client identifier registered at the provider.
+    ///   - clientSecret: The secret of a confidential client; `nil` for a public client.
+    ///   - authentication: How to authenticate; the default follows `OAuthClient`.
+    ///   - transport: As for ``init(client:deviceAuthorizationEndpoint:transport:clock:wallClock:)``.
+    ///   - clock: As for ``init(client:deviceAuthorizationEndpoint:transport:clock:wallClock:)``.
+    ///   - wallClock: As for ``init(client:deviceAuthorizationEndpoint:transport:clock:wallClock:)``.
+    /// - Throws: ``DiscoveryError/missingEndpoint`` when the metadata names no `device_authorization_endpoint`.
+    public init(
+        metadata: AuthorizationServerMetadata,
+        clientID: String,
+        clientSecret: String? = nil,
+        authentication: OAuthClient.Authentication? = nil,
+        transport: any HTTPTransport = URLSessionTransport(maximumResponseBodySize: TokenResponse.maximumSize),
+        clock: any Clock<Duration> = ContinuousClock(),
+        wallClock: @escaping WallClock = systemWallClock
+    ) throws(DiscoveryError) {
+        guard let endpoint = metadata.deviceAuthorizationEndpoint else {
+            throw .missingEndpoint("device_authorization_endpoint", at: nil)
+        }
+        self.init(
+            client: metadata.client(id: clientID, secret: clientSecret, authentication: authentication),
+            deviceAuthorizationEndpoint: endpoint, transport: transport, clock: clock, wallClock: wallClock)
+    }
+
+    /// Runs the whole flow: requests a code, calls `prompt` once with what to show, and polls until the user
+    /// decides or the code expires.
+    ///
+    /// - Parameters:
+    ///   - scope: The scope to ask for, or `nil` for the server's default.
+    ///   - prompt: The app's "show this code" hook. Polling starts when it returns; if it throws, the flow stops
+    ///     with its error.
+    /// - Returns: The tokens with ``client`` recorded: pass `auth` to `AuthManager.signIn(_:)` and store `client`.
+    /// - Throws: ``DeviceAuthorizationError``, `TokenEndpointError`, the hook's error, or `CancellationError`.
+    public func signIn(
+        scope: String? = nil,
+        prompt: @Sendable (Prompt) async throws -> Void
+    ) async throws -> StoredCredentials {
+        try await run(scope: scope, prompt: prompt, clock: self.clock)
+    }
+
+    private func run<C: Clock>(
+        scope: String?,
+        prompt: @Sendable (Prompt) async throws -> Void,
+        clock: C
+    ) async throws -> StoredCredentials where C.Duration == Swift.Duration {
+        let requestedAt = clock.now
+        let code = try await requestDeviceCode(scope: scope)
+        try await prompt(code.prompt)
+
+        let tokenEndpoint = TokenEndpointClient(client: client, transport: transport, wallClock: wallClock)
+        var schedule = DevicePollSchedule(interval: code.interval, lifetime: code.prompt.expiresIn)
+        var lastFailure: TokenEndpointError?
+        while true {
+            guard let wait = schedule.nextWait(elapsed: requestedAt.duration(to: clock.now)) else {
+                throw lastFailure ?? DeviceAuthorizationError.expired(nil, lifetime: schedule.lifetime)
+            }
+            try await clock.sleep(for: wait)
+            do {
+                let response = try await tokenEndpoint.deviceCode(code.deviceCode)
+                var auth = response.auth(updating: nil)
+                auth.scope = auth.scope ?? scope
+                auth.identity = try await SignInIdentity.resolve(
+                    response, scope: scope, nonce: nil, client: client, transport: transport, wallClock: wallClock)
+                return StoredCredentials(auth: auth, client: client)
+            } catch let error as TokenEndpointError {
+                lastFailure = nil
+                switch error.oauthErrorCode {
+                case "authorization_pending":
+                    schedule.record(.pending)
+                case "slow_down":
+                    schedule.record(.slowDown)
+                case "access_denied":
+                    throw DeviceAuthorizationError.accessDenied(error)
+                case "expired_token":
+                    throw DeviceAuthorizationError.expired(error, lifetime: schedule.lifetime)
+                default:
+                    guard error.isTransient else { throw error }
+                    schedule.record(.transientFailure)
+                    lastFailure = error
+                }
+            }
+        }
+    }
+
+    /// A device authorization response (RFC 8628 §3.2), with the device code kept out of the prompt.
+    private struct DeviceCode: Sendable {
+        var deviceCode: String
+        var prompt: Prompt
+        var interval: Duration?
+    }
+
+    /// Sends the device authorization request (RFC 8628 §3.1) and reads the answer.
+    private func requestDeviceCode(scope: String?) async throws -> DeviceCode {
+        let endpoint = deviceAuthorizationEndpoint
+        guard endpoint.canCarryCredentials else {
+            let scheme = endpoint.scheme?.lowercased() ?? ""
+            throw DeviceAuthorizationError.insecureEndpoint(
+                scheme: scheme.isEmpty ? "?" : scheme, host: endpoint.host ?? "?")
+        }
+        guard let authentication = client.formAuthentication else {
+            throw DeviceAuthorizationError.invalidClientConfiguration(
+                "\(client.authentication.rawValue) needs a client secret")
+        }
+        var parameters = authentication.parameters
+        if let scope { parameters.append((name: "scope", value: scope)) }
+        var headerFields: HTTPFields = [
+            .contentType: "application/x-www-form-urlencoded",
+            .accept: "application/json",
+        ]
+        headerFields[.authorization] = authentication.authorization
+        let secrets = [client.clientSecret].compactMap { $0 }
+
+        let request = HTTPRequest(method: .post, url: endpoint, headerFields: headerFields)
+        let response: HTTPResponse
+        let body: Data
+        do {
+            (response, body) = try await transport.send(request, body: FormEncoding.body(parameters), redirects: .refuse)
+        } catch let error as HTTPTransportError {
+            if error == .responseTooLarge {
+                throw DeviceAuthorizationError.malformed("its answer is too large", statusCode: nil)
+            }
+            throw DeviceAuthorizationError.unavailable(
+                statusCode: nil, cause: error.isTimeout ? "no answer in time" : "the connection failed")
+        } catch let error as CancellationError {
+            throw error
+        } catch {
+            if Task.isCancelled { throw CancellationError() }
+            throw DeviceAuthorizationError.unavailable(statusCode: nil, cause: "\(type(of: error))")
+        }
+        return try Self.interpret(response, body: body, secrets: secrets)
+    }
+
+    private static func interpret(_ response: HTTPResponse, body: Data, secrets: [String]) throws -> DeviceCode {
+        let status = response.status.code
+        guard body.count <= TokenResponse.maximumSize else {
+            throw DeviceAuthorizationError.malformed("its answer is too large", statusCode: status)
+        }
+        guard response.status.kind == .successful else {
+            if [408, 429].contains(status) || (500...599).contains(status) {
+                throw DeviceAuthorizationError.unavailable(statusCode: status, cause: "the server is not answering normally")
+            }
+            if let error = try? JSONDecoder().decode(TokenResponseBody.self, from: body), let code = error.error,
+                !code.isEmpty
+            {
+                if ["server_error", "temporarily_unavailable", "slow_down"].contains(code) {
+                    throw DeviceAuthorizationError.unavailable(statusCode: status, cause: code)
+                }
+                throw DeviceAuthorizationError.rejected(
+                    code: code, description: error.errorDescription, statusCode: status, secrets: secrets)
+            }
+            throw DeviceAuthorizationError.malformed("it answered HTTP \(status) without an OAuth error body", statusCode: status)
+        }
+        let answer: DeviceAuthorizationBody
+        do {
+            answer = try JSONDecoder().decode(DeviceAuthorizationBody.self, from: body)
+        } catch {
+            throw DeviceAuthorizationError.malformed("its answer is not a JSON object", statusCode: status)
+        }
+        guard let deviceCode = answer.deviceCode, !deviceCode.isEmpty else {
+            throw DeviceAuthorizationError.malformed("its answer has no device_code", statusCode: status)
+        }
+        guard let userCode = answer.userCode, !userCode.isEmpty else {
+            throw DeviceAuthorizationError.malformed("its answer has no user_code", statusCode: status)
+        }
+        guard let verificationURI = answer.verificationURI.flatMap(URL.init(string:)), verificationURI.host != nil else {
+            throw DeviceAuthorizationError.malformed("its answer has no usable verification_uri", statusCode: status)
+        }
+        guard let expiresIn = answer.expiresIn else {
+            throw DeviceAuthorizationError.malformed("its answer has no positive expires_in", statusCode: status)
+        }
+        return DeviceCode(
+            deviceCode: deviceCode,
+            prompt: Prompt(
+                userCode: userCode,
+                verificationURI: verificationURI,
+                verificationURIComplete: answer.verificationURIComplete.flatMap(URL.init(string:)),
+                expiresIn: expiresIn),
+            interval: answer.interval)
+    }
+}
+
+/// The members of a device authorization response (RFC 8628 §3.2), each decoded leniently: a member of the wrong
+/// type reads as absent. Numbers may come as JSON numbers or numeric strings, and are bounded here.
+private struct DeviceAuthorizationBody: Decodable {
+    var deviceCode: String?
+    var userCode: String?
+    var verificationURI: String?
+    var verificationURIComplete: String?
+    /// At most ``DeviceAuthorization/maximumCodeLifetime``; `nil` when absent, not positive or not a number.
+    var expiresIn: Duration?
+    /// Within ``DeviceAuthorization/minimumInterval``…``DeviceAuthorization/maximumInterval``; `nil` when absent,
+    /// not positive or not a number.
+    var interval: Duration?
+
+    private enum CodingKeys: String, CodingKey {
+        case deviceCode = "device_code"
+        case userCode = "user_code"
+        case verificationURI = "verification_uri"
+        case verificationURIComplete = "verification_uri_complete"
+        case expiresIn = "expires_in"
+        case interval
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        deviceCode = try? container.decodeIfPresent(String.self, forKey: .deviceCode)
+        userCode = try? container.decodeIfPresent(String.self, forKey: .userCode)
+        verificationURI = try? container.decodeIfPresent(String.self, forKey: .verificationURI)
+        verificationURIComplete = try? container.decodeIfPresent(String.self, forKey: .verificationURIComplete)
+        expiresIn = container.positiveSeconds(forKey: .expiresIn, within: .zero...DeviceAuthorization.maximumCodeLifetime)
+        interval = container.positiveSeconds(
+            forKey: .interval, within: DeviceAuthorization.minimumInterval...DeviceAuthorization.maximumInterval)
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+import TokenAuth
+
+extension IDTokenVerifier: IdentityCheck {
+    /// ``prepare()`` for `AuthManager`, with its ``IDTokenError`` told as the core's `IdentityCheckFailure`.
+    public func prepareCheck() async throws {
+        do {
+            try await prepare()
+        } catch let error as IDTokenError {
+            throw error.identityCheckFailure
+        }
+    }
+
+    /// Checks a refresh's `id_token` for `AuthManager`: ``identity(afterRefresh:keeping:)``, with its
+    /// ``IDTokenError`` told as the core's `IdentityCheckFailure` — `IdentityCheckFailure.Code.unavailable` when
+    /// ``IDTokenError/isTransient``, `IdentityCheckFailure.Code.otherAccount` for ``IDTokenError/subjectChanged``,
+    /// `IdentityCheckFailure.Code.untrusted` otherwise; the ``IDTokenError`` is its `underlying` error.
+    public func checkRefresh(_ response: TokenResponse, keeping previous: Identity) async throws -> Identity {
+        do {
+            return try await identity(afterRefresh: response, keeping: previous)
+        } catch let error as IDTokenError {
+            throw error.identityCheckFailure
+        }
+    }
+
+    /// The verifier for a stored client that records its issuer and `jwks_uri`, or `nil`: the
+    /// `IdentityCheckFactory` to give TokenAuthKeyring's `AuthManager.forKeyringItem`.
+    ///
+    /// ```swift
+    /// let manager = try await AuthManager.forKeyringItem(
+    ///     service: "api.example.com", account: "ada", identityChecks: IDTokenVerifier.forStoredClient)
+    /// ```
+    public static let forStoredClient: IdentityCheckFactory = { client, transport, wallClock in
+        IDTokenVerifier(client: client, transport: transport, wallClock: wallClock)
+    }
+}
+
+extension IDTokenError {
+    /// This error as the core's `IdentityCheckFailure`.
+    public var identityCheckFailure: IdentityCheckFailure {
+        let code: IdentityCheckFailure.Code = isTransient ? .unavailable : self == .subjectChanged ? .otherAccount : .untrusted
+        return IdentityCheckFailure(code, reason: summary, fix: fix, underlying: self)
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import HTTPTypes
+import HTTPTypesFoundation
+import OAuthTestServer
+import Synchronization
+import Testing
+import TokenAuth
+import TokenAuthTesting
+
+/// Starts a server for the duration of `body` and shuts it down afterwards, also when `body` throws.
+public func withServer<T>(
+    _ configuration: OAuthTestServer.Configuration = OAuthTestServer.Configuration(),
+    _ body: (OAuthTestServer) async throws -> T
+) async throws -> T {
+    let server = try await OAuthTestServer.start(configuration)
+    do {
+        let result = try await body(server)
+        await server.shutdown()
+        return result
+    } catch {
+        await server.shutdown()
+        throw error
+    }
+}
+
+/// A confidential client registered on test servers.
+public let confidentialClient = OAuthTestServer.RegisteredClient(id: "confidential", secret: "s3cret-value")
+
+extension OAuthTestServer {
+    /// An `OAuthClient` for this server's token endpoint.
+    public func client(id: String = "test-client", secret: String? = nil, authentication: OAuthClient.Authentication? = nil) -> OAuthClient {
+        OAuthClient(tokenEndpoint: tokenEndpoint, clientID: id, clientSecret: secret, authentication: authentication)
+    }
+
+    /// A token-endpoint client for this server with the real URLSession transport.
+    public func tokenClient(
+        id: String = "test-client",
+        secret: String? = nil,
+        authentication: OAuthClient.Authentication? = nil,
+        clock: @escaping WallClock = systemWallClock
+    ) -> TokenEndpointClient {
+        TokenEndpointClient(client: client(id: id, secret: secret, authentication: authentication), wallClock: clock)
+    }
+}
+
+/// Sends a request with the real transport and returns status, headers and the body decoded as a JSON object.
+@discardableResult
+public func call(
+    _ method: HTTPRequest.Method,
+    _ url: URL,
+    bearer token: String? = nil,
+    headers: HTTPFields = [:],
+    body: Data? = nil,
+    transport: URLSessionTransport = URLSessionTransport()
+) async throws -> (status: Int, headers: HTTPFields, json: [String: Any]) {
+    var fields = headers
+    if let token { fields[.authorization] = "Bearer \(token)" }
+    let request = HTTPRequest(method: method, url: url, headerFields: fields)
+    let (response, data) = try await transport.send(request, body: body)
+    let json = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
+    return (response.status.code, response.headerFields, json)
+}
+
+/// The error `body` throws, or a recorded test failure when it throws none or another type.
+public func tokenError(_ body: () async throws -> some Any, sourceLocation: SourceLocation = #_sourceLocation) async -> TokenEndpointError? {
+    do {
+        _ = try await body()
+        Issue.record("expected a TokenEndpointError, got a result", sourceLocation: sourceLocation)
+    } catch let error as TokenEndpointError {
+        return error
+    } catch {
+        Issue.record("expected a TokenEndpointError, got \(error)", sourceLocation: sourceLocation)
+    }
+    return nil
+}
