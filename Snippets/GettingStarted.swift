@@ -59,12 +59,15 @@ func signIn() async throws -> StoredCredentials {
 /// The manager of the stored item; signs in first when nothing is stored.
 func signedInManager() async throws -> AuthManager {
     do {
-        return try await AuthManager.forKeyringItem(service: service, account: account)
-    } catch let error as AuthError where error.isLoginRequired {
-        // Nothing stored yet: sign in, and store the tokens with the client that refreshes them.
+        return try await AuthManager.forKeyringItem(
+            service: service, account: account, identityChecks: IDTokenVerifier.forStoredClient)
+    } catch let error as TokenAuthError where error.isLoginRequired {
+        // Nothing stored yet: sign in, and store the tokens with the client that refreshes them — under the item's
+        // lock, so that a refresh in another process never overwrites them.
         let credentials = try await signIn()
-        try await KeyringAuthStore(service: service, account: account).save(credentials)
-        return try await AuthManager.forKeyringItem(service: service, account: account)
+        try await KeyringAuthStore(service: service, account: account).signIn(credentials)
+        return try await AuthManager.forKeyringItem(
+            service: service, account: account, identityChecks: IDTokenVerifier.forStoredClient)
     }
 }
 
@@ -83,7 +86,7 @@ func loadProfile(with api: AuthorizedClient) async throws -> Profile {
     let url = URL(string: "https://api.example.com/me")!
     do {
         return try await api.load(Profile.self, from: url)
-    } catch let error as AuthorizedClientError where error.isLoginRequired {
+    } catch let error as TokenAuthError where error.isLoginRequired {
         let credentials = try await signIn()
         try await api.manager.signIn(credentials.auth)  // stored in the item, served from now on
         return try await api.load(Profile.self, from: url)

@@ -52,12 +52,15 @@ let watcher = Task {
 do {
     let token = try await manager.validToken()
     print("a token of \(token.count) characters, valid for at least two more minutes")
-} catch let error as AuthError {
-    switch error.code {
-    case .loginRequired: print("Sign in again: \(error.fix)")
-    case .transient: print("Try again in \(error.retryAfter ?? .seconds(1)); the stored tokens were kept.")
-    case .misconfigured: print("The token endpoint cannot be used: \(error.fix)")
-    default: print(error)
+} catch let error as TokenAuthError {
+    if error.isLoginRequired {
+        print("Sign in again: \(error.reason)")
+    } else if error.isTransient {
+        print("Try again in \(error.retryAfter ?? .seconds(1)); the stored tokens were kept.")
+    } else if error.isMisconfiguration {
+        print("The token endpoint cannot be used: \(error.fix)")
+    } else {
+        print(error)  // error.code says exactly what failed
     }
 }
 watcher.cancel()

@@ -51,9 +51,9 @@ func rejectedRefreshAsksForSignIn() async throws {
     let parts = Parts()
     let client = AuthorizedClient(manager: parts.manager, transport: parts.api)
     parts.clock.advance(by: .seconds(3600))
-    parts.endpoint.fail(with: TokenEndpointError.invalidGrant)
+    parts.endpoint.fail(with: TokenAuthError.invalidGrant)
 
-    let error = await #expect(throws: AuthorizedClientError.self) {
+    let error = await #expect(throws: TokenAuthError.self) {
         try await client.load(Profile.self, from: URL(string: "https://api.example.com/me")!)
     }
     #expect(error?.isLoginRequired == true)

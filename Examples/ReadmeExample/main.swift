@@ -21,6 +21,6 @@ do {
     // Refreshes first if the token expires within 60 s; on a 401 refreshes once and retries once.
     let profile = try await api.load(Profile.self, from: URL(string: "https://api.example.com/me")!)
     print("Signed in as \(profile.name)")
-} catch let error as AuthorizedClientError where error.isLoginRequired {
+} catch let error as TokenAuthError where error.isLoginRequired {
     // Show the sign-in screen; after it, `try await manager.signIn(auth)` stores the new tokens.
 }

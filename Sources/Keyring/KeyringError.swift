@@ -150,8 +150,8 @@ extension KeyringError {
         KeyringError(
             .noDefaultCollection,
             "The collection path “\(path)” is not a D-Bus object path, so it names no collection.",
-            fix: "Pass a path such as /org/freedesktop/secrets/collection/login; `tokenctl doctor` prints the default "
-                + "collection's path.")
+            fix: "Pass a path such as /org/freedesktop/secrets/collection/login: the Secret Service's Collections "
+                + "property lists them.")
     }
 
     static func secretTooLarge(size: Int, limit: Int) -> KeyringError {

@@ -22,7 +22,7 @@ extension AuthManager {
     /// signed in: pass TokenAuthSignIn's `IDTokenVerifier.forStoredClient`, which checks refreshed id_tokens against
     /// the issuer and `jwks_uri` the item records. Without one, refreshed id_tokens are not checked (and a notice says
     /// so): this library links no JOSE code of its own.
-    /// - Throws: `AuthError` `loginRequired` when nothing is stored; the store's errors when it cannot be read.
+    /// - Throws: `TokenAuthError` `noCredentials` when nothing is stored; the store's errors when it cannot be read.
     public static func forKeyringItem(
         service: String,
         account: String,
@@ -38,7 +38,7 @@ extension AuthManager {
         let changes = followsChanges ? try? await keyring.changes() : nil
         let reader = KeyringAuthStore(service: service, account: account, keyring: keyring)
         guard let credentials = try await reader.loadCredentials() else {
-            throw AuthError.loginRequired("no credentials are stored for account \"\(account)\" on service \"\(service)\"")
+            throw TokenAuthError.noCredentials("no credentials are stored for account \"\(account)\" on service \"\(service)\"")
         }
         let store = KeyringAuthStore(
             service: service, account: account, client: credentials.client, keyring: keyring, wallClock: wallClock)
@@ -95,5 +95,7 @@ struct UnconfiguredRefresher: TokenRefresher {
     func refresh(refreshToken: String, scope: String?) async throws -> TokenResponse { throw missing }
     func clientCredentials(scope: String?) async throws -> TokenResponse { throw missing }
 
-    private var missing: TokenEndpointError { .invalidClientConfiguration }
+    private var missing: TokenAuthError {
+        .invalidClientConfiguration("the item for account \"\(account)\" on service \"\(service)\" records no token endpoint")
+    }
 }

@@ -39,7 +39,7 @@ package enum CredentialsImport {
             }
         }
         do {
-            let credentials = try StoredBundleFormat.decode(trimmed, entry: "the input")
+            let credentials = try StoredBundleFormat.decode(trimmed)
             let auth = credentials.auth
             guard TokenSyntax.isHeaderSafe(auth.accessToken), TokenSyntax.isHeaderSafe(auth.tokenType),
                 auth.refreshToken.map({ $0.isEmpty || TokenSyntax.isHeaderSafe($0) }) ?? true
@@ -50,8 +50,8 @@ package enum CredentialsImport {
             return credentials
         } catch let error as Failure {
             throw error
-        } catch let error as AuthStoreError {
-            throw Failure(reason: error.reason)
+        } catch let problem as StoredBundleFormat.Problem {
+            throw Failure(reason: problem.reason)
         } catch {
             throw Failure(reason: "it could not be read")
         }

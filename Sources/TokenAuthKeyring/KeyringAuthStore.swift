@@ -64,7 +64,7 @@ public struct KeyringAuthStore: AuthStore {
     private var entry: String { "service \"\(service)\", account \"\(account)\"" }
 
     /// The stored tokens, or `nil` when no item exists.
-    /// - Throws: `KeyringError` (locked, unavailable, timed out) or `AuthStoreError` (unreadable item, left as it is).
+    /// - Throws: `KeyringError` (locked, unavailable, timed out) or `TokenAuthError` (unreadable item, left as it is).
     public func load() async throws -> Auth? {
         try await loadCredentials()?.auth
     }
@@ -82,7 +82,7 @@ public struct KeyringAuthStore: AuthStore {
         if client == nil {
             do {
                 client = try await loadCredentials()?.client
-            } catch is AuthStoreError {
+            } catch let error as TokenAuthError where error.code == .corrupt || error.code == .unsupportedVersion {
                 // An unreadable item is replaced: saving is an explicit write of new tokens.
             }
             // Any other error (locked, timed out) propagates: writing now would drop the recorded client.
@@ -98,12 +98,12 @@ public struct KeyringAuthStore: AuthStore {
     /// wins), and never replaces one it cannot read (written by a newer version). The Secret Service has no
     /// conditional write, so the comparison and the write are two calls: `AuthManager` makes them one step by
     /// holding the item's lock (``itemLock(maximumWait:)``), which every writer of this package takes.
-    /// - Throws: `AuthStoreError` — `missing` when there is no item, `superseded` when it holds another version,
+    /// - Throws: `TokenAuthError` — `missing` when there is no item, `superseded` when it holds another version,
     ///   `corrupt` or `unsupportedVersion` when it cannot be read (left untouched); `KeyringError` when the keyring
     ///   cannot be used.
     public func update(_ auth: Auth, replacing previous: Auth) async throws {
-        guard let stored = try await loadCredentials() else { throw AuthStoreError.missing(entry) }
-        guard stored.auth.isSameVersion(as: previous) else { throw AuthStoreError.superseded(entry) }
+        guard let stored = try await loadCredentials() else { throw TokenAuthError.missing(entry) }
+        guard stored.auth.isSameVersion(as: previous) else { throw TokenAuthError.superseded(entry) }
         try await save(StoredCredentials(auth: auth, client: client ?? stored.client, refreshedAt: wallClock?()))
     }
 
@@ -122,12 +122,12 @@ public struct KeyringAuthStore: AuthStore {
     /// calls), so that credentials the user just obtained are not lost to a busy lock.
     /// - Returns: why the item it replaced could not be read, when it could not (to tell the user); else `nil`.
     @discardableResult
-    public func signIn(_ credentials: StoredCredentials) async throws -> AuthStoreError? {
+    public func signIn(_ credentials: StoredCredentials) async throws -> TokenAuthError? {
         try await itemLock(maximumWait: Self.signInLockWait).withLock {
-            var unreadable: AuthStoreError?
+            var unreadable: TokenAuthError?
             do {
                 _ = try await loadCredentials()
-            } catch let error as AuthStoreError {
+            } catch let error as TokenAuthError where error.code == .corrupt || error.code == .unsupportedVersion {
                 unreadable = error
             }
             try await save(credentials)

@@ -17,7 +17,7 @@ public enum SignOut {
         /// The server accepted the revocation of every token sent (the refresh token, then the access token).
         case revoked
         /// A revocation request failed; the item was deleted all the same.
-        case failed(TokenRevocationError)
+        case failed(TokenAuthError)
     }
 
     /// The result of a sign-out.
@@ -29,8 +29,8 @@ public enum SignOut {
     }
 
     /// Signs `account` on `service` out.
-    /// - Throws: the store's errors (`KeyringError`, `AuthStoreError` for an item that cannot be read — then
-    ///   nothing is revoked or deleted), or `FileRefreshLock.Failure`.
+    /// - Throws: the store's errors (`KeyringError`; `TokenAuthError` for an item that cannot be read — then
+    ///   nothing is revoked or deleted — or for the refresh lock).
     public static func perform(
         service: String,
         account: String,
@@ -61,10 +61,10 @@ public enum SignOut {
         for (token, hint) in tokens {
             do {
                 try await revoker.revoke(token, hint: hint)
-            } catch let error as TokenRevocationError {
+            } catch let error as TokenAuthError {
                 return .failed(error)
             } catch {
-                return .failed(.unavailable)
+                return .failed(.unreachable("revocation endpoint", host: revoker.endpoint.host ?? "?", because: error))
             }
         }
         return .revoked

@@ -92,15 +92,40 @@ enum StoredBundleFormat {
 
     /// Decodes a stored secret. `entry` names the item in errors.
     static func decode(_ text: String, entry: String) throws -> StoredCredentials {
+        do {
+            return try decode(text)
+        } catch {
+            if let version = error.newerVersion { throw TokenAuthError.unsupportedVersion(entry, version) }
+            throw TokenAuthError.corrupt(entry, error.reason)
+        }
+    }
+
+    /// What makes a secret unreadable: a short reason, and the version of a newer format.
+    struct Problem: Error {
+        let reason: String
+        var newerVersion: Int?
+
+        init(_ reason: String) {
+            self.reason = reason
+        }
+
+        init(newerVersion: Int) {
+            reason = "it is written in format version \(newerVersion), newer than this library's"
+            self.newerVersion = newerVersion
+        }
+    }
+
+    /// Decodes a stored secret, or says in a short reason why it cannot be read.
+    static func decode(_ text: String) throws(Problem) -> StoredCredentials {
         // What we write has no surrounding white space: trim (a full copy) only text that has some.
         let padded = text.unicodeScalars.first?.properties.isWhitespace == true
             || text.unicodeScalars.last?.properties.isWhitespace == true
         let trimmed = padded ? text.trimmingCharacters(in: .whitespacesAndNewlines) : text
         // A JSON array is JSON, so not a bare token (no token starts with "[": RFC 6750's b64token).
-        if trimmed.hasPrefix("[") { throw AuthStoreError.corrupt(entry, "it is JSON but not an object") }
+        if trimmed.hasPrefix("[") { throw Problem("it is JSON but not an object") }
         guard trimmed.hasPrefix("{") else {
             guard !trimmed.isEmpty, !trimmed.contains(where: \.isNewline) else {
-                throw AuthStoreError.corrupt(entry, "it is neither JSON nor a single-line token")
+                throw Problem("it is neither JSON nor a single-line token")
             }
             return StoredCredentials(auth: Auth(accessToken: trimmed))
         }
@@ -111,105 +136,105 @@ enum StoredBundleFormat {
             bundle = try JSONDecoder().decode(BundleV1.self, from: data)
         } catch {
             // Explain the failure: an unknown version first, then what is wrong in a version 1 bundle.
-            try checkVersion(of: data, entry: entry)
-            throw describe(error, entry: entry)
+            try checkVersion(of: data)
+            throw describe(error)
         }
         guard bundle.version == currentVersion else {
-            try checkVersion(of: data, entry: entry)
-            throw AuthStoreError.corrupt(entry, "\"version\" \(bundle.version) is not a known format")
+            try checkVersion(of: data)
+            throw Problem("\"version\" \(bundle.version) is not a known format")
         }
-        guard !bundle.accessToken.isEmpty else { throw AuthStoreError.corrupt(entry, "\"access_token\" is empty") }
+        guard !bundle.accessToken.isEmpty else { throw Problem("\"access_token\" is empty") }
 
         let auth = Auth(
             accessToken: bundle.accessToken,
             tokenType: bundle.tokenType.map(TokenType.normalize) ?? "Bearer",
             refreshToken: bundle.refreshToken,
-            expiresAt: try date(bundle.expiresAt, "expires_at", entry: entry),
+            expiresAt: try date(bundle.expiresAt, "expires_at"),
             scope: bundle.scope,
-            issuedAt: try date(bundle.issuedAt, "issued_at", entry: entry),
-            identity: try identity(of: bundle, entry: entry),
+            issuedAt: try date(bundle.issuedAt, "issued_at"),
+            identity: try identity(of: bundle),
             unverifiedIDToken: bundle.unverifiedIDToken.flatMap { $0.isEmpty ? nil : $0 },
             endReason: bundle.ended.flatMap { $0.isEmpty ? nil : $0 })
         return StoredCredentials(
-            auth: auth, client: try client(of: bundle, entry: entry),
-            refreshedAt: try date(bundle.refreshedAt, "refreshed_at", entry: entry))
+            auth: auth, client: try client(of: bundle),
+            refreshedAt: try date(bundle.refreshedAt, "refreshed_at"))
     }
 
     /// An optional RFC 3339 member, or `corrupt` naming it when present and unreadable.
-    private static func date(_ text: String?, _ member: String, entry: String) throws -> Date? {
+    private static func date(_ text: String?, _ member: String) throws(Problem) -> Date? {
         guard let text else { return nil }
         guard let date = RFC3339.parse(text) else {
-            throw AuthStoreError.corrupt(entry, "\"\(member)\" is not an RFC 3339 date")
+            throw Problem("\"\(member)\" is not an RFC 3339 date")
         }
         return date
     }
 
     /// Throws unless `data` is a JSON object whose `version` is this format's.
-    private static func checkVersion(of data: Data, entry: String) throws {
+    private static func checkVersion(of data: Data) throws(Problem) {
         guard let probe = try? JSONDecoder().decode(VersionProbe.self, from: data) else {
-            throw AuthStoreError.corrupt(entry, "it is not valid JSON")
+            throw Problem("it is not valid JSON")
         }
-        guard let version = probe.version else { throw AuthStoreError.corrupt(entry, "it has no \"version\"") }
+        guard let version = probe.version else { throw Problem("it has no \"version\"") }
         guard version == currentVersion else {
-            if version > currentVersion { throw AuthStoreError.unsupportedVersion(entry, version) }
-            throw AuthStoreError.corrupt(entry, "\"version\" \(version) is not a known format")
+            if version > currentVersion { throw Problem(newerVersion: version) }
+            throw Problem("\"version\" \(version) is not a known format")
         }
     }
 
     /// What a failed decode of a version 1 bundle means, in the item's terms.
-    private static func describe(_ error: any Error, entry: String) -> AuthStoreError {
+    private static func describe(_ error: any Error) -> Problem {
         switch error {
         case DecodingError.keyNotFound(let key, _):
-            return .corrupt(entry, "\"\(key.stringValue)\" is missing")
+            return Problem("\"\(key.stringValue)\" is missing")
         case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
             let field = context.codingPath.map(\.stringValue).joined(separator: ".")
-            return .corrupt(entry, "\"\(field)\" has the wrong type")
+            return Problem("\"\(field)\" has the wrong type")
         default:
-            return .corrupt(entry, "it is not a token bundle")
+            return Problem("it is not a token bundle")
         }
     }
 
-    private static func client(of bundle: BundleV1, entry: String) throws -> OAuthClient? {
+    private static func client(of bundle: BundleV1) throws(Problem) -> OAuthClient? {
         guard let endpoint = bundle.tokenEndpoint, let clientID = bundle.clientID else {
             if bundle.tokenEndpoint != nil || bundle.clientID != nil {
-                throw AuthStoreError.corrupt(entry, "\"token_endpoint\" and \"client_id\" must be stored together")
+                throw Problem("\"token_endpoint\" and \"client_id\" must be stored together")
             }
             return nil
         }
         guard let url = URL(string: endpoint), url.scheme != nil, url.host != nil else {
-            throw AuthStoreError.corrupt(entry, "\"token_endpoint\" is not an absolute URL")
+            throw Problem("\"token_endpoint\" is not an absolute URL")
         }
         var authentication: OAuthClient.Authentication?
         if let raw = bundle.clientAuth {
             guard let method = OAuthClient.Authentication(rawValue: raw) else {
-                throw AuthStoreError.corrupt(entry, "\"client_auth\" \"\(raw)\" is not one of none, client_secret_post, client_secret_basic")
+                throw Problem("\"client_auth\" \"\(raw)\" is not one of none, client_secret_post, client_secret_basic")
             }
             authentication = method
         }
         return OAuthClient(
             tokenEndpoint: url, clientID: clientID, clientSecret: bundle.clientSecret,
             authentication: authentication,
-            revocationEndpoint: try absoluteURL(bundle.revocationEndpoint, "revocation_endpoint", entry: entry),
-            issuer: try absoluteURL(bundle.issuer, "issuer", entry: entry),
-            jwksURI: try absoluteURL(bundle.jwksURI, "jwks_uri", entry: entry),
-            userinfoEndpoint: try absoluteURL(bundle.userinfoEndpoint, "userinfo_endpoint", entry: entry))
+            revocationEndpoint: try absoluteURL(bundle.revocationEndpoint, "revocation_endpoint"),
+            issuer: try absoluteURL(bundle.issuer, "issuer"),
+            jwksURI: try absoluteURL(bundle.jwksURI, "jwks_uri"),
+            userinfoEndpoint: try absoluteURL(bundle.userinfoEndpoint, "userinfo_endpoint"))
     }
 
     /// The identity: `sub` with `issuer`, and `display_name` when present. `display_name` without `sub` is ignored.
-    private static func identity(of bundle: BundleV1, entry: String) throws -> Identity? {
+    private static func identity(of bundle: BundleV1) throws(Problem) -> Identity? {
         guard let subject = bundle.subject else { return nil }
-        guard !subject.isEmpty else { throw AuthStoreError.corrupt(entry, "\"sub\" is empty") }
-        guard let issuer = try absoluteURL(bundle.issuer, "issuer", entry: entry) else {
-            throw AuthStoreError.corrupt(entry, "\"sub\" needs the \"issuer\" it belongs to")
+        guard !subject.isEmpty else { throw Problem("\"sub\" is empty") }
+        guard let issuer = try absoluteURL(bundle.issuer, "issuer") else {
+            throw Problem("\"sub\" needs the \"issuer\" it belongs to")
         }
         return Identity(issuer: issuer, subject: subject, displayName: bundle.displayName.flatMap { $0.isEmpty ? nil : $0 })
     }
 
     /// An optional URL member, or `corrupt` naming it when present and not an absolute URL.
-    private static func absoluteURL(_ text: String?, _ member: String, entry: String) throws -> URL? {
+    private static func absoluteURL(_ text: String?, _ member: String) throws(Problem) -> URL? {
         guard let text else { return nil }
         guard let url = URL(string: text), url.scheme != nil else {
-            throw AuthStoreError.corrupt(entry, "\"\(member)\" is not an absolute URL")
+            throw Problem("\"\(member)\" is not an absolute URL")
         }
         return url
     }

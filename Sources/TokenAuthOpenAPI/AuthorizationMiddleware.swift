@@ -16,9 +16,9 @@ import TokenAuth
 /// For each operation it sets `Authorization` from a valid token, sends the request, and asks the
 /// ``TokenRejectionClassifier`` about non-2xx responses. When the token was rejected it calls
 /// ``AuthManager/refresh(rejecting:)`` (which refreshes only if that token is still the current one) and sends the
-/// request once more with the same body. A second rejection throws ``AuthorizedClientError`` with code
-/// `unauthorized`; a missing or rejected session throws it with code `loginRequired`. The generated client wraps
-/// these in its `ClientError`, whose `underlyingError` is the ``AuthorizedClientError``. Every other response —
+/// request once more with the same body. A second rejection throws `TokenAuthError` with code
+/// `unauthorized`; a missing or rejected session throws the manager's `TokenAuthError`, whose `isLoginRequired` is
+/// true. The generated client wraps these in its `ClientError`, whose `underlyingError` is the `TokenAuthError`. Every other response —
 /// a `403 insufficient_scope` included — goes back to the generated client, which maps it to the operation's
 /// documented outputs.
 ///
@@ -32,7 +32,7 @@ import TokenAuth
 /// them; 2xx bodies stream through untouched.
 ///
 /// **Plain HTTP and redirects.** Before taking a token, the middleware refuses a `baseURL` that is plain `http` to
-/// a host other than a loopback one, with ``AuthorizedClientError`` code `insecureURL` (unless
+/// a host other than a loopback one, with `TokenAuthError` code `insecureURL` (unless
 /// ``allowsInsecureHTTP``). That is all it can guarantee: redirects happen inside the generated client's
 /// transport, after the middleware, so what a redirected request carries is that transport's rule. Use a
 /// transport that drops `Authorization` when a redirect leaves the origin, as ``URLSessionTransport`` of
@@ -70,8 +70,8 @@ public struct AuthorizationMiddleware: ClientMiddleware {
 
     /// Authorizes `request`, sends it through `next`, and on a rejected token refreshes once and sends it once more.
     ///
-    /// - Throws: ``AuthorizedClientError`` (`loginRequired`, `unauthorized`, `insecureURL`), ``AuthError`` when the token endpoint
-    ///   failed transiently, what `next` throws, or `CancellationError`.
+    /// - Throws: `TokenAuthError` (a sign-in needed, `unauthorized`, `insecureURL`, or the token endpoint failed),
+    ///   what `next` throws, or `CancellationError`.
     public func intercept(
         _ request: HTTPRequest,
         body: HTTPBody?,

@@ -10,7 +10,7 @@ extension AuthManager {
     ///
     /// - Parameter forceRefresh: `true` to refresh even if the current token is still valid, for example after a
     ///   server rejected it (joining a refresh already under way); `false` for ``validToken()``.
-    /// - Returns: A publisher that fails with ``AuthError`` (or the store's error) when no token can be had.
+    /// - Returns: A publisher that fails with `TokenAuthError` (or the store's error) when no token can be had.
     public nonisolated func validTokenPublisher(forceRefresh: Bool = false) -> AnyPublisher<String, any Error> {
         AsyncOperationPublisher { [self] in
             forceRefresh ? try await refresh().accessToken : try await validToken()

@@ -84,7 +84,7 @@ public final class ControlledAuthStore: AuthStore {
         }
     }
 
-    /// A conditional write, as a store that refuses to create: throws ``AuthStoreError`` `missing` when nothing is
+    /// A conditional write, as a store that refuses to create: throws ``TokenAuthError`` `missing` when nothing is
     /// stored and `superseded` when what is stored is not `previous` (`Auth.isSameVersion(as:)`); compared and
     /// written in one step, once ``saveGate`` lets it through.
     public func update(_ auth: Auth, replacing previous: Auth) async throws {
@@ -95,8 +95,8 @@ public final class ControlledAuthStore: AuthStore {
         try await saveGate.pass()
         try state.withLock { state in
             if let error = state.saveError { throw error }
-            guard let stored = state.stored else { throw AuthStoreError.missing("the controlled test store") }
-            guard stored.isSameVersion(as: previous) else { throw AuthStoreError.superseded("the controlled test store") }
+            guard let stored = state.stored else { throw TokenAuthError.missing("the controlled test store") }
+            guard stored.isSameVersion(as: previous) else { throw TokenAuthError.superseded("the controlled test store") }
             state.stored = auth
             state.saved.append(auth)
         }

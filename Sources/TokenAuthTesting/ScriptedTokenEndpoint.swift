@@ -61,7 +61,7 @@ public final class ScriptedTokenEndpoint: TokenRefresher {
         state.withLock { $0.script.append(answer) }
     }
 
-    /// Scripts the next answer to be `error`, e.g. `TokenEndpointError.invalidGrant` or `.serverError`.
+    /// Scripts the next answer to be `error`, e.g. `TokenAuthError.invalidGrant`.
     public func fail(with error: any Error) {
         enqueue(.failure(error))
     }

@@ -62,14 +62,34 @@ public func call(
 }
 
 /// The error `body` throws, or a recorded test failure when it throws none or another type.
-public func tokenError(_ body: () async throws -> some Any, sourceLocation: SourceLocation = #_sourceLocation) async -> TokenEndpointError? {
+public func tokenError(_ body: () async throws -> some Any, sourceLocation: SourceLocation = #_sourceLocation) async -> TokenAuthError? {
     do {
         _ = try await body()
-        Issue.record("expected a TokenEndpointError, got a result", sourceLocation: sourceLocation)
-    } catch let error as TokenEndpointError {
+        Issue.record("expected a TokenAuthError, got a result", sourceLocation: sourceLocation)
+    } catch let error as TokenAuthError {
         return error
     } catch {
-        Issue.record("expected a TokenEndpointError, got \(error)", sourceLocation: sourceLocation)
+        Issue.record("expected a TokenAuthError, got \(error)", sourceLocation: sourceLocation)
+    }
+    return nil
+}
+
+/// The ``TokenAuthError`` that `body` throws, after checking that its code is `code`; a recorded test failure when
+/// it throws nothing, another error or another code.
+@discardableResult
+public func expectTokenAuthError(
+    _ code: TokenAuthError.Code,
+    sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: () async throws -> some Any
+) async -> TokenAuthError? {
+    do {
+        _ = try await body()
+        Issue.record("expected a TokenAuthError \(code), got a result", sourceLocation: sourceLocation)
+    } catch let error as TokenAuthError {
+        #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
+        return error
+    } catch {
+        Issue.record("expected a TokenAuthError \(code), got \(error)", sourceLocation: sourceLocation)
     }
     return nil
 }

@@ -71,8 +71,8 @@ struct AuthManagerKeyringChangesTests {
                 do {
                     _ = try await manager.validToken()
                     return false
-                } catch let error as AuthError {
-                    return error.code == .loginRequired
+                } catch let error as TokenAuthError {
+                    return error.isLoginRequired
                 } catch {
                     return false
                 }

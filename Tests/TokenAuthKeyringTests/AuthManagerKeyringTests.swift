@@ -72,7 +72,7 @@ struct AuthManagerKeyringTests {
             await #expect {
                 _ = try await next.validAuth()
             } throws: { error in
-                ((error as? AuthError)?.identityFailure?.underlying as? IDTokenError) == .subjectChanged
+                (((error as? TokenAuthError)?.underlying as? TokenAuthError)?.underlying as? IDTokenError) == .subjectChanged
             }
             let ended = try #require(try await store.loadCredentials())
             #expect(ended.auth.endReason?.contains("another account") == true)
@@ -84,7 +84,7 @@ struct AuthManagerKeyringTests {
             let later = try await AuthManager.forKeyringItem(
                 service: service, account: "alice", keyring: TestKeyring.keyring,
                 identityChecks: IDTokenVerifier.forStoredClient, wallClock: clock.wallClock)
-            await #expect(throws: AuthError.self) { try await later.validAuth() }
+            await #expect(throws: TokenAuthError.self) { try await later.validAuth() }
             #expect(server.stats.refreshGrants == 2)
         }
     }
@@ -185,8 +185,8 @@ struct AuthManagerKeyringTests {
             #expect(try await KeyringAuthStore(service: service, account: "alice", keyring: TestKeyring.keyring).delete())
             fixture.clock.advance(by: 3600)
 
-            let error = await #expect(throws: AuthError.self) { try await manager.validToken() }
-            #expect(error?.code == .loginRequired)
+            let error = await #expect(throws: TokenAuthError.self) { try await manager.validToken() }
+            #expect(error?.isLoginRequired == true)
             #expect(try await TestKeyring.keyring.items(matching: store.attributes).isEmpty)
             #expect(fixture.server.stats.refreshGrants == 0)
         }
@@ -209,7 +209,7 @@ struct AuthManagerKeyringTests {
             try await TestKeyring.keyring.store(newer, label: store.label, attributes: store.attributes)
             fixture.clock.advance(by: 3600)
 
-            let error = await #expect(throws: AuthStoreError.self) { try await manager.validToken() }
+            let error = await #expect(throws: TokenAuthError.self) { try await manager.validToken() }
             #expect(error?.code == .unsupportedVersion)
             #expect(fixture.server.stats.tokenRequests == 0)
             #expect(try await TestKeyring.keyring.lookup(store.attributes)?.secret == newer)

@@ -8,7 +8,7 @@ import TokenAuth
 /// `scripts/fuzz`), checking what the targets check. No keyring: these parsers work on text.
 @Suite("Fuzz corpus replay: stored bundle format and import")
 struct FuzzCorpusReplayTests {
-    @Test("every stored secret decodes or throws an AuthStoreError, and what decodes survives a save and a load")
+    @Test("every stored secret decodes or throws an TokenAuthError, and what decodes survives a save and a load")
     func storedBundles() throws {
         var decoded = 0, refused = 0
         for input in try FuzzInputs.all(of: "stored-bundle") {
@@ -16,7 +16,7 @@ struct FuzzCorpusReplayTests {
             do {
                 credentials = try StoredBundleFormat.decode(input.text, entry: "fuzz")
             } catch {
-                #expect(error is AuthStoreError, "\(input.name): \(type(of: error))")
+                #expect(error is TokenAuthError, "\(input.name): \(type(of: error))")
                 refused += 1
                 continue
             }

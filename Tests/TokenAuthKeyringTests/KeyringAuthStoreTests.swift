@@ -190,7 +190,7 @@ struct KeyringAuthStoreTests {
     struct Unreadable: CustomTestStringConvertible, Sendable {
         let name: String
         let text: String
-        let code: AuthStoreError.Code
+        let code: TokenAuthError.Code
         var testDescription: String { name }
     }
 
@@ -204,7 +204,7 @@ struct KeyringAuthStoreTests {
         try await withStore { store in
             try await secretToolStore(store, unreadable.text)
 
-            let error = await #expect(throws: AuthStoreError.self) { try await store.load() }
+            let error = await #expect(throws: TokenAuthError.self) { try await store.load() }
             #expect(error?.code == unreadable.code)
             #expect(error?.description.contains(store.service) == true)
             #expect(error?.description.contains("ada") == true)
@@ -215,13 +215,13 @@ struct KeyringAuthStoreTests {
     @Test("update (a refresh's write) creates no item, never replaces one it cannot read, nor one another writer changed")
     func updateNeverCreatesNorClobbers() async throws {
         try await withStore(client: Self.client) { store in
-            let missing = await #expect(throws: AuthStoreError.self) { try await store.update(Self.auth, replacing: Self.auth) }
+            let missing = await #expect(throws: TokenAuthError.self) { try await store.update(Self.auth, replacing: Self.auth) }
             #expect(missing?.code == .missing)
             #expect(try await exactItems(store).isEmpty)
 
             let unreadable = #"{"version":2,"access_token":"from a newer version"}"#
             try await secretToolStore(store, unreadable)
-            let refused = await #expect(throws: AuthStoreError.self) { try await store.update(Self.auth, replacing: Self.auth) }
+            let refused = await #expect(throws: TokenAuthError.self) { try await store.update(Self.auth, replacing: Self.auth) }
             #expect(refused?.code == .unsupportedVersion)
             #expect(try await secretToolLookup(store) == unreadable)
 
@@ -237,7 +237,7 @@ struct KeyringAuthStoreTests {
             // Another refresh that started from the first version lost: the item keeps the newer one.
             var stale = Self.auth
             stale.accessToken = "access-from-an-older-refresh"
-            let superseded = await #expect(throws: AuthStoreError.self) { try await store.update(stale, replacing: Self.auth) }
+            let superseded = await #expect(throws: TokenAuthError.self) { try await store.update(stale, replacing: Self.auth) }
             #expect(superseded?.code == .superseded)
             #expect(try await store.load()?.accessToken == "access-2")
 
@@ -245,7 +245,7 @@ struct KeyringAuthStoreTests {
             // is not used here, since KeePassXC leaves its replacing call unanswered): never overwritten by a refresh
             // of the version before.
             try await keyring.store("pasted-by-hand", label: store.label, attributes: store.attributes)
-            let pasted = await #expect(throws: AuthStoreError.self) { try await store.update(stale, replacing: refreshed) }
+            let pasted = await #expect(throws: TokenAuthError.self) { try await store.update(stale, replacing: refreshed) }
             #expect(pasted?.code == .superseded)
             #expect(try await secretToolLookup(store) == "pasted-by-hand")
         }

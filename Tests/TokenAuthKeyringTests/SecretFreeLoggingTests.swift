@@ -97,14 +97,14 @@ struct SecretFreeLoggingTests {
             #expect(requests.map { $0.metadata["request"] } == Array(repeating: "GET \(server.url("/resource/notes"))", count: 2))
             #expect(lines.contains { $0.message == "the server rejected the token; refreshing once" && $0.metadata["status"] == "401" })
             #expect(lines.contains { $0.message == "token request finished" && $0.metadata["grant_type"] == "refresh_token" })
-            #expect(lines.contains { $0.message == "token request failed" && $0.metadata["error"] == "TokenEndpointError.rejected" })
+            #expect(lines.contains { $0.message == "token request failed" && $0.metadata["error"] == "TokenAuthError.rejected" })
             #expect(lines.contains { $0.message == "token revocation finished" && $0.metadata["hint"] == "refresh_token" })
             #expect(lines.contains { $0.message == "keyring store done" && $0.metadata["account"] == "alice" })
             #expect(lines.contains { $0.message == "keyring delete done" && $0.metadata["outcome"] == "1 deleted" })
             #expect(lines.filter { $0.message.hasSuffix("finished") }.allSatisfy { $0.metadata["duration"] != nil })
             #expect(seen.contains(.refreshSucceeded) && seen.contains(.refreshTokenRotated))
-            #expect(errors.first is TokenEndpointError)
-            #expect((errors.last as? AuthorizedClientError)?.code == .loginRequired)
+            #expect(errors.first is TokenAuthError)
+            #expect((errors.last as? TokenAuthError)?.isLoginRequired == true)
         }
     }
 }

@@ -7,6 +7,7 @@ import Synchronization
 import Testing
 import TokenAuth
 import TokenAuthOpenAPI
+import OAuthTestSupport
 
 /// A real OAuth server on loopback, a manager over a real `URLSessionTransport`, and the `next` step of a
 /// generated client's middleware chain sending through that transport.
@@ -100,7 +101,7 @@ struct AuthorizationMiddlewareTests {
         defer { Task { await fixture.server.shutdown() } }
         let request = HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/resource")
 
-        let error = await #expect(throws: AuthorizedClientError.self) {
+        let error = await #expect(throws: TokenAuthError.self) {
             try await fixture.call(AuthorizationMiddleware(manager: fixture.manager), request)
         }
 
@@ -150,7 +151,7 @@ struct AuthorizationMiddlewareTests {
             return (HTTPResponse(status: .ok), nil)
         }
 
-        let error = await #expect(throws: AuthorizedClientError.self) {
+        let error = await #expect(throws: TokenAuthError.self) {
             try await AuthorizationMiddleware(manager: fixture.manager)
                 .intercept(request, body: nil, baseURL: baseURL, operationID: "getMe", next: next)
         }

@@ -123,7 +123,7 @@ struct OpenCombineAdapterTests {
         do {
             _ = try await firstValue(of: fixture.client.sendPublisher(HTTPRequest(method: .get, url: url)))
             Issue.record("the request was sent")
-        } catch let error as AuthorizedClientError {
+        } catch let error as TokenAuthError {
             #expect(error.code == .insecureURL)
         }
         #expect(fixture.server.stats.resourceRequests == 0)

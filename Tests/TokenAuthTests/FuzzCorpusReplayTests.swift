@@ -11,7 +11,7 @@ import Testing
 struct FuzzCorpusReplayTests {
     static let sentAt = Date(timeIntervalSince1970: 1_800_000_000)
 
-    @Test("every token-response input parses or throws a TokenEndpointError, and parsed ones are usable")
+    @Test("every token-response input parses or throws a TokenAuthError, and parsed ones are usable")
     func tokenResponses() throws {
         var parsed = 0, rejected = 0
         for input in try FuzzInputs.all(of: "token-response") {
@@ -19,7 +19,7 @@ struct FuzzCorpusReplayTests {
             do {
                 response = try TokenResponse.parse(data: input.bytes, sentAt: Self.sentAt)
             } catch {
-                // Typed throws: a TokenEndpointError is the only thing that can arrive here.
+                // Typed throws: a TokenAuthError is the only thing that can arrive here.
                 rejected += 1
                 continue
             }
@@ -54,13 +54,13 @@ struct FuzzCorpusReplayTests {
         #expect(challengesRead > 0, "the corpus holds readable challenges")
     }
 
-    @Test("every Retry-After input gives no wait, or a wait within 0…TokenEndpointError.maximumRetryAfter")
+    @Test("every Retry-After input gives no wait, or a wait within 0…TokenAuthError.maximumRetryAfter")
     func retryAfter() throws {
         var understood = 0, ignored = 0
         for input in try FuzzInputs.all(of: "retry-after") {
             if let wait = RetryAfter.parse(input.text, now: Self.sentAt) {
                 #expect(wait >= .zero, "\(input.name)")
-                #expect(wait <= TokenEndpointError.maximumRetryAfter, "\(input.name)")
+                #expect(wait <= TokenAuthError.maximumRetryAfter, "\(input.name)")
                 understood += 1
             } else {
                 ignored += 1

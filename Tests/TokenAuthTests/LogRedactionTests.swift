@@ -25,8 +25,8 @@ struct LogRedactionTests {
     @Test("an error is logged as its type and, when it has one, its code: never its text")
     func errors() {
         #expect(LogRedaction.error(EchoingStoreError(written: "secret")) == "EchoingStoreError.diskFull")
-        #expect(LogRedaction.error(AuthError.loginRequired("no credentials are stored")) == "AuthError.loginRequired")
-        #expect(LogRedaction.error(HTTPTransportError.timedOut) == "HTTPTransportError.timedOut")
+        #expect(LogRedaction.error(TokenAuthError.noCredentials("no credentials are stored")) == "TokenAuthError.noCredentials")
+        #expect(LogRedaction.error(TokenAuthError.timedOut) == "TokenAuthError.timedOut")
         #expect(LogRedaction.error(CancellationError()) == "CancellationError")
     }
 

@@ -37,7 +37,7 @@ struct OAuthTestServerTests {
         let server = try await OAuthTestServer.start()
         #expect(try await call(.get, server.publicURL).status == 200)
         await server.shutdown()
-        await #expect(throws: HTTPTransportError.networkFailure) { try await call(.get, server.publicURL) }
+        await expectTokenAuthError(.networkFailure) { try await call(.get, server.publicURL) }
         await server.shutdown()
     }
 

@@ -40,10 +40,10 @@ struct RetryAfterTests {
         #expect(RetryAfter.parse("soon", now: now) == nil)
     }
 
-    @Test("a wait longer than an hour, in seconds or as a date, is clamped to TokenEndpointError.maximumRetryAfter")
+    @Test("a wait longer than an hour, in seconds or as a date, is clamped to TokenAuthError.maximumRetryAfter")
     func longWaitsAreBounded() {
         let hour = Duration.seconds(3600)
-        #expect(TokenEndpointError.maximumRetryAfter == hour)
+        #expect(TokenAuthError.maximumRetryAfter == hour)
         #expect(RetryAfter.parse("3600", now: now) == hour)
         #expect(RetryAfter.parse("3601", now: now) == hour)
         #expect(RetryAfter.parse("31536000", now: now) == hour)  // a year

@@ -37,7 +37,7 @@ struct TokenEndpointClientTests {
                 try await server.tokenClient().password(username: "alice", password: "not-the-password")
             }
             #expect(error == .invalidGrant)
-            #expect(error?.isPermanent == true)
+            #expect(error?.isTransient == false)
             #expect(error?.description.contains("not-the-password") == false)
         }
     }
@@ -108,7 +108,7 @@ struct TokenEndpointClientTests {
                 let error = await tokenError { try await client.clientCredentials() }
                 #expect(error == .invalidClient)
                 #expect(error?.statusCode == 401)
-                #expect(error?.isPermanent == true)
+                #expect(error?.isTransient == false)
                 #expect(error?.description.contains("WRONG-SECRET") == false)
             }
         }
@@ -122,7 +122,7 @@ struct TokenEndpointClientTests {
         try await withServer(configuration) { server in
             let error = await tokenError { try await server.tokenClient().clientCredentials() }
             #expect(error == .unauthorizedClient)
-            #expect(error?.isPermanent == true)
+            #expect(error?.isTransient == false)
         }
     }
 
@@ -156,7 +156,7 @@ struct TokenEndpointClientTests {
 
             let reuse = await tokenError { try await client.refresh(refreshToken: original) }
             #expect(reuse == .invalidGrant)
-            #expect(reuse?.isPermanent == true)
+            #expect(reuse?.isTransient == false)
             #expect(server.stats.reuseDetections == 1)
 
             let afterRevocation = try await call(.get, server.resourceURL, bearer: rotated.accessToken)
@@ -192,7 +192,7 @@ struct TokenEndpointClientTests {
             #expect(narrowed.scope == "read")
             let error = await tokenError { try await client.refresh(refreshToken: try #require(narrowed.refreshToken), scope: "admin") }
             #expect(error == .invalidScope)
-            #expect(error?.isPermanent == true)
+            #expect(error?.isTransient == false)
         }
     }
 
@@ -205,7 +205,7 @@ struct TokenEndpointClientTests {
             let refreshToken = try #require(try await client.password(username: "alice", password: "wonderland").refreshToken)
             server.updateFaults { $0.serverErrors = 1 }
             let error = await tokenError { try await client.refresh(refreshToken: refreshToken) }
-            #expect(error == .serverError)
+            #expect(error?.code == .serverError)
             #expect(error?.statusCode == 500)
             #expect(error?.isTransient == true)
             _ = try await client.refresh(refreshToken: refreshToken)
@@ -219,7 +219,7 @@ struct TokenEndpointClientTests {
         try await withServer { server in
             server.updateFaults { $0.unavailable = 1; $0.retryAfter = "7" }
             let error = await tokenError { try await server.tokenClient().password(username: "alice", password: "wonderland") }
-            #expect(error == .serverError)
+            #expect(error?.code == .serverError)
             #expect(error?.statusCode == 503)
             #expect(error?.retryAfter == .seconds(7))
         }
@@ -243,7 +243,7 @@ struct TokenEndpointClientTests {
         try await withServer { server in
             server.updateFaults { $0.malformed = 1 }
             let error = await tokenError { try await server.tokenClient().password(username: "alice", password: "wonderland") }
-            #expect(error == .malformedResponse)
+            #expect(error?.code == .malformedResponse)
             #expect(error?.statusCode == 200)
             #expect(error?.isTransient == true)
         }
@@ -254,7 +254,7 @@ struct TokenEndpointClientTests {
         try await withServer { server in
             server.updateFaults { $0.headerBreakingTokens = 1 }
             let error = await tokenError { try await server.tokenClient().password(username: "alice", password: "wonderland") }
-            #expect(error == .malformedResponse)
+            #expect(error?.code == .malformedResponse)
             #expect(error?.description.contains("its access_token contains spaces, control or non-ASCII characters") == true)
             #expect(error?.description.contains("X-Injected") == false)
         }
@@ -269,7 +269,7 @@ struct TokenEndpointClientTests {
             let error = await tokenError { try await client.refresh(refreshToken: refreshToken) }
             #expect(error == .invalidGrant)
             #expect(error?.oauthErrorCode == "invalid_grant")
-            #expect(error?.errorDescription?.isEmpty == false)
+            #expect(error?.oauthError?.errorDescription?.isEmpty == false)
             #expect(error?.statusCode == 400)
         }
     }
@@ -281,7 +281,7 @@ struct TokenEndpointClientTests {
             let transport = URLSessionTransport(maximumResponseBodySize: TokenResponse.maximumSize, timeout: .milliseconds(300))
             let client = TokenEndpointClient(client: server.client(), transport: transport)
             let error = await tokenError { try await client.password(username: "alice", password: "wonderland") }
-            #expect(error == .timedOut)
+            #expect(error?.code == .timedOut)
             #expect(error?.isTransient == true)
         }
     }
@@ -292,7 +292,7 @@ struct TokenEndpointClientTests {
         let client = server.tokenClient()
         await server.shutdown()
         let error = await tokenError { try await client.password(username: "alice", password: "wonderland") }
-        #expect(error == .networkFailure)
+        #expect(error?.code == .networkFailure)
         #expect(error?.isTransient == true)
     }
 
@@ -325,8 +325,8 @@ struct TokenEndpointClientTests {
                     tokenEndpoint: server.redirectURL(to: target.tokenEndpoint, status: status),
                     clientID: "confidential", clientSecret: "s3cret-value"))
                 let error = await tokenError { try await client.password(username: "alice", password: "wonderland") }
-                #expect(error == .redirected)
-                #expect(error?.isPermanent == true)
+                #expect(error?.code == .redirected)
+                #expect(error?.isTransient == false)
                 #expect(error?.statusCode == status)
                 let description = error?.description ?? ""
                 #expect(description.contains("redirects to \(target.tokenEndpoint.absoluteString) (HTTP \(status))"))
@@ -347,7 +347,7 @@ struct TokenEndpointClientTests {
             let client = TokenEndpointClient(
                 client: OAuthClient(tokenEndpoint: endpoint.url!, clientID: "test-client"), transport: recorder)
             let error = await tokenError { try await client.password(username: "alice", password: "wonderland") }
-            #expect(error == .redirected)
+            #expect(error?.code == .redirected)
             #expect(error?.description.contains("redirects to \(server.url("/token/").absoluteString) (HTTP 308);") == true)
             #expect(error?.description.contains("private") == false)
             #expect(server.stats.tokenRequests == 0)

@@ -29,14 +29,14 @@ struct TokenEndpointErrorTests {
     func permanentCodes(code: String) async {
         let (client, _) = client(status: .badRequest, body: #"{"error":"\#(code)"}"#)
         let error = await tokenError { try await client.refresh(refreshToken: "RT") }
-        #expect(error?.isPermanent == true)
+        #expect(error?.isTransient == false)
         #expect(error == .rejected(code))
         #expect(error?.oauthErrorCode == code)
         #expect(error?.statusCode == 400)
     }
 
     @Test("server trouble, rate limiting and unexpected answers are transient", arguments: [
-        (500, #"{"error":"server_error"}"#, TokenEndpointError.serverError),
+        (500, #"{"error":"server_error"}"#, TokenAuthError.Code.serverError),
         (502, "<html>Bad Gateway</html>", .serverError),
         (503, "", .serverError),
         (400, #"{"error":"temporarily_unavailable"}"#, .serverError),
@@ -47,10 +47,10 @@ struct TokenEndpointErrorTests {
         (401, "", .malformedResponse),
         (200, "not json", .malformedResponse),
     ])
-    func transientAnswers(status: Int, body: String, expected: TokenEndpointError) async {
+    func transientAnswers(status: Int, body: String, expected: TokenAuthError.Code) async {
         let (client, _) = client(status: HTTPResponse.Status(code: status), body: body)
         let error = await tokenError { try await client.refresh(refreshToken: "RT") }
-        #expect(error == expected)
+        #expect(error?.code == expected)
         #expect(error?.isTransient == true)
         #expect(error?.statusCode == status)
     }
@@ -59,9 +59,9 @@ struct TokenEndpointErrorTests {
     func serverErrorKeepsCode() async {
         let (client, _) = client(status: .serviceUnavailable, body: #"{"error":"temporarily_unavailable","error_description":"maintenance"}"#)
         let error = await tokenError { try await client.clientCredentials() }
-        #expect(error == .serverError)
+        #expect(error?.code == .serverError)
         #expect(error?.oauthErrorCode == "temporarily_unavailable")
-        #expect(error?.errorDescription == "maintenance")
+        #expect(error?.oauthError?.errorDescription == "maintenance")
     }
 
     @Test("Retry-After in seconds is carried on transient errors")
@@ -95,12 +95,12 @@ struct TokenEndpointErrorTests {
         let refreshError = await tokenError { try await client.refresh(refreshToken: "RT-SECRET-123") }
         let passwordError = await tokenError { try await client.password(username: "bob", password: "PASS-SECRET") }
         for error in [refreshError, passwordError].compactMap({ $0 }) {
-            for text in [error.description, error.errorDescription ?? "", String(reflecting: error)] {
+            for text in [error.description, error.oauthError?.errorDescription ?? "", String(reflecting: error)] {
                 #expect(!text.contains("CLIENT-SECRET"))
             }
         }
         #expect(refreshError?.description.contains("RT-SECRET-123") == false)
-        #expect(refreshError?.errorDescription?.contains("<redacted>") == true)
+        #expect(refreshError?.oauthError?.errorDescription?.contains("<redacted>") == true)
         #expect(passwordError?.description.contains("PASS-SECRET") == false)
     }
 
@@ -108,7 +108,7 @@ struct TokenEndpointErrorTests {
     func malformedDoesNotEchoBody() async {
         let (client, _) = client(status: .ok, body: #"{"refresh_token":"RT-IN-BODY"}"#)
         let error = await tokenError { try await client.refresh(refreshToken: "RT") }
-        #expect(error == .malformedResponse)
+        #expect(error?.code == .malformedResponse)
         #expect(error?.description.contains("RT-IN-BODY") == false)
         #expect(error?.description.contains("access_token") == true)
     }
@@ -118,7 +118,7 @@ struct TokenEndpointErrorTests {
         let long = String(repeating: "a", count: 2000)
         let (client, _) = client(status: .badRequest, body: #"{"error":"invalid_grant","error_description":"line\nbreak\u001b[31m \#(long)"}"#)
         let error = await tokenError { try await client.clientCredentials() }
-        let text = error?.errorDescription ?? ""
+        let text = error?.oauthError?.errorDescription ?? ""
         #expect(!text.contains("\n"))
         #expect(!text.contains("\u{1b}"))
         #expect(text.count <= 501)
@@ -126,11 +126,11 @@ struct TokenEndpointErrorTests {
 
     @Test("each description says what happened and how to fix it")
     func descriptionsHaveFixIts() {
-        #expect(TokenEndpointError.invalidGrant.description.contains("sign in again"))
-        #expect(TokenEndpointError.invalidClient.description.contains("client secret"))
-        #expect(TokenEndpointError.serverError.description.contains("retry later"))
-        #expect(TokenEndpointError.insecureEndpoint.description.contains("https://"))
-        #expect(TokenEndpointError.networkFailure.description.contains("tokens were kept"))
+        #expect(TokenAuthError.invalidGrant.description.contains("sign in again"))
+        #expect(TokenAuthError.invalidClient.description.contains("client secret"))
+        #expect(TokenAuthError.serverError.description.contains("retry later"))
+        #expect(TokenAuthError.insecureEndpoint("token endpoint", scheme: "http", host: "h").description.contains("https://"))
+        #expect(TokenAuthError.networkFailure.description.contains("tokens were kept"))
     }
 
     @Test("a plain-HTTP token endpoint on another host is refused before anything is sent")
@@ -139,8 +139,8 @@ struct TokenEndpointErrorTests {
         let oauthClient = OAuthClient(tokenEndpoint: URL(string: "http://auth.example.com/token")!, clientID: "app", clientSecret: "S")
         let client = TokenEndpointClient(client: oauthClient, transport: transport)
         let error = await tokenError { try await client.refresh(refreshToken: "RT") }
-        #expect(error == .insecureEndpoint)
-        #expect(error?.isPermanent == true)
+        #expect(error?.code == .insecureEndpoint)
+        #expect(error?.isTransient == false)
         #expect(error?.description.contains("http://auth.example.com") == true)
         #expect(transport.sendCount == 0)
     }
@@ -152,7 +152,7 @@ struct TokenEndpointErrorTests {
             let oauthClient = OAuthClient(tokenEndpoint: endpoint, clientID: "app", authentication: authentication)
             let client = TokenEndpointClient(client: oauthClient, transport: transport)
             let error = await tokenError { try await client.clientCredentials() }
-            #expect(error == .invalidClientConfiguration)
+            #expect(error?.code == .invalidClientConfiguration)
             #expect(transport.sendCount == 0)
         }
     }
@@ -169,11 +169,14 @@ struct TokenEndpointErrorTests {
         #expect(transport.lastBody == "grant_type=refresh_token&refresh_token=r+t%26&scope=read+write&client_id=app")
     }
 
-    @Test("errors of the transport become transient network or timeout errors")
+    @Test("errors of the transport become transient network or timeout errors of the endpoint")
     func transportErrors() {
-        #expect(TokenEndpointError.transport(.timedOut, host: "h") == .timedOut)
-        #expect(TokenEndpointError.transport(.networkFailure, host: "h") == .networkFailure)
-        #expect(TokenEndpointError.transport(.responseTooLarge(limit: 10), host: "h") == .malformedResponse)
-        #expect(TokenEndpointError.transport(.networkFailure, host: "h").isTransient)
+        let timedOut = TokenAuthError(urlError: URLError(.timedOut))
+        #expect(TokenAuthError.unreachable("token endpoint", host: "h", because: timedOut).code == .timedOut)
+        #expect(TokenAuthError.unreachable("token endpoint", host: "h", because: TokenAuthError.networkFailure).code == .networkFailure)
+        #expect(TokenAuthError.unreachable("token endpoint", host: "h", because: TokenAuthError.responseTooLarge(limit: 10)).code == .malformedResponse)
+        #expect(TokenAuthError.unreachable("token endpoint", host: "h", because: TokenAuthError.networkFailure).isTransient)
+        let cause = TokenAuthError(urlError: URLError(.cannotConnectToHost))
+        #expect(TokenAuthError.unreachable("token endpoint", host: "h", because: cause).description.contains("URLError -1004"))
     }
 }

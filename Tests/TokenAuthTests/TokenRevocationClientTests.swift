@@ -23,9 +23,10 @@ struct TokenRevocationClientTests {
             try await revoker.revoke(try #require(issued.refreshToken), hint: .refreshToken)
             #expect(server.stats.revocationRequests == 1)
             #expect(server.stats.revokedTokens == 1)
-            await #expect(throws: TokenEndpointError.invalidGrant) {
+            let refused = await expectTokenAuthError(.rejected) {
                 try await TokenEndpointClient(client: client).refresh(refreshToken: issued.refreshToken!)
             }
+            #expect(refused == .invalidGrant)
             // An already revoked or unknown token is still a success (RFC 7009 §2.2).
             try await revoker.revoke(issued.accessToken, hint: .accessToken)
             try await revoker.revoke("never-issued")
@@ -43,7 +44,7 @@ struct TokenRevocationClientTests {
                 let revoker = TokenRevocationClient(
                     client: client, endpoint: server.redirectURL(to: target.revocationEndpoint, status: 308),
                     transport: Self.transport)
-                let error = await #expect(throws: TokenRevocationError.redirected) {
+                let error = await expectTokenAuthError(.redirected) {
                     try await revoker.revoke(issued.accessToken)
                 }
                 #expect(error?.isTransient == false)
@@ -64,7 +65,7 @@ struct TokenRevocationClientTests {
             let good = OAuthClient(tokenEndpoint: server.tokenEndpoint, clientID: "vault", clientSecret: "vault-secret")
             let bad = OAuthClient(tokenEndpoint: server.tokenEndpoint, clientID: "vault", clientSecret: "wrong-secret")
 
-            let error = await #expect(throws: TokenRevocationError.rejected) {
+            let error = await expectTokenAuthError(.rejected) {
                 try await TokenRevocationClient(client: bad, endpoint: server.revocationEndpoint, transport: Self.transport).revoke(issued.accessToken)
             }
             #expect(error?.oauthErrorCode == "invalid_client")
@@ -80,7 +81,7 @@ struct TokenRevocationClientTests {
         try await withServer(Self.configuration) { server in
             let issued = server.issueTokens(clientID: "vault", subject: "vault")
             let other = OAuthClient(tokenEndpoint: server.tokenEndpoint, clientID: "test-client")
-            let error = await #expect(throws: TokenRevocationError.rejected) {
+            let error = await expectTokenAuthError(.rejected) {
                 try await TokenRevocationClient(client: other, endpoint: server.revocationEndpoint, transport: Self.transport).revoke(issued.refreshToken ?? issued.accessToken)
             }
             #expect(error?.oauthErrorCode == "unauthorized_client")
@@ -94,13 +95,13 @@ struct TokenRevocationClientTests {
         let endpoint = server.revocationEndpoint
         await server.shutdown()
         let client = OAuthClient(tokenEndpoint: endpoint, clientID: "test-client")
-        let unreachable = await #expect(throws: TokenRevocationError.unavailable) {
+        let unreachable = await expectTokenAuthError(.networkFailure) {
             try await TokenRevocationClient(client: client, endpoint: endpoint, transport: Self.transport).revoke("t")
         }
         #expect(unreachable?.isTransient == true)
 
         let transport = CannedTransport(status: .ok, json: "{}")
-        await #expect(throws: TokenRevocationError.insecureEndpoint) {
+        await expectTokenAuthError(.insecureEndpoint) {
             try await TokenRevocationClient(
                 client: client, endpoint: URL(string: "http://auth.example.com/revoke")!, transport: transport
             ).revoke("t")
@@ -112,7 +113,7 @@ struct TokenRevocationClientTests {
     func serviceUnavailable() async throws {
         let transport = CannedTransport(status: .serviceUnavailable, json: "{}")
         let client = OAuthClient(tokenEndpoint: URL(string: "https://auth.example.com/token")!, clientID: "app")
-        let error = await #expect(throws: TokenRevocationError.unavailable) {
+        let error = await expectTokenAuthError(.serverError) {
             try await TokenRevocationClient(client: client, endpoint: URL(string: "https://auth.example.com/revoke")!, transport: transport)
                 .revoke("t", hint: .refreshToken)
         }

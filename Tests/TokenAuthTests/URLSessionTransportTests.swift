@@ -55,7 +55,7 @@ struct URLSessionTransportTests {
             let token = server.issueTokens(clientID: "test-client", subject: "alice").accessToken
             let transport = URLSessionTransport(maximumResponseBodySize: 64 * 1024)
             let request = HTTPRequest(method: .post, url: server.resourceURL, headerFields: [.authorization: "Bearer \(token)"])
-            await #expect(throws: HTTPTransportError.responseTooLarge) {
+            await expectTokenAuthError(.responseTooLarge) {
                 _ = try await transport.send(request, body: Data(repeating: 0x61, count: 100 * 1024))
             }
             let (small, _) = try await transport.send(request, body: Data(repeating: 0x61, count: 1024))
@@ -111,9 +111,8 @@ struct URLSessionTransportTests {
         do {
             _ = try await URLSessionTransport().send(HTTPRequest(method: .get, url: url), body: nil)
             Issue.record("the request succeeded")
-        } catch let error as HTTPTransportError {
-            #expect(error.isNetworkFailure)
-            #expect(!error.isTimeout)
+        } catch let error as TokenAuthError {
+            #expect(error.code == .networkFailure)
         }
     }
 
@@ -126,9 +125,8 @@ struct URLSessionTransportTests {
             do {
                 _ = try await transport.send(request, body: Data("grant_type=client_credentials&client_id=test-client".utf8))
                 Issue.record("the request succeeded")
-            } catch let error as HTTPTransportError {
-                #expect(error.isTimeout)
-                #expect(error == .timedOut)
+            } catch let error as TokenAuthError {
+                #expect(error.code == .timedOut)
             }
         }
     }
@@ -136,7 +134,7 @@ struct URLSessionTransportTests {
     @Test("a request that cannot become a URLRequest is refused")
     func invalidRequest() async {
         let request = HTTPRequest(method: .get, scheme: nil, authority: nil, path: "relative")
-        await #expect(throws: HTTPTransportError.invalidRequest) {
+        await expectTokenAuthError(.invalidRequest) {
             _ = try await URLSessionTransport().send(request, body: nil)
         }
     }

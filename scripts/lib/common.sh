@@ -138,5 +138,20 @@ check_keyring_free_core() {
     say "TokenAuth builds where pkg-config finds neither libsecret nor glib; Keyring does not (as expected)."
 }
 
+# The libraries' texts are for the people using an app built on them, who may never have heard of tokenctl: no
+# string literal in a library's sources names it (comments may). Fails naming the lines.
+check_library_texts() {
+    say "Checking that no library error or message tells its reader to run tokenctl…"
+    local found
+    found=$(grep -rnE '"[^"]*tokenctl' --include='*.swift' \
+        "$repo"/Sources/{Keyring,TokenAuth,TokenAuthKeyring,TokenAuthSignIn,TokenAuthTesting,TokenAuthOpenCombine,TokenAuthOpenAPI} \
+        | grep -vE '^[^:]+:[0-9]+:[[:space:]]*///?' || true)
+    if [ -n "$found" ]; then
+        printf '%s\n' "$found" >&2
+        say "These library texts name tokenctl: say what to do in the library's own terms."
+        return 1
+    fi
+}
+
 # shellcheck source=providers.sh
 . "$(dirname "${BASH_SOURCE[0]}")/providers.sh"

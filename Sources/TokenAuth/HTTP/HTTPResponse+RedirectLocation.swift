@@ -17,6 +17,6 @@ extension HTTPResponse {
         components.query = nil
         components.fragment = nil
         guard let text = components.string else { return nil }
-        return TokenEndpointError.sanitize(text, secrets: secrets, limit: 300)
+        return TokenAuthError.sanitize(text, secrets: secrets, limit: 300)
     }
 }

@@ -11,9 +11,9 @@ import HTTPTypes
 ///
 /// - Return every HTTP response, whatever its status: a 401 or 503 is an answer, not a transport failure. Callers
 ///   decide what a status means; a transport that throws on 4xx hides the OAuth error body the caller needs.
-/// - Throw ``HTTPTransportError`` when no response arrived (``HTTPTransportError/timedOut``,
-///   ``HTTPTransportError/networkFailure``) or the body was larger than the transport accepts
-///   (``HTTPTransportError/responseTooLarge``). Callers treat these as transient, so tokens are never discarded
+/// - Throw ``TokenAuthError`` when no response arrived (``TokenAuthError/Code/timedOut``,
+///   ``TokenAuthError/Code/networkFailure``) or the body was larger than the transport accepts
+///   (``TokenAuthError/Code/responseTooLarge``). Callers treat these as transient, so tokens are never discarded
 ///   because the network was down.
 /// - Stop promptly and throw `CancellationError` when the calling task is cancelled, so a cancelled caller is not
 ///   kept waiting for a slow server.
@@ -32,7 +32,7 @@ public protocol HTTPTransport: Sendable {
     ///   - request: The method, URL (scheme, authority, path) and header fields to send.
     ///   - body: The request body, or `nil` for none.
     /// - Returns: The response head and its body, complete.
-    /// - Throws: ``HTTPTransportError`` when no usable response arrived; `CancellationError` when cancelled.
+    /// - Throws: ``TokenAuthError`` when no usable response arrived; `CancellationError` when cancelled.
     func send(_ request: HTTPRequest, body: Data?) async throws -> (HTTPResponse, Data)
 
     /// Sends `request` as ``send(_:body:)`` does, following redirects only as `redirects` allows.
@@ -43,7 +43,7 @@ public protocol HTTPTransport: Sendable {
     ///   - redirects: Whether a 3xx answer is followed, or returned as the response.
     /// - Returns: The response head and its body, complete: with ``HTTPRedirectPolicy/refuse``, a 3xx response
     ///   and its `Location` field as the server sent them.
-    /// - Throws: ``HTTPTransportError`` when no usable response arrived; `CancellationError` when cancelled.
+    /// - Throws: ``TokenAuthError`` when no usable response arrived; `CancellationError` when cancelled.
     func send(_ request: HTTPRequest, body: Data?, redirects: HTTPRedirectPolicy) async throws -> (HTTPResponse, Data)
 }
 

@@ -14,7 +14,7 @@ import Synchronization
 /// they are invalidated when the last copy goes away. The transport
 ///
 /// - caps response bodies at ``maximumResponseBodySize``, cancelling the transfer as soon as the cap is passed;
-/// - maps `URLError`s to ``HTTPTransportError``, telling timeouts and network failures apart;
+/// - maps `URLError`s to ``TokenAuthError``, telling timeouts and network failures apart;
 /// - throws `CancellationError` promptly when the calling task is cancelled, abandoning the request;
 /// - follows redirects, but drops `Authorization` when a redirect leaves the original origin; with
 ///   ``HTTPRedirectPolicy/refuse`` it follows none and returns the 3xx response;
@@ -24,9 +24,9 @@ public struct URLSessionTransport: HTTPTransport {
     /// The default cap on response bodies: 10 MiB.
     public static let defaultMaximumResponseBodySize = 10 * 1024 * 1024
 
-    /// The largest response body accepted, in bytes. Larger ones throw ``HTTPTransportError/responseTooLarge``.
+    /// The largest response body accepted, in bytes. Larger ones throw ``TokenAuthError/Code/responseTooLarge``.
     public let maximumResponseBodySize: Int
-    /// How long to wait for the server before throwing ``HTTPTransportError/timedOut``: the time allowed between
+    /// How long to wait for the server before throwing ``TokenAuthError/Code/timedOut``: the time allowed between
     /// received bytes, as URLSession's `timeoutIntervalForRequest`.
     public let timeout: Duration
 
@@ -37,7 +37,7 @@ public struct URLSessionTransport: HTTPTransport {
     ///
     /// - Parameters:
     ///   - maximumResponseBodySize: The largest response body accepted, in bytes.
-    ///   - timeout: How long to wait for the server before failing with ``HTTPTransportError/timedOut``.
+    ///   - timeout: How long to wait for the server before failing with ``TokenAuthError/Code/timedOut``.
     ///   - logger: Where each request is logged: method and URL without its query at trace level, then status,
     ///     body size and duration (or the error) at debug level. Never a header or a body.
     public init(
@@ -52,7 +52,7 @@ public struct URLSessionTransport: HTTPTransport {
     ///
     /// - Parameters:
     ///   - maximumResponseBodySize: The largest response body accepted, in bytes.
-    ///   - timeout: How long to wait for the server before failing with ``HTTPTransportError/timedOut``.
+    ///   - timeout: How long to wait for the server before failing with ``TokenAuthError/Code/timedOut``.
     ///   - configuration: The session configuration to start from. The transport uses a copy whose request timeout
     ///     is `timeout`; the object passed in is not changed.
     ///   - logger: Where each request is logged: method and URL without its query at trace level, then status,
@@ -76,7 +76,7 @@ public struct URLSessionTransport: HTTPTransport {
 
     /// Sends `request` through the transport's URLSession and returns the complete response, following redirects.
     ///
-    /// - Throws: ``HTTPTransportError`` for a timeout, a network failure, an oversized body or a request without
+    /// - Throws: ``TokenAuthError`` for a timeout, a network failure, an oversized body or a request without
     ///   an absolute URL; `CancellationError` when the calling task is cancelled.
     public func send(_ request: HTTPRequest, body: Data?) async throws -> (HTTPResponse, Data) {
         try await send(request, body: body, redirects: .follow)
@@ -85,7 +85,7 @@ public struct URLSessionTransport: HTTPTransport {
     /// Sends `request` through the transport's URLSession and returns the complete response; with
     /// ``HTTPRedirectPolicy/refuse``, a 3xx response is returned as it came and nothing is sent to its `Location`.
     ///
-    /// - Throws: ``HTTPTransportError`` for a timeout, a network failure, an oversized body or a request without
+    /// - Throws: ``TokenAuthError`` for a timeout, a network failure, an oversized body or a request without
     ///   an absolute URL; `CancellationError` when the calling task is cancelled.
     public func send(_ request: HTTPRequest, body: Data?, redirects: HTTPRedirectPolicy) async throws -> (HTTPResponse, Data) {
         let outcome = { (answer: (HTTPResponse, Data)) -> Logger.Metadata in
@@ -98,7 +98,7 @@ public struct URLSessionTransport: HTTPTransport {
 
     private func transfer(_ request: HTTPRequest, body: Data?, redirects: HTTPRedirectPolicy) async throws -> (HTTPResponse, Data) {
         guard var urlRequest = URLRequest(httpRequest: request) else {
-            throw HTTPTransportError.invalidRequest("it needs an absolute http or https URL")
+            throw TokenAuthError.invalidRequest("it needs an absolute http or https URL")
         }
         urlRequest.httpBody = body
         urlRequest.timeoutInterval = timeout.timeInterval
@@ -116,25 +116,25 @@ public struct URLSessionTransport: HTTPTransport {
             }
         } catch let error as URLError {
             if collector.exceeded {
-                throw HTTPTransportError.responseTooLarge(limit: maximumResponseBodySize)
+                throw TokenAuthError.responseTooLarge(limit: maximumResponseBodySize)
             }
             if error.code == .cancelled, Task.isCancelled {
                 throw CancellationError()
             }
             // A 401 whose authentication challenge SessionDelegate cancelled: the response itself is the answer.
             guard error.code == .cancelled, let challenged = collector.received.response, challenged.statusCode == 401 else {
-                throw HTTPTransportError(urlError: error)
+                throw TokenAuthError(urlError: error)
             }
             (data, urlResponse) = (collector.received.body, challenged)
         } catch {
             if Task.isCancelled { throw CancellationError() }
-            throw HTTPTransportError.networkFailure
+            throw TokenAuthError.networkFailure
         }
         guard data.count <= maximumResponseBodySize else {
-            throw HTTPTransportError.responseTooLarge(limit: maximumResponseBodySize)
+            throw TokenAuthError.responseTooLarge(limit: maximumResponseBodySize)
         }
         guard let httpURLResponse = urlResponse as? HTTPURLResponse, let response = httpURLResponse.httpResponse else {
-            throw HTTPTransportError.invalidResponse
+            throw TokenAuthError.invalidResponse
         }
         return (response, data)
     }

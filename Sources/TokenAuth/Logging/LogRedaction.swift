@@ -21,8 +21,8 @@ package enum LogRedaction {
 
     /// `Type` or `Type.code` of `error` (e.g. `KeyringError.locked`), never its description.
     ///
-    /// The code is the error's stored `code` (or private `kind`) property when its text is a plain identifier, as for ``AuthError``,
-    /// ``AuthStoreError`` and the keyring's errors; anything else gives the type name alone.
+    /// The code is the error's stored `code` (or private `kind`) property when its text is a plain identifier, as for ``TokenAuthError``,
+    /// ``TokenAuthError`` and the keyring's errors; anything else gives the type name alone.
     package static func error(_ error: any Error) -> String {
         let type = String(describing: Swift.type(of: error))
         guard let code = Mirror(reflecting: error).children.first(where: { $0.label == "code" || $0.label == "kind" })?.value else {

@@ -38,7 +38,7 @@ public struct Auth: Sendable, Equatable {
     /// Set when a refresh answered for another account (OpenID Connect Core §12.2) after the old refresh token was
     /// already spent: the entry keeps who was signed in and why the session ended, so that people and tools can see
     /// what happened, and holds no refresh token that could be sent again. ``AuthManager`` never hands out an ended
-    /// bundle: it reports ``AuthError/Code/loginRequired`` with this reason until a sign-in replaces it.
+    /// bundle: it reports ``TokenAuthError/isLoginRequired`` with this reason until a sign-in replaces it.
     public var endReason: String?
 
     /// Creates a token bundle.

@@ -14,7 +14,7 @@ extension AuthorizedClient {
     /// client.send(HTTPRequest(method: .get, url: url), queue: .main) { result in
     ///     switch result {
     ///     case .success(let (response, body)): show(response, body)
-    ///     case .failure(let error as AuthorizedClientError) where error.isLoginRequired: showSignIn()
+    ///     case .failure(let error as TokenAuthError) where error.isLoginRequired: showSignIn()
     ///     case .failure(let error): show(error)
     ///     }
     /// }

@@ -13,13 +13,13 @@ extension AuthorizedClient {
     /// sent a second time, so such a request could not be retried after a refresh. Read the stream into `Data`
     /// first.
     ///
-    /// - Throws: What ``send(_:body:requiresAuthentication:)`` throws; ``HTTPTransportError/invalidRequest`` for a
+    /// - Throws: What ``send(_:body:requiresAuthentication:)`` throws; ``TokenAuthError/Code/invalidRequest`` for a
     ///   request without an absolute http(s) URL or with a body stream.
     public func data(for request: URLRequest, requiresAuthentication: Bool = true) async throws -> (Data, HTTPURLResponse) {
         let (httpRequest, url) = try Self.convert(request)
         let (response, data) = try await send(httpRequest, body: request.httpBody, requiresAuthentication: requiresAuthentication)
         guard let urlResponse = HTTPURLResponse(httpResponse: response, url: url) else {
-            throw HTTPTransportError.invalidResponse
+            throw TokenAuthError.invalidResponse
         }
         return (data, urlResponse)
     }
@@ -40,10 +40,10 @@ extension AuthorizedClient {
 
     private static func convert(_ request: URLRequest) throws -> (HTTPRequest, URL) {
         guard request.httpBodyStream == nil else {
-            throw HTTPTransportError.invalidRequest("a body stream cannot be replayed after a refresh; pass the body as Data")
+            throw TokenAuthError.invalidRequest("a body stream cannot be replayed after a refresh; pass the body as Data")
         }
         guard let url = request.url, let httpRequest = request.httpRequest else {
-            throw HTTPTransportError.invalidRequest("it needs an absolute http or https URL")
+            throw TokenAuthError.invalidRequest("it needs an absolute http or https URL")
         }
         return (httpRequest, url)
     }

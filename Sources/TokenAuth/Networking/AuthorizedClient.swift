@@ -19,15 +19,15 @@ import Logging
 ///    was rejected (``AuthManager/refresh(rejecting:)``). The manager refreshes only if that token is still the
 ///    current one, so a burst of requests that left with the same expired token causes one refresh, not one each.
 /// 3. It sends the request once more, with the same body bytes. If that is rejected too, it throws
-///    ``AuthorizedClientError/Code/unauthorized``: never a loop, never a second refresh for one request.
+///    ``TokenAuthError/Code/unauthorized``: never a loop, never a second refresh for one request.
 ///
-/// Other outcomes: a missing or rejected session throws ``AuthorizedClientError/Code/loginRequired`` (show the
-/// sign-in screen); a `403 insufficient_scope` throws ``AuthorizedClientError/Code/insufficientScope`` without a
+/// Other outcomes: a missing or rejected session throws ``TokenAuthError/isLoginRequired`` (show the
+/// sign-in screen); a `403 insufficient_scope` throws ``TokenAuthError/Code/insufficientScope`` without a
 /// refresh; any other response, whatever its status, is returned. Requests with `requiresAuthentication: false`
 /// pass through to the transport untouched and never touch the manager.
 ///
 /// **Plain HTTP.** A request that needs a token must go to an `https` URL or to plain `http` on a loopback host;
-/// any other URL throws ``AuthorizedClientError/Code/insecureURL`` before a token is taken or anything is sent.
+/// any other URL throws ``TokenAuthError/Code/insecureURL`` before a token is taken or anything is sent.
 /// `allowsInsecureHTTP: true` lifts the rule, for development servers only.
 ///
 /// **Bodies.** Request bodies are `Data`, so a retried request always carries the same bytes; there is no
@@ -90,9 +90,10 @@ public struct AuthorizedClient: Sendable {
     ///   - body: The request body, sent again unchanged if the request is retried.
     ///   - requiresAuthentication: `false` for endpoints that need no token: the request is sent as it is.
     /// - Returns: The response, whatever its status, except for the statuses described below.
-    /// - Throws: ``AuthorizedClientError`` (`loginRequired`, `unauthorized`, `insufficientScope`, `insecureURL`),
-    ///   ``AuthError`` when the token endpoint failed transiently, ``HTTPTransportError`` when no response
-    ///   arrived, or `CancellationError`.
+    /// - Throws: ``TokenAuthError`` — a sign-in is needed (``TokenAuthError/isLoginRequired``), the token was
+    ///   rejected (`unauthorized`, `insufficientScope`), the URL is refused (`insecureURL`), the token endpoint failed
+    ///   (``TokenAuthError/isTransient`` when the tokens were kept), no response arrived — or the store's own error,
+    ///   or `CancellationError`.
     public func send(
         _ request: HTTPRequest,
         body: Data? = nil,
@@ -115,7 +116,7 @@ public struct AuthorizedClient: Sendable {
     ///   - body: The request body.
     ///   - requiresAuthentication: `false` for endpoints that need no token.
     ///   - decoder: The decoder to use instead of ``decoder``.
-    /// - Throws: What ``send(_:body:requiresAuthentication:)`` throws, and ``AuthorizedClientError`` with
+    /// - Throws: What ``send(_:body:requiresAuthentication:)`` throws, and ``TokenAuthError`` with
     ///   `unacceptableStatus` for a non-2xx response or `decodingFailed` for a body that does not decode.
     public func load<T: Decodable>(
         _ type: T.Type = T.self,
@@ -126,12 +127,12 @@ public struct AuthorizedClient: Sendable {
     ) async throws -> T {
         let (response, data) = try await send(request, body: body, requiresAuthentication: requiresAuthentication)
         guard response.status.kind == .successful else {
-            throw AuthorizedClientError.unacceptableStatus(response, body: data)
+            throw TokenAuthError.unacceptableStatus(response, body: data)
         }
         do {
             return try (decoder ?? self.decoder).decode(T.self, from: data)
         } catch {
-            throw AuthorizedClientError.decodingFailed(response, body: data, error: error)
+            throw TokenAuthError.decodingFailed(response, body: data, error: error)
         }
     }
 

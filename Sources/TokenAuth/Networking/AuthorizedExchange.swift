@@ -11,7 +11,7 @@ package struct AuthorizedExchange: Sendable {
     /// What a response whose `Bearer` challenge says `insufficient_scope` (RFC 6750 §3.1) does: a permission error
     /// that a refresh cannot fix, so it never causes one.
     package enum InsufficientScope: Sendable {
-        /// Throw ``AuthorizedClientError/Code/insufficientScope``.
+        /// Throw ``TokenAuthError/Code/insufficientScope``.
         case throwsError
         /// Return the response to the caller, as any other response.
         case passesThrough
@@ -49,18 +49,18 @@ package struct AuthorizedExchange: Sendable {
         self.allowsInsecureHTTP = allowsInsecureHTTP
     }
 
-    /// Throws ``AuthorizedClientError/Code/insecureURL`` unless a token may be sent to `url`: `https`, plain `http`
+    /// Throws ``TokenAuthError/Code/insecureURL`` unless a token may be sent to `url`: `https`, plain `http`
     /// to a loopback host, or — with ``allowsInsecureHTTP`` — plain `http` to any host. Called before a token is
     /// taken (or refreshed) for the request. A request without an absolute URL passes: the transport refuses it.
     package func checkTokenMayBeSent(to url: URL?) throws {
         guard let url, !url.canCarryCredentials else { return }
         if allowsInsecureHTTP, url.scheme?.lowercased() == "http", url.host?.isEmpty == false { return }
-        throw AuthorizedClientError.insecureURL(url)
+        throw TokenAuthError.insecureURL(url)
     }
 
-    /// A valid token bundle, with a login-required failure turned into ``AuthorizedClientError/Code/loginRequired``.
+    /// A valid token bundle from the manager.
     package func validAuth() async throws -> Auth {
-        try await AuthorizedClientError.mappingLoginRequired { try await manager.validAuth() }
+        try await manager.validAuth()
     }
 
     /// Sends with a valid token (or `auth`, when the caller already has one); if the server rejects that token,
@@ -69,9 +69,9 @@ package struct AuthorizedExchange: Sendable {
     /// - Parameters:
     ///   - auth: The token to send first; `nil` takes a valid one from the manager.
     ///   - canRetry: Whether the request can be sent a second time. When it cannot, a rejected token still causes
-    ///     the refresh (so the next request succeeds) and then ``AuthorizedClientError/Code/unauthorized``.
+    ///     the refresh (so the next request succeeds) and then ``TokenAuthError/Code/unauthorized``.
     ///   - send: Sends the request authorized with the given tokens (see ``authorize(_:with:)``).
-    /// - Throws: ``AuthorizedClientError`` (`loginRequired`, `unauthorized`, `insufficientScope`), and whatever
+    /// - Throws: ``TokenAuthError`` (`loginRequired`, `unauthorized`, `insufficientScope`), and whatever
     ///   the manager or `send` throws.
     package func run<Value>(
         authorizedWith auth: Auth? = nil,
@@ -83,19 +83,17 @@ package struct AuthorizedExchange: Sendable {
         guard try isTokenRejected(first) else { return first.value }
         logger.debug("the server rejected the token; refreshing once", metadata: ["status": "\(first.response.status.code)"])
 
-        let replacement = try await AuthorizedClientError.mappingLoginRequired {
-            try await manager.refresh(rejecting: auth.accessToken)
-        }
+        let replacement = try await manager.refresh(rejecting: auth.accessToken)
         // Without a new token, sending again would be rejected again.
         guard canRetry, replacement.accessToken != auth.accessToken else {
-            throw AuthorizedClientError.unauthorized(first.response, body: first.body)
+            throw TokenAuthError.unauthorized(first.response, body: first.body)
         }
         try Task.checkCancellation()
         logger.debug("retrying once with the new token")
         let second = try await send(replacement)
         if try isTokenRejected(second) {
             logger.debug("the server rejected the new token too", metadata: ["status": "\(second.response.status.code)"])
-            throw AuthorizedClientError.unauthorized(second.response, body: second.body)
+            throw TokenAuthError.unauthorized(second.response, body: second.body)
         }
         return second.value
     }
@@ -104,7 +102,7 @@ package struct AuthorizedExchange: Sendable {
     private func isTokenRejected<Value>(_ attempt: Attempt<Value>) throws -> Bool {
         if Self.isInsufficientScope(attempt.response) {
             if insufficientScope == .throwsError {
-                throw AuthorizedClientError.insufficientScope(attempt.response, body: attempt.body)
+                throw TokenAuthError.insufficientScope(attempt.response, body: attempt.body)
             }
             return false
         }

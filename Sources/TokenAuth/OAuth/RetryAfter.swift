@@ -2,13 +2,13 @@ import Foundation
 
 /// Parsing of the `Retry-After` header (RFC 9110 §10.2.3): a number of seconds or an HTTP-date.
 enum RetryAfter {
-    /// How long the server asked to wait, measured from `now`, within 0…``TokenEndpointError/maximumRetryAfter``.
+    /// How long the server asked to wait, measured from `now`, within 0…``TokenAuthError/maximumRetryAfter``.
     ///
     /// A date in the past gives zero; a longer wait, or a number of seconds too long to count, gives the maximum.
     /// Returns `nil` for a missing or unparseable value, so a bad header never becomes a guess.
     static func parse(_ value: String?, now: Date) -> Duration? {
         guard let value = value?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
-        let maximum = TokenEndpointError.maximumRetryAfter
+        let maximum = TokenAuthError.maximumRetryAfter
         if value.allSatisfy(\.isASCIIDigit) {
             // Every digit string is a valid delay-seconds (RFC 9110 §10.2.3); one beyond Int64 is simply long.
             guard let seconds = Int64(value) else { return maximum }

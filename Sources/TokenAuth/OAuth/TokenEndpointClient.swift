@@ -7,13 +7,13 @@ import Logging
 ///
 /// Supports the `refresh_token`, `client_credentials` and `password` grants, and client authentication with
 /// none (a public client: `client_id` in the body), `client_secret_post` and `client_secret_basic`, as the
-/// ``OAuthClient`` says. Every method either returns a ``TokenResponse`` or throws a ``TokenEndpointError`` that
+/// ``OAuthClient`` says. Every method either returns a ``TokenResponse`` or throws a ``TokenAuthError`` that
 /// says whether the failure is permanent (sign in again) or transient (keep the tokens, retry later) — or
 /// `CancellationError` when the calling task was cancelled.
 ///
 /// The client refuses to send credentials to a token endpoint that is neither `https` nor on a loopback host,
 /// before anything goes on the wire, and never follows a redirect: a 3xx answer is
-/// ``TokenEndpointError/redirected``, naming the `Location`. It reads the time only through the injected
+/// ``TokenAuthError/Code/redirected``, naming the `Location`. It reads the time only through the injected
 /// ``WallClock``.
 public struct TokenEndpointClient: Sendable {
     /// The client identity and token endpoint.
@@ -53,7 +53,7 @@ public struct TokenEndpointClient: Sendable {
     /// - Parameters:
     ///   - refreshToken: The refresh token.
     ///   - scope: A narrower scope to ask for, or `nil` for the one originally granted.
-    /// - Throws: ``TokenEndpointError`` (``TokenEndpointError/invalidGrant`` when the refresh token is no longer
+    /// - Throws: ``TokenAuthError`` (``TokenAuthError/invalidGrant`` when the refresh token is no longer
     ///   valid), or `CancellationError`.
     public func refresh(refreshToken: String, scope: String? = nil) async throws -> TokenResponse {
         var parameters = [(name: "grant_type", value: "refresh_token"), (name: "refresh_token", value: refreshToken)]
@@ -64,7 +64,7 @@ public struct TokenEndpointClient: Sendable {
     /// Obtains a token for the client itself (RFC 6749 §4.4).
     ///
     /// - Parameter scope: The scope to ask for, or `nil` for the server's default.
-    /// - Throws: ``TokenEndpointError``, or `CancellationError`.
+    /// - Throws: ``TokenAuthError``, or `CancellationError`.
     public func clientCredentials(scope: String? = nil) async throws -> TokenResponse {
         var parameters = [(name: "grant_type", value: "client_credentials")]
         if let scope { parameters.append((name: "scope", value: scope)) }
@@ -77,7 +77,7 @@ public struct TokenEndpointClient: Sendable {
     ///   - username: The resource owner's username.
     ///   - password: The resource owner's password. Never appears in an error.
     ///   - scope: The scope to ask for, or `nil` for the server's default.
-    /// - Throws: ``TokenEndpointError`` (``TokenEndpointError/invalidGrant`` for wrong credentials), or
+    /// - Throws: ``TokenAuthError`` (``TokenAuthError/invalidGrant`` for wrong credentials), or
     ///   `CancellationError`.
     public func password(username: String, password: String, scope: String? = nil) async throws -> TokenResponse {
         var parameters = [
@@ -113,7 +113,7 @@ public struct TokenEndpointClient: Sendable {
             .accept: "application/json",
         ]
         guard let authentication = client.formAuthentication else {
-            throw TokenEndpointError.invalidClientConfiguration("\(client.authentication.rawValue) needs a client secret")
+            throw TokenAuthError.invalidClientConfiguration("\(client.authentication.rawValue) needs a client secret")
         }
         parameters += authentication.parameters
         headerFields[.authorization] = authentication.authorization
@@ -125,13 +125,11 @@ public struct TokenEndpointClient: Sendable {
         let body: Data
         do {
             (response, body) = try await transport.send(request, body: FormEncoding.body(parameters), redirects: .refuse)
-        } catch let error as HTTPTransportError {
-            throw TokenEndpointError.transport(error, host: host)
         } catch let error as CancellationError {
             throw error
         } catch {
             if Task.isCancelled { throw CancellationError() }
-            throw TokenEndpointError.unknownTransportFailure(error, host: host)
+            throw TokenAuthError.unreachable("token endpoint", host: host, because: error)
         }
         return try interpret(response, body: body, sentAt: sentAt, secrets: allSecrets)
     }
@@ -144,27 +142,19 @@ public struct TokenEndpointClient: Sendable {
         }
         if response.status.kind == .redirection {
             // Not followed: the request carries the grant and the client's credentials in its body.
-            throw TokenEndpointError.redirected(
-                to: response.redirectLocation(from: client.tokenEndpoint, secrets: secrets), statusCode: status)
+            throw TokenAuthError.redirected(
+                "token endpoint", to: response.redirectLocation(from: client.tokenEndpoint, secrets: secrets),
+                statusCode: status)
         }
         let retryAfter = RetryAfter.parse(response.headerFields[.retryAfter], now: wallClock())
-        if body.count <= TokenResponse.maximumSize,
-            let errorBody = try? JSONDecoder().decode(TokenResponseBody.self, from: body),
-            let code = errorBody.error, !code.isEmpty
-        {
-            throw TokenEndpointError.oauthError(
-                code: code,
-                description: errorBody.errorDescription,
-                statusCode: status,
-                retryAfter: retryAfter,
-                secrets: secrets
-            )
+        if body.count <= TokenResponse.maximumSize, let answer = OAuthErrorResponse.parse(body, secrets: secrets) {
+            throw TokenAuthError.refused(answer, by: "token endpoint", statusCode: status, retryAfter: retryAfter)
         }
-        throw TokenEndpointError.unexpectedStatus(status, retryAfter: retryAfter)
+        throw TokenAuthError.unexpectedStatus(status, from: "token endpoint", retryAfter: retryAfter)
     }
 
     /// Refuses endpoints that would expose credentials: anything but `https`, except `http` to a loopback host.
-    static func checkTransportSecurity(of endpoint: URL) throws(TokenEndpointError) {
+    package static func checkTransportSecurity(of endpoint: URL, named name: String = "token endpoint") throws(TokenAuthError) {
         let scheme = endpoint.scheme?.lowercased() ?? ""
         let host = endpoint.host ?? ""
         switch scheme {
@@ -173,7 +163,7 @@ public struct TokenEndpointClient: Sendable {
         case "http" where LoopbackHost.contains(host):
             return
         default:
-            throw .insecureEndpoint(scheme: scheme.isEmpty ? "?" : scheme, host: host.isEmpty ? "?" : host)
+            throw .insecureEndpoint(name, scheme: scheme.isEmpty ? "?" : scheme, host: host.isEmpty ? "?" : host)
         }
     }
 }

@@ -72,44 +72,43 @@ public struct TokenResponse: Sendable, Equatable {
     /// - Parameters:
     ///   - data: The response body, at most ``maximumSize`` bytes.
     ///   - sentAt: When the request was sent; `expires_in` counts from here.
-    /// - Throws: ``TokenEndpointError``: the server's error for an error response, or
-    ///   ``TokenEndpointError/malformedResponse`` when the body is not a token response.
-    public static func parse(data: Data, sentAt: Date) throws(TokenEndpointError) -> TokenResponse {
+    /// - Throws: ``TokenAuthError``: the server's refusal for an error response (``TokenAuthError/Code/rejected``), or
+    ///   ``TokenAuthError/Code/malformedResponse`` when the body is not a token response.
+    public static func parse(data: Data, sentAt: Date) throws(TokenAuthError) -> TokenResponse {
         try parse(data: data, sentAt: sentAt, statusCode: nil, secrets: [])
     }
 
     /// Parses a response body as ``parse(data:sentAt:)`` does, attaching `statusCode` to errors and redacting
     /// `secrets` from server-supplied text.
-    static func parse(data: Data, sentAt: Date, statusCode: Int?, secrets: [String]) throws(TokenEndpointError) -> TokenResponse {
+    static func parse(data: Data, sentAt: Date, statusCode: Int?, secrets: [String]) throws(TokenAuthError) -> TokenResponse {
         guard data.count <= maximumSize else {
-            throw .malformed("its answer is larger than 1 MiB", statusCode: statusCode)
+            throw .malformed("its answer is larger than 1 MiB", from: "token endpoint", statusCode: statusCode)
         }
         let body: TokenResponseBody
         do {
             body = try JSONDecoder().decode(TokenResponseBody.self, from: data)
         } catch {
-            throw .malformed("its answer is not a JSON object", statusCode: statusCode)
+            throw .malformed("its answer is not a JSON object", from: "token endpoint", statusCode: statusCode)
         }
         if body.hasError {
             guard let code = body.error, !code.isEmpty else {
-                throw .malformed("its answer has an error member that is not a string", statusCode: statusCode)
+                throw .malformed(
+                    "its answer has an error member that is not a string", from: "token endpoint", statusCode: statusCode)
             }
-            throw .oauthError(
-                code: code,
-                description: body.errorDescription,
-                statusCode: statusCode,
-                retryAfter: nil,
-                secrets: secrets
-            )
+            let answer = OAuthErrorResponse.parse(data, secrets: secrets) ?? OAuthErrorResponse(
+                error: code, errorDescription: body.errorDescription, errorURI: nil, extras: [:], secrets: secrets)
+            throw .refused(answer, by: "token endpoint", statusCode: statusCode, retryAfter: nil)
         }
         guard let accessToken = body.accessToken, !accessToken.isEmpty else {
-            throw .malformed("its answer has no access_token", statusCode: statusCode)
+            throw .malformed("its answer has no access_token", from: "token endpoint", statusCode: statusCode)
         }
         let refreshToken = body.refreshToken.flatMap { $0.isEmpty ? nil : $0 }
         // They end up in header fields, where a space or control character would change or add to the header.
         for (name, value) in [("access_token", accessToken), ("refresh_token", refreshToken), ("token_type", body.tokenType)] {
             if let value, !TokenSyntax.isHeaderSafe(value) {
-                throw .malformed("its \(name) contains spaces, control or non-ASCII characters", statusCode: statusCode)
+                throw .malformed(
+                    "its \(name) contains spaces, control or non-ASCII characters", from: "token endpoint",
+                    statusCode: statusCode)
             }
         }
         return TokenResponse(

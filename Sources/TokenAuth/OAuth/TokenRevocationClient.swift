@@ -8,7 +8,7 @@ import Logging
 /// refresh token also ends the access tokens of its grant at servers that support it (RFC 7009 §2.1); an unknown
 /// or already revoked token is a success (§2.2). Like ``TokenEndpointClient``, it refuses an endpoint that is
 /// neither `https` nor on a loopback host before anything is sent, and never follows a redirect
-/// (``TokenRevocationError/redirected``).
+/// (``TokenAuthError/Code/redirected``).
 public struct TokenRevocationClient: Sendable {
     /// Which kind of token is being revoked (`token_type_hint`, RFC 7009 §2.1).
     public enum TokenTypeHint: String, Sendable {
@@ -56,24 +56,23 @@ public struct TokenRevocationClient: Sendable {
     }
 
     /// Revokes `token`.
-    /// - Throws: ``TokenRevocationError``, or `CancellationError`.
+    /// - Throws: ``TokenAuthError``, or `CancellationError`.
     public func revoke(_ token: String, hint: TokenTypeHint? = nil) async throws {
         let metadata: Logger.Metadata = ["endpoint": "\(LogRedaction.url(endpoint))", "hint": "\(hint?.rawValue ?? "none")"]
         try await logger.timed("token revocation", metadata) { try await send(token, hint: hint) }
     }
 
     private func send(_ token: String, hint: TokenTypeHint?) async throws {
-        do {
-            try TokenEndpointClient.checkTransportSecurity(of: endpoint)
-        } catch {
-            throw TokenRevocationError.insecureEndpoint("\(endpoint.scheme ?? "?")://\(endpoint.host ?? "?")")
+        try TokenEndpointClient.checkTransportSecurity(of: endpoint, named: "revocation endpoint")
+        guard let authentication = client.formAuthentication else {
+            throw TokenAuthError.invalidClientConfiguration("\(client.authentication.rawValue) needs a client secret")
         }
-        guard let authentication = client.formAuthentication else { throw TokenRevocationError.invalidClientConfiguration }
         var parameters = [(name: "token", value: token)]
         if let hint { parameters.append((name: "token_type_hint", value: hint.rawValue)) }
         parameters += authentication.parameters
         var headerFields: HTTPFields = [.contentType: "application/x-www-form-urlencoded", .accept: "application/json"]
         headerFields[.authorization] = authentication.authorization
+        let secrets = [token] + [client.clientSecret].compactMap { $0 }
 
         let response: HTTPResponse
         let body: Data
@@ -83,32 +82,21 @@ public struct TokenRevocationClient: Sendable {
                 redirects: .refuse)
         } catch let error as CancellationError {
             throw error
-        } catch let error as HTTPTransportError {
-            throw TokenRevocationError.unavailable(statusCode: nil, detail: "\(endpoint.host ?? "?"): \(Self.summary(error))")
         } catch {
             if Task.isCancelled { throw CancellationError() }
-            throw TokenRevocationError.unavailable(statusCode: nil, detail: "\(endpoint.host ?? "?"): \(type(of: error))")
+            throw TokenAuthError.unreachable("revocation endpoint", host: endpoint.host ?? "?", because: error)
         }
         let status = response.status.code
         if response.status.kind == .successful { return }
         if response.status.kind == .redirection {
             // Not followed: the request carries the token and the client's credentials in its body.
-            throw TokenRevocationError.redirected(
-                to: response.redirectLocation(from: endpoint, secrets: [token] + [client.clientSecret].compactMap { $0 }),
-                statusCode: status)
+            throw TokenAuthError.redirected(
+                "revocation endpoint", to: response.redirectLocation(from: endpoint, secrets: secrets), statusCode: status)
         }
-        // Only a plain error code is repeated: the rest of a server's text is not shown.
-        let code = (try? JSONDecoder().decode(TokenResponseBody.self, from: body))?.error
-            .flatMap { $0.allSatisfy { $0.isASCII && ($0.isLetter || $0 == "_") } ? $0 : nil }
-        // 503 is RFC 7009's "try later" (§2.2.1); 5xx and 429 are transient anywhere.
-        if response.status.kind == .serverError || status == 429 {
-            throw TokenRevocationError.unavailable(statusCode: status, detail: code)
+        // 503 is RFC 7009's "try later" (§2.2.1); 5xx and 429 are transient anywhere, with an error body or without.
+        if let answer = OAuthErrorResponse.parse(body, secrets: secrets) {
+            throw TokenAuthError.refused(answer, by: "revocation endpoint", statusCode: status, retryAfter: nil)
         }
-        throw TokenRevocationError.rejected(code: code, statusCode: status)
-    }
-
-    private static func summary(_ error: HTTPTransportError) -> String {
-        if error.isTimeout { return "no answer in time" }
-        return error.urlErrorCode.map { "URLError \($0.rawValue)" } ?? "the connection failed"
+        throw TokenAuthError.unexpectedStatus(status, from: "revocation endpoint", retryAfter: nil)
     }
 }

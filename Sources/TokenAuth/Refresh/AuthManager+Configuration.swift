@@ -14,7 +14,7 @@ extension AuthManager {
         /// Refresh when the access token expires within this time, so a request never leaves with a token
         /// that expires on the way. Default 60 s.
         public var leeway: Duration
-        /// At most this many refreshes per ``refreshWindow``; more fail with ``AuthError/Code/excessiveRefresh``.
+        /// At most this many refreshes per ``refreshWindow``; more fail with ``TokenAuthError/Code/excessiveRefresh``.
         /// Default 5.
         public var refreshLimit: Int
         /// The window of ``refreshLimit``. Default 30 s.
@@ -32,8 +32,9 @@ extension AuthManager {
         ///
         /// Used only when the current tokens have an identity. Its ``IdentityCheck/prepareCheck()`` runs before the
         /// refresh token is sent (fetching the issuer's keys); if that fails, nothing is sent: keys that cannot be
-        /// fetched just now are ``AuthError/Code/transient`` (with backoff), a check that can never run
-        /// ``AuthError/Code/misconfigured``. Once the refresh token is spent, the answer is never lost:
+        /// fetched just now are transient (``TokenAuthError/Code/identityUnavailable``, with backoff), and a check that
+        /// can never run stops the refresh (``TokenAuthError/Code/identityUntrusted``). Once the refresh token is
+        /// spent, the answer is never lost:
         /// - an `id_token` valid for the same issuer and subject updates the identity;
         /// - one that cannot be checked just now (`IDTokenError.isTransient`: keys unavailable, or a new key the
         ///   key set may not be fetched again for yet) leaves the check pending: the tokens are stored with it
@@ -41,7 +42,7 @@ extension AuthManager {
         /// - one that proves another account (`IDTokenError.subjectChanged`, OpenID Connect Core §12.2) or cannot be
         ///   trusted at all ends the session: nothing of the answer is used, its tokens are revoked (with a
         ///   ``TokenRevoker``), and the entry keeps who was signed in and why the session ended (``Auth/endReason``),
-        ///   with no refresh token. The error is ``AuthError/Code/loginRequired``; ``AuthError/identityFailure`` says
+        ///   with no refresh token. The error is ``TokenAuthError/Code/sessionEnded``; its ``TokenAuthError/underlying`` says
         ///   why.
         public var identityCheck: (any IdentityCheck)?
 

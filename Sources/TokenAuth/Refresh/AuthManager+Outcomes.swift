@@ -2,39 +2,35 @@ import Foundation
 
 /// What a failed refresh or identity check means for the session.
 extension AuthManager {
-    /// Classifies a token-endpoint failure, updating backoff or rejection state.
-    func failed(_ error: any Error, refreshToken: String?, generation: Int) async throws -> AuthError {
-        if error is CancellationError { return AuthError.transient("the refresh was cancelled", retryAfter: nil, underlying: nil) }
-        let endpointError = error as? TokenEndpointError
-        if let endpointError, endpointError.isMisconfiguration {
+    /// Classifies a token-endpoint failure, updating backoff or rejection state, and returns what to throw: the
+    /// endpoint's own ``TokenAuthError`` (with the backoff as its `retryAfter` when transient).
+    func failed(_ error: any Error, refreshToken: String?, generation: Int) async throws -> TokenAuthError {
+        let endpointError = (error as? TokenAuthError) ?? (error is CancellationError
+            ? TokenAuthError(.networkFailure, "The refresh was cancelled.", fix: "Try again.")
+            : .unreachable("token endpoint", host: "?", because: error))
+        if endpointError.isMisconfiguration {
             // Not the user's credentials: nothing to sign in again for, nothing to erase. Not asked again with
             // this refresh token until new credentials arrive.
             emit(.refreshFailed(.permanent(oauthErrorCode: nil)))
-            logger.warning("the token endpoint is misconfigured")
-            let misconfigured = AuthError(.misconfigured, "\(endpointError)", underlying: endpointError)
-            if session.isCurrent(generation) { session.reject(refreshToken: refreshToken, because: misconfigured) }
-            return misconfigured
+            logger.warning("the token endpoint is misconfigured", metadata: ["code": "\(endpointError.code)"])
+            if session.isCurrent(generation) { session.reject(refreshToken: refreshToken, because: endpointError) }
+            return endpointError
         }
-        if let endpointError, endpointError.isPermanent {
+        if !endpointError.isTransient {
             emit(.refreshFailed(.permanent(oauthErrorCode: endpointError.oauthErrorCode)))
-            logger.warning("the authorization server rejected the refresh", metadata: ["error": "\(endpointError.oauthErrorCode ?? "-")"])
-            let reason = endpointError.oauthErrorCode == nil
-                ? "\(endpointError)" : "the authorization server rejected the credentials"
-            let rejection = AuthError.loginRequired(reason, rejection: endpointError)
+            logger.warning("the authorization server rejected the refresh", metadata: ["error": "\(endpointError.oauthErrorCode ?? "\(endpointError.code)")"])
             if session.isCurrent(generation) {
-                session.reject(refreshToken: refreshToken, because: rejection)
+                session.reject(refreshToken: refreshToken, because: endpointError)
                 if configuration.rejectionPolicy == .eraseStoredCredentials {
                     session.forgetTokens()
                     try await store.erase()
                     session.erased()
                 }
             }
-            return rejection
+            return endpointError
         }
-        let transient = throttle.recordFailure(
-            at: wallClock(), retryAfter: endpointError?.retryAfter, random: random
-        ) { delay in
-            AuthError.transient(endpointError.map { "\($0)" } ?? "\(error)", retryAfter: delay, underlying: endpointError)
+        let transient = throttle.recordFailure(at: wallClock(), retryAfter: endpointError.retryAfter, random: random) {
+            endpointError.retrying(after: $0)
         }
         emit(.refreshFailed(.transient))
         logger.notice("refresh failed; backing off", metadata: [
@@ -45,31 +41,28 @@ extension AuthManager {
 
     /// Classifies a failure to get ready for the identity check, before the refresh token was sent: nothing was
     /// spent, so nothing is written. Keys that cannot be had just now are transient (with backoff); a check that
-    /// can never run is `misconfigured`, and this refresh token is not sent again until new credentials arrive.
-    func identityUnchecked(_ error: any Error, refreshToken: String?, generation: Int) -> AuthError {
-        if error is CancellationError { return AuthError.transient("the refresh was cancelled", retryAfter: nil, underlying: nil) }
-        let failure = IdentityCheckFailure.from(error)
+    /// can never run stops the refresh (``TokenAuthError/Code/identityUntrusted``), and this refresh token is not
+    /// sent again until new credentials arrive.
+    func identityUnchecked(_ error: any Error, refreshToken: String?, generation: Int) -> TokenAuthError {
+        let failure = TokenAuthError.identityFailure(error)
         if failure.isTransient {
-            let transient = throttle.recordFailure(at: wallClock(), retryAfter: nil, random: random) { delay in
-                AuthError(.transient, failure.reason, retryAfter: delay, identityFailure: failure)
+            let transient = throttle.recordFailure(at: wallClock(), retryAfter: nil, random: random) {
+                failure.retrying(after: $0)
             }
             emit(.refreshFailed(.transient))
             logger.notice("the identity check cannot run just now; backing off", metadata: ["error": "\(LogRedaction.error(error))"])
             return transient
         }
-        let misconfigured = AuthError(.misconfigured, failure.reason, identityFailure: failure)
         emit(.refreshFailed(.permanent(oauthErrorCode: nil)))
         logger.warning("the identity check cannot run; the stored tokens are kept", metadata: ["error": "\(LogRedaction.error(error))"])
-        if session.isCurrent(generation) { session.reject(refreshToken: refreshToken, because: misconfigured) }
-        return misconfigured
+        if session.isCurrent(generation) { session.reject(refreshToken: refreshToken, because: failure) }
+        return failure
     }
 
     /// A refreshed `id_token` could not be checked just now: the answer is kept with the check pending, which the
     /// next uses try again after a backoff.
-    func identityCheckPending(_ failure: IdentityCheckFailure) {
-        _ = identityRetry.recordFailure(at: wallClock(), retryAfter: nil, random: random) { delay in
-            AuthError(.transient, failure.reason, retryAfter: delay, identityFailure: failure)
-        }
+    func identityCheckPending(_ failure: TokenAuthError) {
+        _ = identityRetry.recordFailure(at: wallClock(), retryAfter: nil, random: random) { failure.retrying(after: $0) }
         emit(.identityCheckPending)
         logger.notice("the refreshed id_token cannot be checked just now; keeping the tokens, the check is pending", metadata: ["error": "\(LogRedaction.error(failure.underlying ?? failure))"])
     }
@@ -98,7 +91,7 @@ extension AuthManager {
             logger.info("the pending identity check passed")
             _ = try? await underLock { try await self.saveUnsaved() }
         } catch {
-            let failure = IdentityCheckFailure.from(error)
+            let failure = TokenAuthError.identityFailure(error)
             if failure.isTransient {
                 identityCheckPending(failure)
                 return
@@ -111,12 +104,12 @@ extension AuthManager {
     /// Ends the session because a refresh's `id_token` proved another account, or cannot be trusted at all, after
     /// the old refresh token was spent (OpenID Connect Core §12.2): nothing of the answer is used. The entry keeps
     /// who was signed in and why it ended, with no refresh token to send again; the answer's tokens are revoked.
-    /// - Returns: the `loginRequired` error to throw, with the identity error.
-    func endSession(answer: Auth, base: Auth?, because failure: IdentityCheckFailure) async -> AuthError {
-        let reason = failure.code == .otherAccount
+    /// - Returns: the ``TokenAuthError/Code/sessionEnded`` error to throw, with the identity failure as its cause.
+    func endSession(answer: Auth, base: Auth?, because failure: TokenAuthError) async -> TokenAuthError {
+        let reason = failure.code == .identityMismatch
             ? "a refresh answered for another account than the one signed in, so its tokens were discarded"
             : "the id_token of a refresh could not be verified (\(failure.reason)), so its tokens were discarded"
-        let rejection = AuthError(.loginRequired, reason, identityFailure: failure)
+        let rejection = TokenAuthError.sessionEnded(reason, underlying: failure)
         let kept = base ?? answer
         let entry = Auth(
             accessToken: kept.accessToken, tokenType: kept.tokenType, refreshToken: nil, expiresAt: kept.expiresAt,

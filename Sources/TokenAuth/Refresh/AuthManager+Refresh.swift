@@ -39,7 +39,7 @@ extension AuthManager {
         let used = session.current?.refreshToken
         do {
             return try await requestTokens(generation: generation)
-        } catch let error as AuthError where error.code == .loginRequired && error.oauthErrorCode == "invalid_grant" {
+        } catch let error as TokenAuthError where error == .invalidGrant {
             // A writer that does not take the lock may have replaced the tokens since the read: what it stored wins.
             try await catchUpWithStore()
             guard session.isCurrent(generation) else { return try sessionAfterReplacement() }
@@ -56,14 +56,12 @@ extension AuthManager {
         let refreshToken = base?.refreshToken
         if let rejection = session.knownRejection(of: refreshToken) { throw rejection }
         guard refreshToken != nil || configuration.usesClientCredentials else {
-            throw AuthError.loginRequired(base == nil ? "no credentials are stored" : "there is no refresh token")
+            throw TokenAuthError.noCredentials(base == nil ? "no credentials are stored" : "there is no refresh token")
         }
         guard throttle.admit(at: startedAt) else {
             emit(.refreshFailed(.excessiveRefresh))
             logger.warning("refresh limit reached", metadata: ["limit": "\(configuration.refreshLimit)"])
-            throw AuthError(
-                .excessiveRefresh,
-                "more than \(configuration.refreshLimit) refreshes within \(configuration.refreshWindow)")
+            throw TokenAuthError.excessiveRefresh(limit: configuration.refreshLimit, window: configuration.refreshWindow)
         }
 
         // The identity check's keys are fetched before the refresh token is spent, so that the answer can usually
@@ -99,7 +97,7 @@ extension AuthManager {
                     auth.identity = try await identityCheck.checkRefresh(response, keeping: identity)
                     auth.unverifiedIDToken = nil
                 } catch {
-                    let failure = IdentityCheckFailure.from(error)
+                    let failure = TokenAuthError.identityFailure(error)
                     guard !failure.isTransient else {
                         // The refresh token is spent: keep the answer, and check it on the next use.
                         auth.unverifiedIDToken = response.idToken
@@ -123,7 +121,7 @@ extension AuthManager {
         session.stage(auth)
         do {
             guard try await saveUnsaved() else { return try sessionAfterSupersede() }
-        } catch let error as AuthError {
+        } catch let error as TokenAuthError where error.isLoginRequired {
             throw error
         } catch {
             // Reported by `saveUnsaved`; written again on the next call.
@@ -147,14 +145,13 @@ extension AuthManager {
     /// the new session's tokens after a sign-in, `loginRequired` after a sign-out.
     func sessionAfterReplacement() throws -> Auth {
         if let current = session.current, current.isValid(at: wallClock()) { return current }
-        throw session.rejection ?? AuthError.loginRequired("the session was logged out")
+        throw session.rejection ?? TokenAuthError.signedOut("the session was logged out")
     }
 
     /// What the waiters of a refresh get when another process wrote the entry first: its tokens, when they are
-    /// valid; else a transient error, and the next call refreshes from them.
+    /// valid; else ``TokenAuthError/Code/superseded`` (transient), and the next call refreshes from them.
     private func sessionAfterSupersede() throws -> Auth {
         if let current = session.current, current.isValid(at: wallClock()) { return current }
-        throw AuthError.transient(
-            "another process replaced the tokens while they were refreshed", retryAfter: nil, underlying: nil)
+        throw TokenAuthError.superseded("the store")
     }
 }

@@ -10,7 +10,7 @@ extension AuthManager {
         if servable.takeStale() {
             do {
                 try await catchUpWithStore()
-            } catch let error as AuthError {
+            } catch let error as TokenAuthError where error.isLoginRequired {
                 throw error
             } catch {
                 // The store cannot be read just now: keep serving what is in memory, and read again on the next use.
@@ -79,7 +79,7 @@ extension AuthManager {
         case .ended, .signedOut:
             emit(.loggedOut)
             logger.info("the session was ended or signed out by another process")
-            throw session.rejection ?? AuthError.loginRequired("the session was signed out in another process")
+            throw session.rejection ?? TokenAuthError.signedOut("the session was signed out in another process")
         }
     }
 
@@ -105,7 +105,7 @@ extension AuthManager {
             session.saved(write.auth)
             emit(.saved)
             return true
-        } catch let error as AuthStoreError where error.code == .missing || error.code == .superseded {
+        } catch let error as TokenAuthError where error.code == .missing || error.code == .superseded {
             logger.info("another writer changed the stored tokens first; theirs stand", metadata: ["store": "\(error.code)"])
             emit(.writeSuperseded)
             try await take(try await store.load())

@@ -15,8 +15,9 @@ import Synchronization
 /// - **Persist before release.** New tokens are written to the store before any caller gets them. If the write
 ///   fails, callers still get the (valid) tokens, the failure is reported as an event, and the write is retried
 ///   on the next call — a rotated refresh token is never lost.
-/// - **Failure classes.** A permanent rejection (`invalid_grant`, …) is ``AuthError/Code/loginRequired``; a
-///   transient one (network, 5xx, 429, malformed answer) keeps the tokens, honours `Retry-After` and backs off.
+/// - **Failure classes.** Every failure is a ``TokenAuthError``. A permanent rejection (`invalid_grant`, …) needs a
+///   sign-in (``TokenAuthError/isLoginRequired``); a transient one (network, 5xx, 429, malformed answer:
+///   ``TokenAuthError/isTransient``) keeps the tokens, honours `Retry-After` and backs off.
 /// - **The newest refresh token.** Each refresh first reads the store again (under the ``RefreshLock``, when there
 ///   is one): tokens another process stored are adopted, and used without a request when they are still fresh; a
 ///   refresh always sends the newest refresh token the store holds, never an older one it kept in memory.
@@ -126,7 +127,9 @@ public actor AuthManager {
     // MARK: Handing out tokens
 
     /// A token bundle whose access token is valid for at least the configured leeway, refreshing first if needed.
-    /// - Throws: ``AuthError`` (`loginRequired`, `transient`, `excessiveRefresh`) or the store's own error.
+    /// - Throws: ``TokenAuthError`` — a sign-in is needed (``TokenAuthError/isLoginRequired``), the token endpoint
+    ///   failed (``TokenAuthError/isTransient`` when the tokens were kept), or refreshes came too fast — or the store's
+    ///   own error (such as a locked keyring).
     public nonisolated func validAuth() async throws -> Auth {
         if let auth = servable.current(), auth.isFresh(at: wallClock(), leeway: configuration.leeway) {
             return auth
@@ -141,12 +144,12 @@ public actor AuthManager {
             if configuration.usesClientCredentials, session.stored?.isLive ?? true {
                 return try await sharedRefresh(.needed)
             }
-            throw session.rejection ?? AuthError.loginRequired("no credentials are stored")
+            throw session.rejection ?? TokenAuthError.noCredentials("no credentials are stored")
         }
         if auth.isFresh(at: wallClock(), leeway: configuration.leeway) { return auth }
         do {
             return try await sharedRefresh(.needed)
-        } catch let error as AuthError where error.code == .transient && auth.isValid(at: wallClock()) {
+        } catch let error as TokenAuthError where error.isTransient && auth.isValid(at: wallClock()) {
             // Not expired yet, only inside the leeway: the old token still works.
             logger.notice("refresh failed transiently; serving the token that is still valid")
             return auth
@@ -192,7 +195,7 @@ public actor AuthManager {
 
     /// Signs out: discards the session and erases the stored tokens, under the lock. A refresh under way is waited
     /// for and its result discarded (its tokens revoked, with a ``TokenRevoker``); its waiters get
-    /// ``AuthError/Code/loginRequired``.
+    /// ``TokenAuthError/Code/signedOut``.
     public func signOut() async throws {
         session.signOut()
         if let flight { _ = try? await flight.wait() }

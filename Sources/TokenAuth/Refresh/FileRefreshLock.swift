@@ -17,39 +17,6 @@ import Darwin
 /// times), which ``releases()`` follows with inotify, so that every process sharing the lock learns of the others'
 /// writes at once, whatever the store announces.
 public struct FileRefreshLock: RefreshLock {
-    /// Why the lock could not be taken.
-    public struct Failure: Error, Sendable, CustomStringConvertible {
-        /// The kind of failure.
-        public struct Code: Sendable, Hashable, CustomStringConvertible {
-            private enum Base: String, Sendable, Hashable { case unavailable, timedOut }
-            private let base: Base
-            private init(_ base: Base) { self.base = base }
-
-            /// The lock file cannot be created, opened or locked.
-            public static let unavailable = Code(.unavailable)
-            /// Another process held the lock longer than ``FileRefreshLock/maximumWait``.
-            public static let timedOut = Code(.timedOut)
-
-            /// The code's name.
-            public var description: String { base.rawValue }
-        }
-
-        /// The kind of failure.
-        public let code: Code
-        /// What went wrong.
-        public let reason: String
-
-        /// What to do about it.
-        public var fix: String {
-            code == .timedOut
-                ? "Try again once the other process's refresh has finished; a process that hangs while holding the lock can be ended safely."
-                : "Check that the lock file's directory is writable by this user (or set XDG_RUNTIME_DIR)."
-        }
-
-        /// What happened, then ``fix``.
-        public var description: String { "Could not take the refresh lock: \(reason). \(fix)" }
-    }
-
     /// The lock file.
     public let path: String
     /// The longest to wait for another process's refresh.
@@ -87,10 +54,10 @@ public struct FileRefreshLock: RefreshLock {
         let pause = Duration.milliseconds(20)
         while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
             guard errno == EWOULDBLOCK || errno == EINTR else {
-                throw Failure(code: .unavailable, reason: "flock failed on \(path): \(String(cString: strerror(errno)))")
+                throw TokenAuthError.lockUnavailable("flock failed on \(path): \(String(cString: strerror(errno)))")
             }
             guard waited < maximumWait else {
-                throw Failure(code: .timedOut, reason: "another process held \(path) for more than \(maximumWait)")
+                throw TokenAuthError.lockTimedOut(path, wait: maximumWait)
             }
             if waited == .zero {
                 logger.debug("waiting for the refresh lock, which another holder has", metadata: ["lock": "\(path)"])
@@ -107,7 +74,7 @@ public struct FileRefreshLock: RefreshLock {
         createDirectory()
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
-            throw Failure(code: .unavailable, reason: "cannot open \(path): \(String(cString: strerror(errno)))")
+            throw TokenAuthError.lockUnavailable("cannot open \(path): \(String(cString: strerror(errno)))")
         }
         return descriptor
     }

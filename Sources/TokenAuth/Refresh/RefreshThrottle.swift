@@ -23,7 +23,7 @@ struct RefreshThrottle: Sendable {
     /// Before this time, the endpoint is not asked again.
     private(set) var notBefore: Date?
     /// The transient failure that set ``notBefore``.
-    private(set) var lastFailure: AuthError?
+    private(set) var lastFailure: TokenAuthError?
 
     init(limit: Int, window: Duration, backoff: Backoff) {
         self.limit = limit
@@ -32,11 +32,9 @@ struct RefreshThrottle: Sendable {
     }
 
     /// The error to throw instead of asking the endpoint at `now`, while backing off; `nil` when it may be asked.
-    func backingOff(at now: Date) -> AuthError? {
+    func backingOff(at now: Date) -> TokenAuthError? {
         guard let notBefore, now < notBefore, let lastFailure else { return nil }
-        return AuthError.transient(
-            "the token endpoint failed recently (\(lastFailure.reason)); not asking again yet",
-            retryAfter: .seconds(notBefore.timeIntervalSince(now)), underlying: lastFailure.underlying)
+        return .backingOff(after: lastFailure, retryAfter: .seconds(notBefore.timeIntervalSince(now)))
     }
 
     /// Records a refresh starting at `now`, unless ``limit`` refreshes already started within ``window``.
@@ -58,8 +56,8 @@ struct RefreshThrottle: Sendable {
         at now: Date,
         retryAfter: Duration?,
         random: (ClosedRange<Double>) -> Double,
-        error: (Duration) -> AuthError
-    ) -> AuthError {
+        error: (Duration) -> TokenAuthError
+    ) -> TokenAuthError {
         consecutiveFailures += 1
         let delay = backoff.delay(afterFailures: consecutiveFailures, retryAfter: retryAfter, random: random)
         notBefore = now.addingTimeInterval(delay.timeInterval)

@@ -62,7 +62,7 @@ struct SessionState: Sendable {
     /// A refresh token the server rejected for good: it is not sent again.
     private(set) var rejectedRefreshToken: String?
     /// Why a sign-in is required, after a rejection or a sign-out.
-    private(set) var rejection: AuthError?
+    private(set) var rejection: TokenAuthError?
     /// Bumped by every sign-in and sign-out.
     private(set) var generation = 0
 
@@ -100,12 +100,12 @@ struct SessionState: Sendable {
         rejectedRefreshToken = nil
         guard let found else {
             current = nil
-            rejection = AuthError.loginRequired("the session was signed out in another process")
+            rejection = .signedOut("the session was signed out in another process")
             return .signedOut
         }
         if let reason = found.endReason {
             current = nil
-            rejection = AuthError.loginRequired(reason)
+            rejection = .sessionEnded(reason)
             return .ended
         }
         current = found
@@ -130,7 +130,7 @@ struct SessionState: Sendable {
         current = nil
         pendingWrite = nil
         loaded = true
-        rejection = AuthError.loginRequired("the session was logged out")
+        rejection = .signedOut("the session was logged out")
     }
 
     /// The store erased the entry.
@@ -145,7 +145,7 @@ struct SessionState: Sendable {
 
     /// The session ends for `reason`, keeping `entry` (who was signed in, why it ended) to be written in place of
     /// the stored version. Nothing is served until a sign-in.
-    mutating func end(keeping entry: Auth, because rejection: AuthError) {
+    mutating func end(keeping entry: Auth, because rejection: TokenAuthError) {
         current = nil
         pendingWrite = .replacing(base: stored, with: entry)
         self.rejection = rejection
@@ -163,7 +163,7 @@ struct SessionState: Sendable {
     }
 
     /// The server rejected `refreshToken` for good.
-    mutating func reject(refreshToken: String?, because rejection: AuthError) {
+    mutating func reject(refreshToken: String?, because rejection: TokenAuthError) {
         rejectedRefreshToken = refreshToken
         self.rejection = rejection
     }
@@ -175,7 +175,7 @@ struct SessionState: Sendable {
     }
 
     /// The rejection to throw again instead of sending `refreshToken`, which the server already refused.
-    func knownRejection(of refreshToken: String?) -> AuthError? {
+    func knownRejection(of refreshToken: String?) -> TokenAuthError? {
         guard let refreshToken, refreshToken == rejectedRefreshToken else { return nil }
         return rejection
     }

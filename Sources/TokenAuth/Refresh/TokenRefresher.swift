@@ -3,7 +3,7 @@
 /// ``TokenEndpointClient`` is the implementation for real servers.
 ///
 /// ## Implementation requirements
-/// - Throw ``TokenEndpointError`` so the manager can tell a permanent rejection (sign in again) from a
+/// - Throw ``TokenAuthError`` so the manager can tell a permanent rejection (sign in again) from a
 ///   transient failure (keep the tokens, try later). Classifying a network timeout as permanent would log
 ///   users out whenever their Wi-Fi drops; classifying `invalid_grant` as transient would retry a dead
 ///   refresh token forever.

@@ -22,10 +22,10 @@ public protocol AuthSaver: Sendable {
     /// overwrite an entry it cannot read (written by a newer version, or damaged) — only a sign-in may replace those.
     ///
     /// ## Implementation requirements
-    /// - Throw ``AuthStoreError`` with code ``AuthStoreError/Code/missing`` when nothing is stored: create nothing.
-    /// - Throw ``AuthStoreError`` with code ``AuthStoreError/Code/superseded`` when what is stored is not the same
+    /// - Throw ``TokenAuthError`` with code ``TokenAuthError/Code/missing`` when nothing is stored: create nothing.
+    /// - Throw ``TokenAuthError`` with code ``TokenAuthError/Code/superseded`` when what is stored is not the same
     ///   version as `previous` (``Auth/isSameVersion(as:)``): write nothing.
-    /// - Throw the ``AuthStoreError`` that ``AuthLoader/load()`` would throw when the entry cannot be read, and
+    /// - Throw the ``TokenAuthError`` that ``AuthLoader/load()`` would throw when the entry cannot be read, and
     ///   leave it untouched.
     /// - Otherwise, as ``save(_:)``. Compare and write as one step where the store can; where it cannot (the Secret
     ///   Service has no conditional write), keep the two as close as possible: the caller's lock covers the rest.
@@ -39,8 +39,8 @@ extension AuthSaver where Self: AuthLoader {
     /// store that has no conditional write of its own. Run it under the ``RefreshLock`` every writer takes, as
     /// ``AuthManager`` does, so that nothing is written between the load and the save.
     public func update(_ auth: Auth, replacing previous: Auth) async throws {
-        guard let stored = try await load() else { throw AuthStoreError.missing("the store") }
-        guard stored.isSameVersion(as: previous) else { throw AuthStoreError.superseded("the store") }
+        guard let stored = try await load() else { throw TokenAuthError.missing("the store") }
+        guard stored.isSameVersion(as: previous) else { throw TokenAuthError.superseded("the store") }
         try await save(auth)
     }
 }

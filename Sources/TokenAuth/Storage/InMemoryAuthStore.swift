@@ -24,8 +24,8 @@ public final class InMemoryAuthStore: AuthStore {
     /// Replaces the bundle only if it is still `previous`, compared and written in one step.
     public func update(_ auth: Auth, replacing previous: Auth) async throws {
         try state.withLock { state in
-            guard let stored = state.auth else { throw AuthStoreError.missing("the in-memory store") }
-            guard stored.isSameVersion(as: previous) else { throw AuthStoreError.superseded("the in-memory store") }
+            guard let stored = state.auth else { throw TokenAuthError.missing("the in-memory store") }
+            guard stored.isSameVersion(as: previous) else { throw TokenAuthError.superseded("the in-memory store") }
             state = (auth, state.saves + 1)
         }
     }

@@ -148,7 +148,7 @@ public struct BrowserSignIn: Sendable {
     ///     listener already waits; if it throws, the sign-in stops with its error. Show the URL as well, for users
     ///     whose browser does not open.
     /// - Returns: The tokens with ``client`` recorded: pass `auth` to `AuthManager.signIn(_:)` and store `client`.
-    /// - Throws: ``BrowserSignInError``, `TokenEndpointError` from the code exchange, the hook's error, or
+    /// - Throws: ``BrowserSignInError``, `TokenAuthError` from the code exchange, the hook's error, or
     ///   `CancellationError`.
     public func signIn(
         scope: String? = nil,
@@ -284,7 +284,7 @@ private final class CodeExchange: Sendable {
         case let error as BrowserSignInError:
             problem = error.description.replacingOccurrences(of: " " + error.fix, with: "")
             advice = error.fix
-        case let error as TokenEndpointError:
+        case let error as TokenAuthError:
             problem = "The app could not complete the sign-in with the provider: \(error.description)"
             advice = "Go back to the app and sign in again."
         case let error as IDTokenError:

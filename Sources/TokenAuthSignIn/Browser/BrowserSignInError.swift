@@ -14,7 +14,7 @@ import TokenAuth
 ///   a server that does not support PKCE with S256, an insecure authorization endpoint, a redirect path that is not
 ///   an absolute path, or a fixed redirect port that cannot be bound.
 ///
-/// Errors of the code exchange reach the caller as `TokenEndpointError`. The descriptions never contain the
+/// Errors of the code exchange reach the caller as `TokenAuthError`. The descriptions never contain the
 /// authorization code, the PKCE verifier or the `state`; the provider's `error_description` is shown sanitized.
 public struct BrowserSignInError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The kinds of ``BrowserSignInError``.
@@ -100,12 +100,12 @@ public struct BrowserSignInError: Error, Sendable, Equatable, CustomStringConver
         default: code = .rejected
         }
         return BrowserSignInError(
-            code, oauthErrorCode: TokenEndpointError.sanitize(error, secrets: [], limit: 100),
-            errorDescription: description.map { TokenEndpointError.sanitize($0, secrets: [], limit: 500) })
+            code, oauthErrorCode: TokenAuthError.sanitize(error, secrets: [], limit: 100),
+            errorDescription: description.map { TokenAuthError.sanitize($0, secrets: [], limit: 500) })
     }
 
     static func issuerMismatch(expected: String, found: String?) -> BrowserSignInError {
-        let named = found.map { "\"\(TokenEndpointError.sanitize($0, secrets: [], limit: 300))\"" } ?? "no issuer"
+        let named = found.map { "\"\(TokenAuthError.sanitize($0, secrets: [], limit: 300))\"" } ?? "no issuer"
         return BrowserSignInError(.issuerMismatch, detail: "it names \(named), not \"\(expected)\"")
     }
 
@@ -131,7 +131,7 @@ public struct BrowserSignInError: Error, Sendable, Equatable, CustomStringConver
     }
 
     static func invalidRedirect(path: String) -> BrowserSignInError {
-        BrowserSignInError(.invalidRedirect, detail: "\"\(TokenEndpointError.sanitize(path, secrets: [], limit: 200))\"")
+        BrowserSignInError(.invalidRedirect, detail: "\"\(TokenAuthError.sanitize(path, secrets: [], limit: 200))\"")
     }
 
     // MARK: - Description

@@ -21,7 +21,7 @@ import TokenAuth
 /// - `access_denied` → ``DeviceAuthorizationError/accessDenied``; `expired_token` →
 ///   ``DeviceAuthorizationError/expired``;
 /// - a transient failure (no answer, 5xx) → keeps polling, doubling the wait for each failure in a row;
-/// - any other token endpoint error (such as `invalid_client`) → thrown as the `TokenEndpointError`;
+/// - any other token endpoint error (such as `invalid_client`) → thrown as the `TokenAuthError`;
 /// - gives up with ``DeviceAuthorizationError/expired`` rather than poll at or after `expires_in` (or rethrows the
 ///   last transient failure, if the last poll had one).
 ///
@@ -135,7 +135,7 @@ public struct DeviceAuthorization: Sendable {
     ///   - prompt: The app's "show this code" hook. Polling starts when it returns; if it throws, the flow stops
     ///     with its error.
     /// - Returns: The tokens with ``client`` recorded: pass `auth` to `AuthManager.signIn(_:)` and store `client`.
-    /// - Throws: ``DeviceAuthorizationError``, `TokenEndpointError`, the hook's error, or `CancellationError`.
+    /// - Throws: ``DeviceAuthorizationError``, `TokenAuthError`, the hook's error, or `CancellationError`.
     public func signIn(
         scope: String? = nil,
         prompt: @Sendable (Prompt) async throws -> Void
@@ -154,7 +154,7 @@ public struct DeviceAuthorization: Sendable {
 
         let tokenEndpoint = TokenEndpointClient(client: client, transport: transport, wallClock: wallClock)
         var schedule = DevicePollSchedule(interval: code.interval, lifetime: code.prompt.expiresIn)
-        var lastFailure: TokenEndpointError?
+        var lastFailure: TokenAuthError?
         while true {
             guard let wait = schedule.nextWait(elapsed: requestedAt.duration(to: clock.now)) else {
                 throw lastFailure ?? DeviceAuthorizationError.expired(nil, lifetime: schedule.lifetime)
@@ -167,7 +167,7 @@ public struct DeviceAuthorization: Sendable {
                 auth.identity = try await SignInIdentity.resolve(
                     response, scope: scope, nonce: nil, client: client, transport: transport, wallClock: wallClock)
                 return StoredCredentials(auth: auth, client: client)
-            } catch let error as TokenEndpointError {
+            } catch let error as TokenAuthError {
                 lastFailure = nil
                 switch error.oauthErrorCode {
                 case "authorization_pending":
@@ -220,12 +220,12 @@ public struct DeviceAuthorization: Sendable {
         let body: Data
         do {
             (response, body) = try await transport.send(request, body: FormEncoding.body(parameters), redirects: .refuse)
-        } catch let error as HTTPTransportError {
-            if error == .responseTooLarge {
+        } catch let error as TokenAuthError {
+            if error.code == .responseTooLarge {
                 throw DeviceAuthorizationError.malformed("its answer is too large", statusCode: nil)
             }
             throw DeviceAuthorizationError.unavailable(
-                statusCode: nil, cause: error.isTimeout ? "no answer in time" : "the connection failed")
+                statusCode: nil, cause: error.code == .timedOut ? "no answer in time" : "the connection failed")
         } catch let error as CancellationError {
             throw error
         } catch {

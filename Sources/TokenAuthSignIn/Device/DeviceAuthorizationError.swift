@@ -9,7 +9,7 @@ import TokenAuth
 ///   (``unavailable``: no answer, a 5xx, 408 or 429 status) or answered with something that is not a device
 ///   authorization response (``malformedResponse``).
 ///
-/// Errors of the token endpoint other than the device flow's own codes reach the caller as `TokenEndpointError`.
+/// Errors of the token endpoint other than the device flow's own codes reach the caller as `TokenAuthError`.
 /// Compare with the static members (`error == .accessDenied`); equality looks at the kind of failure only.
 /// Descriptions never contain the device code or the client secret.
 public struct DeviceAuthorizationError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -76,23 +76,23 @@ public struct DeviceAuthorizationError: Error, Sendable, Equatable, CustomString
 
     // MARK: - Construction
 
-    static func accessDenied(_ error: TokenEndpointError) -> DeviceAuthorizationError {
+    static func accessDenied(_ error: TokenAuthError) -> DeviceAuthorizationError {
         DeviceAuthorizationError(
-            .accessDenied, oauthErrorCode: error.oauthErrorCode, errorDescription: error.errorDescription,
+            .accessDenied, oauthErrorCode: error.oauthErrorCode, errorDescription: error.oauthError?.errorDescription,
             statusCode: error.statusCode)
     }
 
-    static func expired(_ error: TokenEndpointError?, lifetime: Duration) -> DeviceAuthorizationError {
+    static func expired(_ error: TokenAuthError?, lifetime: Duration) -> DeviceAuthorizationError {
         DeviceAuthorizationError(
-            .expired, oauthErrorCode: error?.oauthErrorCode, errorDescription: error?.errorDescription,
+            .expired, oauthErrorCode: error?.oauthErrorCode, errorDescription: error?.oauthError?.errorDescription,
             statusCode: error?.statusCode,
             detail: error == nil ? "no decision within its lifetime of \(lifetime.components.seconds) s" : "the server said so")
     }
 
     static func rejected(code: String, description: String?, statusCode: Int, secrets: [String]) -> DeviceAuthorizationError {
         DeviceAuthorizationError(
-            .rejected, oauthErrorCode: TokenEndpointError.sanitize(code, secrets: secrets, limit: 100),
-            errorDescription: description.map { TokenEndpointError.sanitize($0, secrets: secrets, limit: 500) },
+            .rejected, oauthErrorCode: TokenAuthError.sanitize(code, secrets: secrets, limit: 100),
+            errorDescription: description.map { TokenAuthError.sanitize($0, secrets: secrets, limit: 500) },
             statusCode: statusCode)
     }
 

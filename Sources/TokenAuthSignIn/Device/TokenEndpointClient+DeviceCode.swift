@@ -6,11 +6,11 @@ extension TokenEndpointClient {
     /// Asks once whether the user has approved a device code (RFC 8628 §3.4).
     ///
     /// Most apps use ``DeviceAuthorization``, which polls with this at the server's interval. While the user has
-    /// not decided, the server answers with an error whose `TokenEndpointError.oauthErrorCode` is
-    /// `authorization_pending` or `slow_down` (the latter classified `TokenEndpointError.rateLimited`).
+    /// not decided, the server answers with an error whose `TokenAuthError.oauthErrorCode` is
+    /// `authorization_pending` or `slow_down` (the latter classified `TokenAuthError.Code.rateLimited`).
     ///
     /// - Parameter deviceCode: The `device_code` from the device authorization response. Never appears in an error.
-    /// - Throws: `TokenEndpointError`, or `CancellationError`.
+    /// - Throws: `TokenAuthError`, or `CancellationError`.
     public func deviceCode(_ deviceCode: String) async throws -> TokenResponse {
         try await requestToken(
             [(name: "grant_type", value: Self.deviceCodeGrantType), (name: "device_code", value: deviceCode)],

@@ -117,9 +117,9 @@ public struct Discovery: Sendable {
             let (response, body) = try await transport.send(request, body: nil, redirects: .refuse)
             if body.count > AuthorizationServerMetadata.maximumSize { throw DiscoveryError.responseTooLarge(at: url) }
             return (response, body)
-        } catch let error as HTTPTransportError {
-            if error == .responseTooLarge { throw DiscoveryError.responseTooLarge(at: url) }
-            throw DiscoveryError.unavailable(url, cause: error.isTimeout ? "no answer in time" : "the connection failed")
+        } catch let error as TokenAuthError {
+            if error.code == .responseTooLarge { throw DiscoveryError.responseTooLarge(at: url) }
+            throw DiscoveryError.unavailable(url, cause: error.code == .timedOut ? "no answer in time" : "the connection failed")
         } catch let error as DiscoveryError {
             throw error
         } catch let error as CancellationError {

@@ -101,7 +101,7 @@ public struct DiscoveryError: Error, Sendable, Equatable, CustomStringConvertibl
     static func redirected(from url: URL, status: Int, location: String?) -> DiscoveryError {
         DiscoveryError(
             .redirected, statusCode: status,
-            detail: "\(url.absoluteString) redirects to \(location.map { TokenEndpointError.sanitize($0, secrets: [], limit: 300) } ?? "nowhere")")
+            detail: "\(url.absoluteString) redirects to \(location.map { TokenAuthError.sanitize($0, secrets: [], limit: 300) } ?? "nowhere")")
     }
 
     static func notJSON(at url: URL) -> DiscoveryError {
@@ -109,7 +109,7 @@ public struct DiscoveryError: Error, Sendable, Equatable, CustomStringConvertibl
     }
 
     static func issuerMismatch(expected: String, found: String?, at url: URL) -> DiscoveryError {
-        let named = found.map { "\"\(TokenEndpointError.sanitize($0, secrets: [], limit: 300))\"" } ?? "no issuer"
+        let named = found.map { "\"\(TokenAuthError.sanitize($0, secrets: [], limit: 300))\"" } ?? "no issuer"
         return DiscoveryError(
             .issuerMismatch, detail: "\(url.absoluteString) names \(named), not \"\(expected)\"")
     }
@@ -121,7 +121,7 @@ public struct DiscoveryError: Error, Sendable, Equatable, CustomStringConvertibl
     static func insecureEndpoint(_ member: String, value: String, at url: URL) -> DiscoveryError {
         DiscoveryError(
             .insecureEndpoint, member: member,
-            detail: "\(url.absoluteString) gives \(member) \"\(TokenEndpointError.sanitize(value, secrets: [], limit: 300))\"")
+            detail: "\(url.absoluteString) gives \(member) \"\(TokenAuthError.sanitize(value, secrets: [], limit: 300))\"")
     }
 
     static func responseTooLarge(at url: URL) -> DiscoveryError {

@@ -12,7 +12,7 @@ extension TokenEndpointClient {
     ///   - redirectURI: The `redirect_uri` sent with the authorization request, exactly.
     ///   - codeVerifier: The PKCE verifier whose challenge went with the authorization request. Never appears in an
     ///     error.
-    /// - Throws: `TokenEndpointError` (`invalid_grant` for a used, expired or mismatched code or verifier), or
+    /// - Throws: `TokenAuthError` (`invalid_grant` for a used, expired or mismatched code or verifier), or
     ///   `CancellationError`.
     public func authorizationCode(_ code: String, redirectURI: URL, codeVerifier: String) async throws -> TokenResponse {
         try await requestToken(

@@ -154,7 +154,7 @@ public struct IDTokenError: Error, Sendable, Equatable, CustomStringConvertible 
 
     /// Claim text made safe to show: printable ASCII, at most 200 characters.
     static func sanitize(_ text: String) -> String {
-        TokenEndpointError.sanitize(text, secrets: [], limit: 200)
+        TokenAuthError.sanitize(text, secrets: [], limit: 200)
     }
 
     // MARK: - Description

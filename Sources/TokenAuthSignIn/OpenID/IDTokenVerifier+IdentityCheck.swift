@@ -2,7 +2,8 @@ import Foundation
 import TokenAuth
 
 extension IDTokenVerifier: IdentityCheck {
-    /// ``prepare()`` for `AuthManager`, with its ``IDTokenError`` told as the core's `IdentityCheckFailure`.
+    /// ``prepare()`` for `AuthManager`, with its ``IDTokenError`` told as the core's `TokenAuthError` (see
+    /// ``IDTokenError/identityCheckFailure``).
     public func prepareCheck() async throws {
         do {
             try await prepare()
@@ -12,9 +13,7 @@ extension IDTokenVerifier: IdentityCheck {
     }
 
     /// Checks a refresh's `id_token` for `AuthManager`: ``identity(afterRefresh:keeping:)``, with its
-    /// ``IDTokenError`` told as the core's `IdentityCheckFailure` — `IdentityCheckFailure.Code.unavailable` when
-    /// ``IDTokenError/isTransient``, `IdentityCheckFailure.Code.otherAccount` for ``IDTokenError/subjectChanged``,
-    /// `IdentityCheckFailure.Code.untrusted` otherwise; the ``IDTokenError`` is its `underlying` error.
+    /// ``IDTokenError`` told as the core's `TokenAuthError` (see ``IDTokenError/identityCheckFailure``).
     public func checkRefresh(_ response: TokenResponse, keeping previous: Identity) async throws -> Identity {
         do {
             return try await identity(afterRefresh: response, keeping: previous)
@@ -36,9 +35,11 @@ extension IDTokenVerifier: IdentityCheck {
 }
 
 extension IDTokenError {
-    /// This error as the core's `IdentityCheckFailure`.
-    public var identityCheckFailure: IdentityCheckFailure {
-        let code: IdentityCheckFailure.Code = isTransient ? .unavailable : self == .subjectChanged ? .otherAccount : .untrusted
-        return IdentityCheckFailure(code, reason: summary, fix: fix, underlying: self)
+    /// This error as the core's identity-check failure: `identityUnavailable` when ``isTransient``,
+    /// `identityMismatch` for ``subjectChanged``, `identityUntrusted` otherwise, with this error as its cause.
+    public var identityCheckFailure: TokenAuthError {
+        let code: TokenAuthError.Code = isTransient
+            ? .identityUnavailable : self == .subjectChanged ? .identityMismatch : .identityUntrusted
+        return .identityCheck(code, reason: summary, fix: fix, underlying: self)
     }
 }

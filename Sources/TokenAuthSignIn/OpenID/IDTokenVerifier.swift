@@ -417,9 +417,9 @@ public struct IDTokenVerifier: Sendable {
         let host = request.authority ?? "the server"
         do {
             return try await transport.send(request, body: nil, redirects: .refuse)
-        } catch let error as HTTPTransportError {
-            if error == .responseTooLarge { throw tooLarge }
-            throw failure(nil, "\(host): \(error.isTimeout ? "no answer in time" : "the connection failed")")
+        } catch let error as TokenAuthError {
+            if error.code == .responseTooLarge { throw tooLarge }
+            throw failure(nil, "\(host): \(error.code == .timedOut ? "no answer in time" : "the connection failed")")
         } catch let error as CancellationError {
             throw error
         } catch {

@@ -87,10 +87,10 @@ extension TokenCtl {
                 let client = AuthorizedClient(manager: manager, transport: transport)
                 do {
                     response = try await client.send(request, body: body)
-                } catch let error as AuthorizedClientError where !error.isLoginRequired {
+                } catch let error as TokenAuthError where error.code == .unauthorized || error.code == .insufficientScope {
                     // The server answered, but not with something the client could use: show what it said.
                     Terminal.error(error.description)
-                    var head = HTTPResponse(status: error.status ?? .unauthorized)
+                    var head = HTTPResponse(status: HTTPResponse.Status(code: error.statusCode ?? 401))
                     if let challenge = error.challenge { head.headerFields[.wwwAuthenticate] = "\(challenge)" }
                     response = (head, error.body ?? Data())
                 }

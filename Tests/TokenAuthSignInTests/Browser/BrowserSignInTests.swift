@@ -188,7 +188,7 @@ struct BrowserSignInTests {
         try await withServer { server in
             let browser = PlainBrowser()
             let flow = try Self.browserSignIn(try await server.discoveredMetadata())
-            let error = await #expect(throws: TokenEndpointError.self) {
+            let error = await #expect(throws: TokenAuthError.self) {
                 try await flow.signIn { url in
                     browser.record(url)
                     // An attacker's challenge: the code is bound to it, not to the app's verifier.

@@ -45,7 +45,7 @@ struct DeviceAuthorizationBoundsTests {
         let device = DeviceAuthorization(
             client: OAuthClient(tokenEndpoint: URL(string: "https://auth.example.com/token")!, clientID: "c"),
             deviceAuthorizationEndpoint: URL(string: "https://auth.example.com/device")!, transport: transport, clock: clock)
-        await #expect(throws: TokenEndpointError.malformedResponse) { try await device.signIn { _ in } }
+        await expectTokenAuthError(.malformedResponse) { try await device.signIn { _ in } }
         // 1 s, then doubled after each failure; the next wait (8 s) would end past the 10 s lifetime.
         #expect(clock.sleeps == [.seconds(1), .seconds(2), .seconds(4)])
     }

@@ -140,7 +140,7 @@ struct DeviceAuthorizationTests {
                     server.decide(userCode: prompt.userCode, .deny, afterPolls: 1)
                 }
             }
-            #expect(error?.isPermanent == true)
+            #expect(error?.isTransient == false)
             #expect(error?.oauthErrorCode == "access_denied")
             #expect(server.deviceFlowStats.polls == 2)
             #expect(clock.sleeps.count == 2)
@@ -156,7 +156,7 @@ struct DeviceAuthorizationTests {
                     server.decide(userCode: prompt.userCode, .expire)
                 }
             }
-            #expect(error?.isPermanent == true)
+            #expect(error?.isTransient == false)
             #expect(error?.oauthErrorCode == "expired_token")
             #expect(server.deviceFlowStats.polls == 1)
         }
@@ -202,7 +202,7 @@ struct DeviceAuthorizationTests {
                 }
             }
             #expect(error?.oauthErrorCode == "invalid_client")
-            #expect(error?.isPermanent == true)
+            #expect(error?.isTransient == false)
             #expect(server.deviceFlowStats.polls == 0)
             #expect(clock.sleeps.isEmpty)
         }

@@ -86,7 +86,7 @@ struct DiscoveryTests {
             let error = await #expect(throws: DiscoveryError.issuerMismatch) {
                 try await Self.discovery.metadata(forIssuer: server.issuer)
             }
-            #expect(error?.isPermanent == true)
+            #expect(error?.isTransient == false)
             #expect(error.map { "\($0)".contains("https://evil.example.com") } == true)
             #expect(server.totalDiscoveryRequests == 1)
 
@@ -105,7 +105,7 @@ struct DiscoveryTests {
             let error = await #expect(throws: DiscoveryError.notJSON) {
                 try await Self.discovery.metadata(forIssuer: server.issuer)
             }
-            #expect(error?.isPermanent == true)
+            #expect(error?.isTransient == false)
             #expect(error.map { "\($0)".contains(server.metadataURL(.oauthAuthorizationServer).absoluteString) } == true)
         }
     }
@@ -140,7 +140,7 @@ struct DiscoveryTests {
             let error = await #expect(throws: DiscoveryError.notFound) {
                 try await Self.discovery.metadata(forIssuer: server.issuer)
             }
-            #expect(error?.isPermanent == true)
+            #expect(error?.isTransient == false)
             #expect(error?.statusCode == 404)
             for form in OAuthTestServer.WellKnownURL.allCases {
                 #expect(server.discoveryRequests(at: form) == 1)
@@ -156,7 +156,7 @@ struct DiscoveryTests {
         let error = await #expect(throws: DiscoveryError.insecureIssuer) {
             try await discovery.metadata(forIssuer: URL(string: "http://auth.example.com")!)
         }
-        #expect(error?.isPermanent == true)
+        #expect(error?.isTransient == false)
         await #expect(throws: DiscoveryError.invalidIssuer) {
             try await discovery.metadata(forIssuer: URL(string: "https://auth.example.com/?tenant=a")!)
         }

@@ -31,7 +31,7 @@ struct IDTokenVerifierTests {
             let token = await fixture.server.mintIDToken(fixture.claims(), signer: .foreignKey)
             let error = await idTokenError { _ = try await fixture.verifier.verify(token, nonce: nil) }
             #expect(error == .badSignature)
-            #expect(error?.isPermanent == true)
+            #expect(error?.isTransient == false)
         }
     }
 
@@ -62,7 +62,7 @@ struct IDTokenVerifierTests {
             let late = await fixture.server.mintIDToken(fixture.claims(), signer: .unknownKey)
             let unknown = await idTokenError { _ = try await fixture.verifier.verify(late, nonce: nil) }
             #expect(unknown == .unknownKey)
-            #expect(unknown?.isPermanent == true, "fetched again and still lacking it: the issuer does not publish it")
+            #expect(unknown?.isTransient == false, "fetched again and still lacking it: the issuer does not publish it")
             #expect(fixture.server.stats.jwksRequests == 2)
 
             // Bounded: the same token again right away asks nothing.
@@ -212,7 +212,7 @@ struct IDTokenVerifierTests {
             let missing = fixture.verifier(jwksURI: fixture.server.url("/no-such-keys"))
             let misconfigured = await idTokenError { _ = try await missing.verify(token, nonce: nil) }
             #expect(misconfigured == .jwksMisconfigured)
-            #expect(misconfigured?.isPermanent == true)
+            #expect(misconfigured?.isTransient == false)
 
             let notJSON = fixture.verifier(jwksURI: fixture.server.publicURL)
             #expect(await idTokenError { _ = try await notJSON.verify(token, nonce: nil) } == .jwksMisconfigured)

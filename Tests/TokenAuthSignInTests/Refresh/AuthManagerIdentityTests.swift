@@ -57,13 +57,13 @@ struct AuthManagerIdentityTests {
             #expect(entry.accessToken == signedIn.accessToken, sourceLocation: sourceLocation)
         }
 
-        /// The `AuthError` of `validAuth()`.
-        func failure() async -> AuthError? {
+        /// The `TokenAuthError` of `validAuth()`.
+        func failure() async -> TokenAuthError? {
             do {
                 _ = try await manager.validAuth()
                 return nil
             } catch {
-                return error as? AuthError
+                return error as? TokenAuthError
             }
         }
     }
@@ -89,7 +89,7 @@ struct AuthManagerIdentityTests {
             let session = try await Session(fixture)
             fixture.server.updateFaults { $0.idTokenFaults = [.changedSubject] }
             let error = try #require(await session.failure())
-            #expect(error.code == .loginRequired)
+            #expect(error.isLoginRequired)
             #expect(error.idTokenError == .subjectChanged)
             try session.expectEnded(because: "another account")
             // The answer's refresh token (and with it its family) and access token were revoked: they were live,
@@ -98,11 +98,11 @@ struct AuthManagerIdentityTests {
             #expect(fixture.server.stats.revokedTokens == 1)
 
             let again = try #require(await session.failure())
-            #expect(again.code == .loginRequired)
+            #expect(again.isLoginRequired)
             // Another process that reads the entry sees the end too, and sends nothing.
             let other = session.anotherManager()
-            let otherError = await #expect(throws: AuthError.self) { try await other.validAuth() }
-            #expect(otherError?.code == .loginRequired)
+            let otherError = await #expect(throws: TokenAuthError.self) { try await other.validAuth() }
+            #expect(otherError?.isLoginRequired == true)
             #expect(otherError?.reason.contains("another account") == true)
             #expect(fixture.server.stats.refreshGrants == 1)
             #expect(fixture.server.stats.reuseDetections == 0)
@@ -115,7 +115,7 @@ struct AuthManagerIdentityTests {
             let session = try await Session(fixture)
             fixture.server.updateFaults { $0.idTokenFaults = [.badSignature] }
             let error = try #require(await session.failure())
-            #expect(error.code == .loginRequired)
+            #expect(error.isLoginRequired)
             #expect(error.idTokenError == .badSignature)
             try session.expectEnded(because: "could not be verified")
             #expect(fixture.server.stats.refreshGrants == 1)
@@ -129,7 +129,7 @@ struct AuthManagerIdentityTests {
             let session = try await Session(fixture, check: fixture.verifier())
             fixture.server.updateFaults { $0.jwksUnavailable = 1 }
             let error = try #require(await session.failure())
-            #expect(error.code == .transient)
+            #expect(error.isTransient)
             #expect(error.idTokenError == .jwksUnavailable)
             #expect(fixture.server.stats.refreshGrants == 0)
             #expect(session.store.current == session.signedIn)
@@ -165,8 +165,8 @@ struct AuthManagerIdentityTests {
             let failing = CountingIdentityCheck(failure: Unexpected())
             let second = try await Session(fixture, check: failing)
             let error = try #require(await second.failure())
-            #expect(error.code == .loginRequired)
-            #expect(error.identityFailure?.code == .untrusted)
+            #expect(error.isLoginRequired)
+            #expect((error.underlying as? TokenAuthError)?.code == .identityUntrusted)
             try second.expectEnded(because: "could not be verified")
         }
     }
@@ -197,7 +197,9 @@ final class CountingIdentityCheck: IdentityCheck {
     }
 }
 
-extension AuthError {
+extension TokenAuthError {
     /// The ``IDTokenError`` behind an identity check's failure, if that is what failed.
-    var idTokenError: IDTokenError? { identityFailure?.underlying as? IDTokenError }
+    var idTokenError: IDTokenError? {
+        (underlying as? IDTokenError) ?? ((underlying as? TokenAuthError)?.underlying as? IDTokenError)
+    }
 }

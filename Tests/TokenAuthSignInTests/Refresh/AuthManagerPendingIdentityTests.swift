@@ -99,8 +99,8 @@ struct AuthManagerPendingIdentityTests {
             #expect(session.store.current?.unverifiedIDToken != nil)
 
             fixture.clock.advance(by: IDTokenVerifier.minimumRefetchInterval + .seconds(1))
-            let error = await #expect(throws: AuthError.self) { try await session.manager.validToken() }
-            #expect(error?.code == .loginRequired)
+            let error = await #expect(throws: TokenAuthError.self) { try await session.manager.validToken() }
+            #expect(error?.isLoginRequired == true)
             #expect(error?.idTokenError == .subjectChanged)
             let entry = try #require(session.store.current)
             #expect(entry.endReason?.contains("another account") == true)

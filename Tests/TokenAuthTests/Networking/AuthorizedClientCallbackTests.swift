@@ -105,7 +105,7 @@ struct AuthorizedClientCallbackTests {
 
         let completions = await submit(client, paths: [fixture.server.resourceURL], queue: makeQueue())
 
-        #expect((completions.first?.error as? AuthorizedClientError)?.code == .loginRequired)
+        #expect((completions.first?.error as? TokenAuthError)?.isLoginRequired == true)
         #expect(completions.first?.onRequestedQueue == true)
         #expect(fixture.server.stats.resourceRequests == 0)
     }

@@ -49,13 +49,12 @@ struct AuthorizedClientTests {
         defer { Task { await fixture.shutdown() } }
         let (client, _) = fixture.client(nil)
 
-        let error = await #expect(throws: AuthorizedClientError.self) {
+        let error = await #expect(throws: TokenAuthError.self) {
             try await client.send(HTTPRequest(method: .get, url: fixture.server.resourceURL))
         }
 
-        #expect(error?.code == .loginRequired)
         #expect(error?.isLoginRequired == true)
-        #expect(error?.authError?.code == .loginRequired)
+        #expect(error?.code == .noCredentials)
         #expect(fixture.server.stats.resourceRequests == 0)
     }
 
@@ -120,12 +119,12 @@ struct AuthorizedClientTests {
         defer { Task { await fixture.shutdown() } }
         let (client, _) = fixture.client(fixture.seed(expiresIn: 3600))
 
-        let error = await #expect(throws: AuthorizedClientError.self) {
+        let error = await #expect(throws: TokenAuthError.self) {
             try await client.send(HTTPRequest(method: .get, url: fixture.server.resourceURL))
         }
 
         #expect(error?.code == .unauthorized)
-        #expect(error?.status == .unauthorized)
+        #expect(error?.statusCode == 401)
         #expect(error?.challenge?.hasScheme("Bearer") == true)
         #expect(error?.challenge?.error == "invalid_token")
         #expect(error?.challenge?.errorDescription == "The access token expired.")
@@ -199,12 +198,12 @@ struct AuthorizedClientTests {
         defer { Task { await fixture.shutdown() } }
         let (client, _) = fixture.client(fixture.seed(expiresIn: 3600))
 
-        let error = await #expect(throws: AuthorizedClientError.self) {
+        let error = await #expect(throws: TokenAuthError.self) {
             try await client.send(HTTPRequest(method: .get, url: fixture.server.adminResourceURL))
         }
 
         #expect(error?.code == .insufficientScope)
-        #expect(error?.status == .forbidden)
+        #expect(error?.statusCode == 403)
         #expect(error?.challenge?.scope == "admin")
         #expect(fixture.server.stats.tokenRequests == 0)
         #expect(fixture.server.stats.resourceRequests == 1)
@@ -297,7 +296,8 @@ struct AuthorizedClientTests {
 
         var streamed = request
         streamed.httpBodyStream = InputStream(data: Data("x".utf8))
-        await #expect(throws: HTTPTransportError.invalidRequest) { try await client.data(for: streamed) }
+        let streamError = await #expect(throws: TokenAuthError.self) { try await client.data(for: streamed) }
+        #expect(streamError?.code == .invalidRequest)
     }
 
     @Test("load throws unacceptableStatus for a non-2xx answer, with its status and body")
@@ -306,12 +306,12 @@ struct AuthorizedClientTests {
         defer { Task { await fixture.shutdown() } }
         let (client, _) = fixture.client(fixture.seed(expiresIn: 3600))
 
-        let error = await #expect(throws: AuthorizedClientError.self) {
+        let error = await #expect(throws: TokenAuthError.self) {
             try await client.load(Echo.self, from: fixture.server.url("/missing"))
         }
 
         #expect(error?.code == .unacceptableStatus)
-        #expect(error?.status == .notFound)
+        #expect(error?.statusCode == 404)
         #expect(error?.body?.isEmpty == false)
     }
 

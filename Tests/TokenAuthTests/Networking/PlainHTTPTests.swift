@@ -26,7 +26,7 @@ struct PlainHTTPTests {
         let transport = CannedTransport(json: "{}")
         let (client, _) = fixture.client(auth, transport: transport)
 
-        let error = await #expect(throws: AuthorizedClientError.self) {
+        let error = await #expect(throws: TokenAuthError.self) {
             try await client.send(HTTPRequest(method: .get, url: Self.insecureURL))
         }
 
@@ -88,7 +88,7 @@ struct PlainHTTPTests {
             Issue.record("the request succeeded")
             return
         }
-        #expect((error as? AuthorizedClientError)?.code == .insecureURL)
+        #expect((error as? TokenAuthError)?.code == .insecureURL)
         #expect(transport.sendCount == 0)
         #expect(fixture.server.stats.tokenRequests == 0)
     }

@@ -121,11 +121,11 @@ struct AuthManagerRuleTests {
         try await waitUntil { await manager.sessionGeneration > generation }
         endpoint.gate.open()
         try await signOut.value
-        let error = await #expect(throws: AuthError.self) { try await caller.value }
-        #expect(error?.code == .loginRequired)
+        let error = await #expect(throws: TokenAuthError.self) { try await caller.value }
+        #expect(error?.isLoginRequired == true)
         #expect(store.stored == nil)
         #expect(store.savedBundles.isEmpty)
-        await #expect(throws: AuthError.self) { try await manager.validToken() }
+        await #expect(throws: TokenAuthError.self) { try await manager.validToken() }
     }
 
     @Test("sign-in during a refresh wins: the waiters get the new session, and the refresh result is not stored")
@@ -167,19 +167,19 @@ struct AuthManagerRuleTests {
     @Test("backoff: after a transient failure the endpoint is left alone for 1 s, then 2 s, then asked again")
     func backoff() async throws {
         let (store, endpoint, manager) = parts()
-        endpoint.fail(with: TokenEndpointError.serverError)
-        endpoint.fail(with: TokenEndpointError.serverError)
+        endpoint.fail(with: TokenAuthError.serverError)
+        endpoint.fail(with: TokenAuthError.serverError)
 
-        var error = await #expect(throws: AuthError.self) { try await manager.validToken() }
-        #expect(error?.code == .transient)
+        var error = await #expect(throws: TokenAuthError.self) { try await manager.validToken() }
+        #expect(error?.isTransient == true)
         #expect(error?.retryAfter == .seconds(1))
         clock.advance(by: 0.5)
-        error = await #expect(throws: AuthError.self) { try await manager.validToken() }
-        #expect(error?.code == .transient)
+        error = await #expect(throws: TokenAuthError.self) { try await manager.validToken() }
+        #expect(error?.isTransient == true)
         #expect(endpoint.grantCount == 1)  // not asked while backing off
 
         clock.advance(by: 0.6)
-        error = await #expect(throws: AuthError.self) { try await manager.validToken() }
+        error = await #expect(throws: TokenAuthError.self) { try await manager.validToken() }
         #expect(error?.retryAfter == .seconds(2))
         #expect(endpoint.grantCount == 2)
 
@@ -192,11 +192,11 @@ struct AuthManagerRuleTests {
     @Test("a permanent rejection is loginRequired, keeps the stored tokens, and never resends the refresh token")
     func permanentRejection() async throws {
         let (store, endpoint, manager) = parts()
-        endpoint.fail(with: TokenEndpointError.invalidGrant)
+        endpoint.fail(with: TokenAuthError.invalidGrant)
 
         for _ in 0..<3 {
-            let error = await #expect(throws: AuthError.self) { try await manager.validToken() }
-            #expect(error?.code == .loginRequired)
+            let error = await #expect(throws: TokenAuthError.self) { try await manager.validToken() }
+            #expect(error?.isLoginRequired == true)
         }
         #expect(endpoint.grantCount == 1)
         #expect(store.stored == expired)
@@ -207,11 +207,11 @@ struct AuthManagerRuleTests {
     func misconfiguredEndpoint() async throws {
         let (store, endpoint, manager) = parts(
             configuration: .init(backoff: Backoff(jitter: false), rejectionPolicy: .eraseStoredCredentials))
-        endpoint.fail(with: TokenEndpointError.redirected)
+        endpoint.fail(with: TokenAuthError.redirected("token endpoint", to: "https://elsewhere.example/token", statusCode: 307))
 
         for _ in 0..<2 {
-            let error = await #expect(throws: AuthError.self) { try await manager.validToken() }
-            #expect(error?.code == .misconfigured)
+            let error = await #expect(throws: TokenAuthError.self) { try await manager.validToken() }
+            #expect(error?.isMisconfiguration == true)
             #expect(error?.isLoginRequired == false)
         }
         #expect(endpoint.grantCount == 1)

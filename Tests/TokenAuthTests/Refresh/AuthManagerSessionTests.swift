@@ -49,10 +49,10 @@ struct AuthManagerSessionTests {
         store.loadGate.open()
         try await signOut.value
 
-        let error = await #expect(throws: AuthError.self) { try await caller.value }
-        #expect(error?.code == .loginRequired)
-        let after = await #expect(throws: AuthError.self) { try await manager.validToken() }
-        #expect(after?.code == .loginRequired)
+        let error = await #expect(throws: TokenAuthError.self) { try await caller.value }
+        #expect(error?.isLoginRequired == true)
+        let after = await #expect(throws: TokenAuthError.self) { try await manager.validToken() }
+        #expect(after?.isLoginRequired == true)
         #expect(store.stored == nil)
         #expect(store.savedBundles.isEmpty)
         #expect(endpoint.grantCount == 0)
@@ -92,12 +92,12 @@ struct AuthManagerSessionTests {
         store.loadGate.open()
         store.replaceStored(nil)  // another process signed out
 
-        let error = await #expect(throws: AuthError.self) { try await manager.validToken() }
-        #expect(error?.code == .loginRequired)
+        let error = await #expect(throws: TokenAuthError.self) { try await manager.validToken() }
+        #expect(error?.isLoginRequired == true)
         #expect(endpoint.grantCount == 0)
         #expect(store.stored == nil)
         #expect(store.saveCount == 0)
-        await #expect(throws: AuthError.self) { try await manager.validToken() }
+        await #expect(throws: TokenAuthError.self) { try await manager.validToken() }
         #expect(store.stored == nil)
     }
 
@@ -113,8 +113,8 @@ struct AuthManagerSessionTests {
 
         store.replaceStored(nil)  // another process signed out
         store.failSaves(with: nil)
-        let error = await #expect(throws: AuthError.self) { try await manager.validToken() }
-        #expect(error?.code == .loginRequired)
+        let error = await #expect(throws: TokenAuthError.self) { try await manager.validToken() }
+        #expect(error?.isLoginRequired == true)
         #expect(store.stored == nil)
         #expect(store.savedBundles.isEmpty)
     }

@@ -48,8 +48,8 @@ struct AuthManagerTests {
         let fixture = try await RefreshFixture.start()
         defer { Task { await fixture.shutdown() } }
         let manager = fixture.manager(store: InMemoryAuthStore())
-        let error = await #expect(throws: AuthError.self) { try await manager.validToken() }
-        #expect(error?.code == .loginRequired)
+        let error = await #expect(throws: TokenAuthError.self) { try await manager.validToken() }
+        #expect(error?.isLoginRequired == true)
         #expect(fixture.server.stats.tokenRequests == 0)
     }
 
@@ -107,13 +107,13 @@ struct AuthManagerTests {
         let manager = fixture.manager(store: store)
         let log = EventLog(manager)
 
-        let error = await #expect(throws: AuthError.self) { try await manager.validToken() }
-        #expect(error?.code == .loginRequired)
+        let error = await #expect(throws: TokenAuthError.self) { try await manager.validToken() }
+        #expect(error?.isLoginRequired == true)
         #expect(error?.oauthErrorCode == "invalid_grant")
         #expect(store.current == seeded)
         // The same refresh token is not sent again.
-        let again = await #expect(throws: AuthError.self) { try await manager.validToken() }
-        #expect(again?.code == .loginRequired)
+        let again = await #expect(throws: TokenAuthError.self) { try await manager.validToken() }
+        #expect(again?.isLoginRequired == true)
         #expect(fixture.server.stats.refreshGrants == 1)
         try await log.waitFor { $0.contains(.refreshFailed(.permanent(oauthErrorCode: "invalid_grant"))) }
     }
@@ -125,7 +125,7 @@ struct AuthManagerTests {
         fixture.server.updateFaults { $0.invalidGrantRefreshes = 1 }
         let store = InMemoryAuthStore(fixture.seed())
         let manager = fixture.manager(store: store, configuration: .init(rejectionPolicy: .eraseStoredCredentials))
-        await #expect(throws: AuthError.self) { try await manager.validToken() }
+        await #expect(throws: TokenAuthError.self) { try await manager.validToken() }
         #expect(store.current == nil)
     }
 
@@ -147,8 +147,8 @@ struct AuthManagerTests {
         }
         let manager = AuthManager(store: store, refresher: refresher, wallClock: fixture.clock.wallClock)
 
-        let error = await #expect(throws: AuthError.self) { try await manager.validToken() }
-        #expect(error?.code == .transient)
+        let error = await #expect(throws: TokenAuthError.self) { try await manager.validToken() }
+        #expect(error?.isTransient == true)
         #expect(error?.description.contains("kept") == true)
         #expect(store.current == seeded)
         #expect(store.saveCount == 0)
@@ -161,11 +161,11 @@ struct AuthManagerTests {
         fixture.server.updateFaults { $0.unavailable = 1; $0.retryAfter = "30" }
         let manager = fixture.manager(store: InMemoryAuthStore(fixture.seed()))
 
-        let first = await #expect(throws: AuthError.self) { try await manager.validToken() }
+        let first = await #expect(throws: TokenAuthError.self) { try await manager.validToken() }
         #expect(first?.retryAfter == .seconds(30))
         fixture.clock.advance(by: 29)
-        let early = await #expect(throws: AuthError.self) { try await manager.validToken() }
-        #expect(early?.code == .transient)
+        let early = await #expect(throws: TokenAuthError.self) { try await manager.validToken() }
+        #expect(early?.isTransient == true)
         #expect(fixture.server.stats.tokenRequests == 1)
 
         fixture.clock.advance(by: 2)
@@ -183,7 +183,7 @@ struct AuthManagerTests {
 
         var delays: [Duration?] = []
         for _ in 0..<3 {
-            let error = await #expect(throws: AuthError.self) { try await manager.validToken() }
+            let error = await #expect(throws: TokenAuthError.self) { try await manager.validToken() }
             delays.append(error?.retryAfter)
             fixture.clock.advance(by: 10)
         }
@@ -208,7 +208,7 @@ struct AuthManagerTests {
         let manager = fixture.manager(
             store: InMemoryAuthStore(fixture.seed()), configuration: .init(refreshLimit: 3, refreshWindow: .seconds(30)))
         for _ in 0..<3 { try await manager.refresh() }
-        let error = await #expect(throws: AuthError.self) { try await manager.refresh() }
+        let error = await #expect(throws: TokenAuthError.self) { try await manager.refresh() }
         #expect(error?.code == .excessiveRefresh)
         #expect(fixture.server.stats.refreshGrants == 3)
         fixture.clock.advance(by: 31)
@@ -236,13 +236,13 @@ struct AuthManagerTests {
         let result = await waiter.result
         // The server did answer the refresh, after the sign-out: its new tokens were discarded.
         #expect(fixture.server.stats.successfulRefreshes == 1)
-        #expect(throws: AuthError.self) { try result.get() }
+        #expect(throws: TokenAuthError.self) { try result.get() }
         #expect((try? result.get()) == nil)
-        if case .failure(let error as AuthError) = result { #expect(error.code == .loginRequired) }
+        if case .failure(let error as TokenAuthError) = result { #expect(error.isLoginRequired) }
         #expect(store.current == nil)
         #expect(store.saveCount == 0)
-        let after = await #expect(throws: AuthError.self) { try await manager.validToken() }
-        #expect(after?.code == .loginRequired)
+        let after = await #expect(throws: TokenAuthError.self) { try await manager.validToken() }
+        #expect(after?.isLoginRequired == true)
     }
 
     @Test("a sign-in during a refresh wins: waiters get the new session and the refresh result is not stored")

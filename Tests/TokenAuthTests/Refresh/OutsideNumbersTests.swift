@@ -81,11 +81,11 @@ struct OutsideNumbersTests {
         fixture.server.updateFaults { $0.unavailable = 1; $0.retryAfter = "31536000" }
         let manager = fixture.manager(store: InMemoryAuthStore(fixture.seed()))
 
-        let first = await #expect(throws: AuthError.self) { try await manager.validToken() }
-        #expect(first?.retryAfter == TokenEndpointError.maximumRetryAfter)
-        #expect(first?.underlying?.retryAfter == .seconds(3600))
+        let first = await #expect(throws: TokenAuthError.self) { try await manager.validToken() }
+        #expect(first?.retryAfter == TokenAuthError.maximumRetryAfter)
+        #expect(first?.code == .serverError)
         fixture.clock.advance(by: 3599)
-        await #expect(throws: AuthError.self) { try await manager.validToken() }
+        await #expect(throws: TokenAuthError.self) { try await manager.validToken() }
         #expect(fixture.server.stats.tokenRequests == 1)
         fixture.clock.advance(by: 2)
         _ = try await manager.validToken()

@@ -10,9 +10,9 @@ struct RefreshThrottleTests {
         RefreshThrottle(limit: limit, window: window, backoff: Backoff(initial: .seconds(1), maximum: .seconds(8), jitter: jitter))
     }
 
-    func fail(_ throttle: inout RefreshThrottle, at date: Date, retryAfter: Duration? = nil, random: Double = 1) -> AuthError {
+    func fail(_ throttle: inout RefreshThrottle, at date: Date, retryAfter: Duration? = nil, random: Double = 1) -> TokenAuthError {
         throttle.recordFailure(at: date, retryAfter: retryAfter, random: { _ in random }) { delay in
-            AuthError.transient("server error", retryAfter: delay, underlying: nil)
+            TokenAuthError.serverError.retrying(after: delay)
         }
     }
 
@@ -61,9 +61,11 @@ struct RefreshThrottleTests {
         #expect(throttle.backingOff(at: start) == nil)
         _ = fail(&throttle, at: start, retryAfter: .seconds(10))
         let blocked = try #require(throttle.backingOff(at: start.addingTimeInterval(4)))
-        #expect(blocked.code == .transient)
+        #expect(blocked.isTransient)
         #expect(blocked.retryAfter == .seconds(6))
-        #expect(blocked.reason.contains("server error"))
+        #expect(blocked.code == .backingOff)
+        #expect((blocked.underlying as? TokenAuthError)?.code == .serverError)
+        #expect(blocked.reason.contains("server problem"))
         #expect(throttle.backingOff(at: start.addingTimeInterval(10)) == nil)
     }
 }

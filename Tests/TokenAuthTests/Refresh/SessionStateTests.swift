@@ -49,7 +49,7 @@ struct SessionStateTests {
         let refreshStarted = state.generation
         state.signOut()
         #expect(!state.isCurrent(refreshStarted))
-        #expect(state.current == nil && state.pendingWrite == nil && state.rejection?.code == .loginRequired)
+        #expect(state.current == nil && state.pendingWrite == nil && state.rejection?.isLoginRequired == true)
         #expect(state.stored == old, "still stored until the erase succeeds")
         state.erased()
         #expect(state.stored == nil)
@@ -86,19 +86,20 @@ struct SessionStateTests {
         var removed = SessionState()
         removed.load(old)
         #expect(removed.catchUp(with: nil) == .signedOut)
-        #expect(removed.current == nil && removed.rejection?.code == .loginRequired)
+        #expect(removed.current == nil && removed.rejection?.isLoginRequired == true)
 
         var ended = SessionState()
         ended.load(old)
         let entry = Auth(accessToken: "a0", endReason: "a refresh answered for another account")
         #expect(ended.catchUp(with: entry) == .ended)
         #expect(ended.current == nil && ended.stored == entry)
-        #expect(ended.rejection?.reason == "a refresh answered for another account")
+        #expect(ended.rejection?.code == .sessionEnded)
+        #expect(ended.rejection?.reason == "Sign-in required: a refresh answered for another account.")
         #expect(ended.catchUp(with: entry) == .unchanged)
 
         var loadedEnded = SessionState()
         loadedEnded.load(entry)
-        #expect(loadedEnded.current == nil && loadedEnded.rejection?.code == .loginRequired)
+        #expect(loadedEnded.current == nil && loadedEnded.rejection?.isLoginRequired == true)
 
         var neverStored = SessionState()
         neverStored.load(nil)
@@ -122,7 +123,7 @@ struct SessionStateTests {
         var state = SessionState()
         state.load(old)
         let entry = Auth(accessToken: "a0", endReason: "ended")
-        state.end(keeping: entry, because: AuthError.loginRequired("ended"))
+        state.end(keeping: entry, because: TokenAuthError.sessionEnded("ended"))
         #expect(state.current == nil && state.servable == nil)
         #expect(state.pendingWrite == .replacing(base: old, with: entry))
     }
@@ -131,7 +132,7 @@ struct SessionStateTests {
     func rejection() {
         var state = SessionState()
         state.load(old)
-        let rejection = AuthError.loginRequired("rejected")
+        let rejection = TokenAuthError.invalidGrant
         state.reject(refreshToken: "r0", because: rejection)
         #expect(state.knownRejection(of: "r0") == rejection)
         #expect(state.knownRejection(of: "r1") == nil)
