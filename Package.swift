@@ -191,7 +191,8 @@ let package = Package(
         .testTarget(
             name: "tokenctlTests",
             dependencies: [
-                "KeyringTestSupport", "Keyring", "TokenAuth", "TokenAuthKeyring", "OAuthTestServer", "tokenctl",
+                "KeyringTestSupport", "Keyring", "TokenAuth", "TokenAuthKeyring", "OAuthTestServer", "OAuthTestSupport",
+                "tokenctl",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
