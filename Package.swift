@@ -20,6 +20,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.3.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.5.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
         .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
@@ -76,7 +77,7 @@ let package = Package(
         // Token bundles in the Secret Service: the keyring store, its stored format, and keyring conveniences.
         .target(
             name: "TokenAuthKeyring",
-            dependencies: ["TokenAuth", "Keyring"]
+            dependencies: ["TokenAuth", "Keyring", .product(name: "Logging", package: "swift-log")]
         ),
         // Test doubles for apps and for this package's tests: clocks, a scripted token endpoint, stores and
         // transports that count, fail or hold their answer on demand.
@@ -97,6 +98,7 @@ let package = Package(
                 "CLazyCurl",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
         // A real OAuth 2.0 authorization server and protected resource on loopback, for tests and the demo.
@@ -105,9 +107,12 @@ let package = Package(
             name: "OAuthTestServer",
             dependencies: [
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
         .executableTarget(
@@ -158,12 +163,15 @@ let package = Package(
         ),
         .testTarget(
             name: "KeyringTests",
-            dependencies: ["Keyring", "KeyringTestSupport"]
+            dependencies: ["Keyring", "KeyringTestSupport", "CLibSecret"]
         ),
         // The core's tests: no keyring. Doubles from TokenAuthTesting, real HTTP from OAuthTestServer.
         .testTarget(
             name: "TokenAuthTests",
-            dependencies: ["TokenAuth", "TokenAuthTesting", "OAuthTestServer", "OAuthTestSupport"]
+            dependencies: [
+                "TokenAuth", "TokenAuthTesting", "OAuthTestServer", "OAuthTestSupport",
+                .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
+            ]
         ),
         // Sign-in's tests: discovery, the browser and device flows, OpenID identity, and AuthManager checking
         // refreshed id_tokens — against a real OAuth server on loopback.
@@ -179,7 +187,7 @@ let package = Package(
             name: "TokenAuthKeyringTests",
             dependencies: [
                 "TokenAuthKeyring", "TokenAuth", "TokenAuthSignIn", "TokenAuthTesting", "Keyring", "OAuthTestServer",
-                "KeyringTestSupport", "OAuthTestSupport",
+                "KeyringTestSupport", "OAuthTestSupport", .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
         // Runs the built `tokenctl` as a child process: exit codes, output, and the keyring items it leaves.
@@ -194,21 +202,30 @@ let package = Package(
         // Adapters over AuthorizedClient, each its own product so apps that do not want them do not build them.
         .target(
             name: "TokenAuthOpenCombine",
-            dependencies: ["TokenAuth", .product(name: "OpenCombine", package: "OpenCombine")]
+            dependencies: ["TokenAuth", .product(name: "OpenCombine", package: "OpenCombine"), .product(name: "HTTPTypes", package: "swift-http-types")]
         ),
         .target(
             name: "TokenAuthOpenAPI",
-            dependencies: ["TokenAuth", .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")]
+            dependencies: [
+                "TokenAuth", .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"), .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
         ),
         .testTarget(
             name: "TokenAuthOpenCombineTests",
-            dependencies: ["TokenAuthOpenCombine", "TokenAuth", "TokenAuthTesting", "OAuthTestServer"]
+            dependencies: [
+                "TokenAuthOpenCombine", "TokenAuth", "TokenAuthTesting", "OAuthTestServer",
+                .product(name: "OpenCombine", package: "OpenCombine"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
+            ]
         ),
         .testTarget(
             name: "TokenAuthOpenAPITests",
             dependencies: [
-                "TokenAuthOpenAPI", "TokenAuth", "TokenAuthTesting", "OAuthTestServer",
+                "TokenAuthOpenAPI", "TokenAuth", "TokenAuthTesting", "OAuthTestServer", "OAuthTestSupport",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
             ]
         ),
     ]

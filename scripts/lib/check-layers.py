@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """Checks the package's layering from `swift package describe --type json` on standard input.
 
+Every module a Swift target imports is one it declares (a target or a product), or one the toolchain brings: a
+module reached only through another target's dependencies builds in a warm build directory and fails in a clean one.
+
 The core (TokenAuth), its tests, the testing doubles and the adapters must have no path to the keyring
 (Keyring, CLibSecret, or any C target they build on). The core, the keyring store, the testing doubles and the
 adapters must have no path to sign-in (TokenAuthSignIn) nor to swift-nio, swift-crypto or jwt-kit: TokenAuth depends
@@ -8,6 +11,8 @@ on no products but swift-log's and swift-http-types'. Prints what it checked; ex
 otherwise.
 """
 import json
+import os
+import re
 import sys
 
 KEYRING = {"Keyring", "CLibSecret"}
@@ -77,8 +82,30 @@ for name in SIGN_IN_FREE:
 extra = set(targets["TokenAuth"].get("product_dependencies") or []) - CORE_PRODUCTS
 if extra:
     failures.append(f"TokenAuth depends on products beyond its allowed set {sorted(CORE_PRODUCTS)}: {sorted(extra)}")
+# Modules of the toolchain and the system, which no target declares.
+TOOLCHAIN = {
+    "Foundation", "FoundationEssentials", "FoundationNetworking", "Dispatch", "Glibc", "Musl", "Synchronization",
+    "Testing", "XCTest", "_Concurrency", "Observation", "Darwin", "PackagePlugin", "os",
+}
+IMPORT = re.compile(r"^\s*(?:@[A-Za-z_]+(?:\([^)]*\))?\s+)*(?:public |package |internal |private |fileprivate )?"
+                    r"import\s+(?:(?:struct|class|enum|protocol|func|var|let|typealias)\s+)?([A-Za-z_][A-Za-z0-9_]*)")
+root = package.get("path", ".")
+for name, target in sorted(targets.items()):
+    # A snippet cannot declare dependencies: it sees every library of the package.
+    if target.get("module_type") != "SwiftTarget" or target.get("type") == "snippet":
+        continue
+    declared = set(target.get("target_dependencies") or []) | set(target.get("product_dependencies") or [])
+    for source in target.get("sources") or []:
+        path = os.path.join(root, target["path"], source)
+        with open(path, encoding="utf-8") as file:
+            for number, line in enumerate(file, 1):
+                match = IMPORT.match(line)
+                if match and match.group(1) not in declared | TOOLCHAIN | {name}:
+                    failures.append(f"{target['path']}/{source}:{number} imports {match.group(1)}, "
+                                    f"which {name} does not declare as a dependency")
 if failures:
     print("layering: " + "; ".join(failures), file=sys.stderr)
     sys.exit(1)
 print(f"layering: no path to {sorted(KEYRING)} from {', '.join(KEYRING_FREE)}", file=sys.stderr)
+print("layering: every Swift target declares what it imports", file=sys.stderr)
 print(f"layering: no path to sign-in, swift-nio, swift-crypto or jwt-kit from {', '.join(SIGN_IN_FREE)}", file=sys.stderr)
