@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "TokenAuthOpenCombine", targets: ["TokenAuthOpenCombine"]),
         .library(name: "TokenAuthOpenAPI", targets: ["TokenAuthOpenAPI"]),
         .executable(name: "tokenctl", targets: ["tokenctl"]),
+        .executable(name: "tokenctl-signin", targets: ["tokenctl-signin"]),
         .executable(name: "oauth-test-server", targets: ["oauth-test-server"]),
     ],
     dependencies: [
@@ -88,17 +89,28 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
-        .executableTarget(
-            name: "tokenctl",
+        // tokenctl's commands, for its two executables: `tokenctl`, without the sign-in library, and
+        // `tokenctl-signin`, with it, which `tokenctl` runs for the calls that sign in or check an id_token.
+        .target(
+            name: "TokenCtlCommands",
             dependencies: [
                 "TokenAuth",
-                "TokenAuthSignIn",
                 "TokenAuthKeyring",
                 "Keyring",
-                "CLazyCurl",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+        .executableTarget(
+            name: "tokenctl",
+            dependencies: ["TokenCtlCommands", "CLazyCurl"]
+        ),
+        .executableTarget(
+            name: "tokenctl-signin",
+            dependencies: [
+                "TokenCtlCommands", "TokenAuthSignIn", "TokenAuth", "TokenAuthKeyring", "CLazyCurl",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         // A real OAuth 2.0 authorization server and protected resource on loopback, for tests and the demo.
@@ -195,7 +207,7 @@ let package = Package(
             name: "tokenctlTests",
             dependencies: [
                 "KeyringTestSupport", "Keyring", "TokenAuth", "TokenAuthKeyring", "OAuthTestServer", "OAuthTestSupport",
-                "tokenctl",
+                "TokenCtlCommands", "tokenctl", "tokenctl-signin",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import TokenAuth
-@testable import tokenctl
+@testable import TokenCtlCommands
 
 /// What `show`, `list`, `login` and `refresh` print about the dates in an item, which any tool may have written.
 @Suite("tokenctl's summary of stored credentials: far and odd dates")

@@ -2,11 +2,17 @@ import ArgumentParser
 import Foundation
 import Logging
 
-@main
-enum Main {
+/// How both executables start: `tokenctl` with ``HandOffToSignIn``, `tokenctl-signin` with the sign-in library.
+package enum Main {
+    /// Runs the command line with `signIn` as ``TokenCtl/signIn``.
+    ///
     /// Library logs stay quiet unless TOKENCTL_LOG_LEVEL asks for them (e.g. `debug`): errors are reported
     /// as one sentence each, and the logs of the refresher would repeat them. Logs never contain tokens.
-    static func main() async {
+    package static func run(signIn: any SignInFeatures) async {
+        await TokenCtl.$signIn.withValue(signIn) { await run() }
+    }
+
+    private static func run() async {
         // getenv, not ProcessInfo's environment: that copies every variable into a dictionary on each start.
         let level = getenv("TOKENCTL_LOG_LEVEL").flatMap { Logger.Level(rawValue: String(cString: $0)) }
         LoggingSystem.bootstrap { label in
@@ -27,8 +33,10 @@ enum Main {
     }
 }
 
-struct TokenCtl: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+package struct TokenCtl: AsyncParsableCommand {
+    package init() {}
+
+    package static let configuration = CommandConfiguration(
         commandName: "tokenctl",
         abstract: "Manage OAuth tokens stored in the freedesktop Secret Service (gnome-keyring, KeePassXC, KWallet).",
         discussion: """

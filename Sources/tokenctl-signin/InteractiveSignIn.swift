@@ -1,6 +1,7 @@
 import Foundation
 import TokenAuth
 import TokenAuthSignIn
+import TokenCtlCommands
 
 /// The sign-ins that need the user: what tokenctl shows while the library's flows run.
 enum InteractiveSignIn {

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Keyring
 import TokenAuth
-import TokenAuthSignIn
 import TokenAuthKeyring
 
 extension TokenCtl {
@@ -26,9 +25,11 @@ extension TokenCtl {
         static func printToken(service: String, account: String, keyring: Keyring) async throws {
             try await reportingFailures {
                 let manager = try await AuthManager.forKeyringItem(
-                    service: service, account: account, keyring: keyring, identityChecks: IDTokenVerifier.forStoredClient,
+                    service: service, account: account, keyring: keyring, identityChecks: TokenCtl.signIn.identityChecks,
                     followsChanges: false)
-                print(try await manager.validToken())
+                let auth = try await manager.validAuth()
+                try TokenCtl.signIn.willServe(auth)
+                print(auth.accessToken)
             }
         }
 
@@ -76,7 +77,8 @@ extension TokenCtl {
         func run() async throws {
             try await reportingFailures {
                 let manager = try await AuthManager.forKeyringItem(
-                    service: item.service, account: item.account, keyring: keyringOptions.keyring, identityChecks: IDTokenVerifier.forStoredClient, followsChanges: false)
+                    service: item.service, account: item.account, keyring: keyringOptions.keyring,
+                    identityChecks: TokenCtl.signIn.identityChecks, followsChanges: false)
                 let auth = try await manager.refresh()
                 let summary = CredentialsSummary(
                     service: item.service, account: item.account,

@@ -2,7 +2,7 @@ import Foundation
 import TokenAuth
 
 /// What can be shown about stored credentials without showing a token or secret.
-struct CredentialsSummary: Sendable, Equatable, Encodable {
+package struct CredentialsSummary: Sendable, Equatable, Encodable {
     /// The service the tokens are for.
     let service: String
     /// The account they belong to.
@@ -52,7 +52,7 @@ struct CredentialsSummary: Sendable, Equatable, Encodable {
     }
 
     /// Summarises `credentials` as of `now`.
-    init(service: String, account: String, credentials: StoredCredentials, now: Date) {
+    package init(service: String, account: String, credentials: StoredCredentials, now: Date) {
         let auth = credentials.auth
         self.service = service
         self.account = account
@@ -85,7 +85,7 @@ struct CredentialsSummary: Sendable, Equatable, Encodable {
     }
 
     /// "expires in 4 min", "expired 3 h 2 min ago", or "no expiry recorded".
-    var relativeExpiry: String {
+    package var relativeExpiry: String {
         guard let seconds = expiresInSeconds else { return "no expiry recorded" }
         return seconds > 0 ? "expires in \(Self.span(seconds))" : "expired \(Self.span(-seconds)) ago"
     }

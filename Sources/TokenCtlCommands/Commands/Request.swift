@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import HTTPTypes
 import TokenAuth
-import TokenAuthSignIn
 import TokenAuthKeyring
 
 extension TokenCtl {
@@ -76,6 +75,8 @@ extension TokenCtl {
         func run() async throws {
             var response: (HTTPResponse, Data)?
             try await reportingFailures {
+                // Before standard input is read: a refresh may have to check an id_token.
+                try TokenCtl.signIn.takeOver()
                 let body = try dataStdin
                     ? Data(Terminal.readStandardInput(limit: 10 * 1024 * 1024).utf8) : data.map { Data($0.utf8) }
                 let method = HTTPRequest.Method((method ?? (body == nil ? "GET" : "POST")).uppercased())!
@@ -83,7 +84,7 @@ extension TokenCtl {
                 let transport = URLSessionTransport()
                 let manager = try await AuthManager.forKeyringItem(
                     service: item.service, account: item.account, keyring: keyringOptions.keyring, transport: transport,
-                    identityChecks: IDTokenVerifier.forStoredClient, followsChanges: false)
+                    identityChecks: TokenCtl.signIn.identityChecks, followsChanges: false)
                 let client = AuthorizedClient(manager: manager, transport: transport)
                 do {
                     response = try await client.send(request, body: body)

@@ -1,12 +1,13 @@
 import ArgumentParser
 import Foundation
 import TokenAuth
-import TokenAuthSignIn
 import TokenAuthKeyring
 
 extension TokenCtl {
-    struct Login: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
+    package struct Login: AsyncParsableCommand {
+        package init() {}
+
+        package static let configuration = CommandConfiguration(
             commandName: "login",
             abstract: "Sign in and store the tokens with everything needed to refresh them.",
             discussion: """
@@ -40,59 +41,59 @@ extension TokenCtl {
                 cannot be used as configured, 65 malformed standard input.
                 """)
 
-        @OptionGroup var item: ItemOptions
+        @OptionGroup package var item: ItemOptions
 
         @Option(help: "The issuer URL, e.g. https://auth.example.com: its endpoints are discovered.")
-        var issuer: String?
+        package var issuer: String?
 
         @Option(name: .customLong("token-url"), help: "The token endpoint, for servers without discovery.")
-        var tokenURL: String?
+        package var tokenURL: String?
 
         @Option(name: .customLong("client-id"), help: "The OAuth client id.")
-        var clientID: String
+        package var clientID: String
 
         @Flag(help: "Read the client secret from the first line of standard input (a confidential client).")
-        var clientSecretStdin = false
+        package var clientSecretStdin = false
 
         @Option(help: "The scope to ask for (space-separated).")
-        var scope: String?
+        package var scope: String?
 
         @Option(name: .customLong("revocation-url"), help: "The RFC 7009 revocation endpoint that `logout` uses.")
-        var revocationURL: String?
+        package var revocationURL: String?
 
         @Option(help: "Sign in with the password grant as this user (with --password-stdin).")
-        var username: String?
+        package var username: String?
 
         @Flag(help: "Read the password from standard input (after the client secret's line, if any).")
-        var passwordStdin = false
+        package var passwordStdin = false
 
         @Flag(help: "Sign in with the client credentials grant.")
-        var clientCredentials = false
+        package var clientCredentials = false
 
         @Flag(help: "Store tokens read from standard input instead of signing in.")
-        var tokensStdin = false
+        package var tokensStdin = false
 
         @Flag(help: "Sign in with a code shown here and entered in any browser (the device authorization grant).")
-        var device = false
+        package var device = false
 
         @Flag(help: "Do not start a browser: only print the sign-in URL.")
-        var noBrowser = false
+        package var noBrowser = false
 
         @Option(help: "The port of the loopback redirect (default: one the system chooses).")
-        var redirectPort: Int?
+        package var redirectPort: Int?
 
         @Option(help: "The path of the loopback redirect (default: /callback).")
-        var redirectPath: String?
+        package var redirectPath: String?
 
         @Option(help: "How long to wait for the browser to come back, in seconds.")
-        var timeLimit: Int = 300
+        package var timeLimit: Int = 300
 
-        @OptionGroup var keyringOptions: KeyringOptions
+        @OptionGroup package var keyringOptions: KeyringOptions
 
         /// The browser sign-in is the default with --issuer.
-        private var usesBrowser: Bool { !(username != nil || passwordStdin || clientCredentials || tokensStdin || device) }
+        package var usesBrowser: Bool { !(username != nil || passwordStdin || clientCredentials || tokensStdin || device) }
 
-        func validate() throws {
+        package func validate() throws {
             guard (issuer == nil) != (tokenURL == nil) else {
                 throw ValidationError("Give exactly one of --issuer (discovery) and --token-url.")
             }
@@ -132,60 +133,10 @@ extension TokenCtl {
             }
         }
 
-        func run() async throws {
+        package func run() async throws {
             try await reportingFailures {
-                var names: [String] = []
-                if clientSecretStdin { names.append("client secret") }
-                if passwordStdin { names.append("password") }
-                let input = try Terminal.readSecrets(names, remainder: tokensStdin)
-                let clientSecret = clientSecretStdin ? input.secrets[0] : nil
-                let transport = URLSessionTransport(maximumResponseBodySize: TokenResponse.maximumSize, timeout: .seconds(30))
-                var metadata: AuthorizationServerMetadata?
-                if let issuer {
-                    Terminal.status("Looking up \(issuer)…")
-                    // As patient as the token requests: a busy or distant server gets 30 s for each answer.
-                    let discovery = Discovery(transport: URLSessionTransport(
-                        maximumResponseBodySize: AuthorizationServerMetadata.maximumSize, timeout: .seconds(30)),
-                        timeLimit: .seconds(60))
-                    metadata = try await discovery.metadata(forIssuer: URL(string: issuer)!)
-                }
-                var client = metadata?.client(id: clientID, secret: clientSecret) ?? OAuthClient(
-                    tokenEndpoint: URL(string: tokenURL!)!, clientID: clientID, clientSecret: clientSecret)
-                if let revocationURL { client.revocationEndpoint = URL(string: revocationURL) }
-                let login = SignIn(client: client, transport: transport)
-                let endpoint = tokenURL ?? issuer!
-
-                let credentials: StoredCredentials
-                if let metadata, usesBrowser {
-                    credentials = try await InteractiveSignIn.browser(
-                        metadata: metadata, client: client, scope: scope, openBrowser: !noBrowser,
-                        redirect: BrowserSignIn.Redirect(port: redirectPort ?? 0, path: redirectPath ?? "/callback"),
-                        timeLimit: .seconds(timeLimit), transport: transport)
-                } else if let metadata, device {
-                    credentials = try await InteractiveSignIn.device(
-                        metadata: metadata, client: client, scope: scope, transport: transport)
-                } else if tokensStdin {
-                    do {
-                        credentials = login.adopting(
-                            try CredentialsImport.parse(input.rest, receivedAt: systemWallClock()), scope: scope)
-                    } catch let error as CredentialsImport.Failure {
-                        throw Failure.badInput(error.description)
-                    }
-                } else if let username {
-                    Terminal.status("Signing in as \"\(username)\" at \(endpoint)…")
-                    let password = input.secrets[input.secrets.count - 1]
-                    credentials = try await login.perform(.password(username: username, password: password), scope: scope)
-                } else {
-                    Terminal.status("Signing in as client \"\(clientID)\" at \(endpoint)…")
-                    credentials = try await login.perform(.clientCredentials, scope: scope)
-                }
-                let store = KeyringAuthStore(service: item.service, account: item.account, keyring: keyringOptions.keyring)
-                try await store.saveExplicitly(credentials)
-                let summary = CredentialsSummary(
-                    service: item.service, account: item.account, credentials: credentials, now: systemWallClock())
-                Terminal.status(
-                    "Signed in; the token \(summary.relativeExpiry). Stored for account \"\(item.account)\" "
-                        + "on service \"\(item.service)\".")
+                try TokenCtl.signIn.takeOver()
+                try await TokenCtl.signIn.login(self)
             }
         }
     }

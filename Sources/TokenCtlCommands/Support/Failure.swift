@@ -1,0 +1,102 @@
+import ArgumentParser
+import Foundation
+import Keyring
+import TokenAuth
+
+/// tokenctl's documented exit codes.
+package enum Exit {
+    package static let noCredentials = ExitCode(3)
+    package static let keyring = ExitCode(4)
+    package static let usage = ExitCode(64)
+    package static let badInput = ExitCode(65)
+    package static let transient = ExitCode(5)
+    package static let httpStatus = ExitCode(6)
+}
+
+/// A failure with its own sentence and exit code.
+package struct Failure: Error {
+    package let message: String
+    package let exitCode: ExitCode
+
+    package init(message: String, exitCode: ExitCode) {
+        self.message = message
+        self.exitCode = exitCode
+    }
+
+    static func noCredentials(_ item: ItemOptions) -> Failure {
+        Failure(
+            message: "No credentials are stored for account \"\(item.account)\" on service \"\(item.service)\". "
+                + "Store some with `tokenctl import --service \(item.service) --account \(item.account)` (tokens on stdin).",
+            exitCode: Exit.noCredentials)
+    }
+
+    package static func badInput(_ message: String) -> Failure { Failure(message: message, exitCode: Exit.badInput) }
+
+    package static func usage(_ message: String) -> Failure { Failure(message: message, exitCode: Exit.usage) }
+}
+
+/// Runs a command body, turning library errors into one sentence on stderr and a documented exit code; a call that
+/// needs the sign-in library is handed to the executable that links it (``HandOffToSignIn``).
+package func reportingFailures(_ body: () async throws -> Void) async throws {
+    do {
+        do {
+            try await body()
+        } catch where error.asksForHandOff {
+            try HandOffToSignIn().handOff()
+        }
+    } catch let failure as Failure {
+        Terminal.error(failure.message)
+        throw failure.exitCode
+    } catch let error as KeyringError {
+        let advice = error.code == .timedOut || error.code == .other || error.code == .serviceUnavailable
+            ? " Run `tokenctl doctor` to check the keyring set-up step by step." : ""
+        Terminal.error(error.description + advice)
+        throw Exit.keyring
+    } catch let error as TokenAuthError {
+        Terminal.error(error.description + advice(for: error))
+        throw Exit.status(of: error)
+    } catch {
+        guard let failure = TokenCtl.signIn.failure(for: error) else { throw error }
+        Terminal.error(failure.message)
+        throw failure.exitCode
+    }
+}
+
+extension Exit {
+    /// The exit status of each code of `TokenAuthError`: tokenctl's one table. A code missing here (added to the
+    /// library later) exits 5 when it is transient, else 64.
+    static let byCode: [TokenAuthError.Code: ExitCode] = [
+        // A sign-in is needed.
+        .rejected: noCredentials, .noCredentials: noCredentials, .signedOut: noCredentials,
+        .sessionEnded: noCredentials, .identityMismatch: noCredentials, .missing: noCredentials,
+        // The tokens were kept; later may work.
+        .serverError: transient, .rateLimited: transient, .networkFailure: transient, .timedOut: transient,
+        .malformedResponse: transient, .backingOff: transient, .excessiveRefresh: transient,
+        .identityUnavailable: transient, .superseded: transient, .responseTooLarge: transient,
+        .invalidResponse: transient, .lockTimedOut: transient, .lockUnavailable: transient,
+        // An endpoint, client or URL that cannot be used as configured: signing in again would meet the same.
+        .insecureEndpoint: usage, .redirected: usage, .invalidClientConfiguration: usage, .invalidRequest: usage,
+        .identityUntrusted: usage, .insecureURL: usage,
+        // A stored item that cannot be read.
+        .corrupt: badInput, .unsupportedVersion: badInput,
+        // An authorized request the server refused.
+        .unauthorized: httpStatus, .insufficientScope: httpStatus, .unacceptableStatus: httpStatus,
+        .decodingFailed: httpStatus,
+    ]
+
+    static func status(of error: TokenAuthError) -> ExitCode {
+        byCode[error.code] ?? (error.isTransient ? transient : usage)
+    }
+}
+
+/// What tokenctl adds to a library's sentence: the commands that fix it.
+private func advice(for error: TokenAuthError) -> String {
+    if error.isLoginRequired {
+        return " With tokenctl: `tokenctl login` (or `tokenctl import` for tokens you have)."
+    }
+    if error.code == .corrupt || error.code == .unsupportedVersion {
+        return " With tokenctl: replace them with `tokenctl import` (or `tokenctl login`), or remove them with "
+            + "`tokenctl delete`."
+    }
+    return ""
+}

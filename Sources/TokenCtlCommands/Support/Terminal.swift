@@ -1,0 +1,82 @@
+import Foundation
+
+/// Where output goes: data on stdout, messages on stderr.
+package enum Terminal {
+    /// A progress or state message: on stderr, and only when stderr is a terminal.
+    package static func status(_ message: String) {
+        guard isatty(STDERR_FILENO) == 1 else { return }
+        FileHandle.standardError.write(Data("\(message)\n".utf8))
+    }
+
+    /// An instruction the user needs (a URL to open, a code to enter): on stderr, always.
+    package static func say(_ message: String) {
+        FileHandle.standardError.write(Data("\(message)\n".utf8))
+    }
+
+    package static func error(_ message: String) {
+        FileHandle.standardError.write(Data("tokenctl: \(message)\n".utf8))
+    }
+
+    /// Reads all of standard input, refusing more than `limit` bytes.
+    package static func readStandardInput(limit: Int = 64 * 1024) throws -> String {
+        let data = FileHandle.standardInput.readDataToEndOfFile()
+        guard data.count <= limit else { throw Failure.badInput("Standard input is larger than \(limit) bytes.") }
+        guard let text = String(data: data, encoding: .utf8) else { throw Failure.badInput("Standard input is not UTF-8 text.") }
+        return text
+    }
+
+    /// Reads secrets from standard input, one per line, in the order given by `names`.
+    ///
+    /// From a terminal each is prompted for on stderr with echo turned off; from a pipe or file, line `i` is the
+    /// secret `names[i]`, and `remainder` asks for everything after those lines as well (for tokens after a
+    /// client secret). A secret is never echoed or printed.
+    package static func readSecrets(_ names: [String], remainder: Bool = false) throws -> (secrets: [String], rest: String) {
+        if isatty(STDIN_FILENO) == 1 {
+            let secrets = try names.map { try promptHidden($0) }
+            return (secrets, remainder ? try readStandardInput() : "")
+        }
+        let text = try readStandardInput()
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        var secrets: [String] = []
+        for name in names {
+            guard !lines.isEmpty else { throw Failure.badInput("Standard input ended before the \(name).") }
+            var line = lines.removeFirst()
+            if line.hasSuffix("\r") { line.removeLast() }
+            guard !line.isEmpty else { throw Failure.badInput("The \(name) on standard input is empty.") }
+            secrets.append(line)
+        }
+        let rest = lines.joined(separator: "\n")
+        if !remainder, !rest.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+            throw Failure.badInput(
+                "Standard input has more lines than expected: give \(names.joined(separator: ", then ")), one per line.")
+        }
+        return (secrets, rest)
+    }
+
+    /// Prompts on stderr and reads one line from the terminal with echo off.
+    private static func promptHidden(_ name: String) throws -> String {
+        FileHandle.standardError.write(Data("\(name.prefix(1).uppercased() + name.dropFirst()): ".utf8))
+        var saved = termios()
+        let canHide = tcgetattr(STDIN_FILENO, &saved) == 0
+        if canHide {
+            var hidden = saved
+            hidden.c_lflag &= ~tcflag_t(ECHO)
+            tcsetattr(STDIN_FILENO, TCSAFLUSH, &hidden)
+        }
+        defer {
+            if canHide { tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved) }
+            FileHandle.standardError.write(Data("\n".utf8))
+        }
+        guard let line = readLine(strippingNewline: true), !line.isEmpty else {
+            throw Failure.badInput("No \(name) was entered.")
+        }
+        return line
+    }
+
+    package static func printJSON<T: Encodable>(_ value: T) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        print(String(decoding: try encoder.encode(value), as: UTF8.self))
+    }
+}

@@ -1,0 +1,79 @@
+import ArgumentParser
+import Foundation
+import TokenAuth
+import TokenAuthKeyring
+import TokenAuthSignIn
+import TokenCtlCommands
+
+/// `tokenctl-signin`'s ``SignInFeatures``: signing in, and `id_token` checks, with TokenAuthSignIn.
+struct SignInLibrary: SignInFeatures {
+    func takeOver() throws {}
+
+    var identityChecks: IdentityCheckFactory { IDTokenVerifier.forStoredClient }
+
+    func willServe(_ auth: Auth) throws {}
+
+    func failure(for error: any Error) -> Failure? {
+        guard let error = error as? SignInError else { return nil }
+        return Failure(message: error.description, exitCode: Exit.status(of: error))
+    }
+
+    func login(_ command: TokenCtl.Login) async throws {
+        var names: [String] = []
+        if command.clientSecretStdin { names.append("client secret") }
+        if command.passwordStdin { names.append("password") }
+        let input = try Terminal.readSecrets(names, remainder: command.tokensStdin)
+        let clientSecret = command.clientSecretStdin ? input.secrets[0] : nil
+        let transport = URLSessionTransport(maximumResponseBodySize: TokenResponse.maximumSize, timeout: .seconds(30))
+        var metadata: AuthorizationServerMetadata?
+        if let issuer = command.issuer {
+            Terminal.status("Looking up \(issuer)…")
+            // As patient as the token requests: a busy or distant server gets 30 s for each answer.
+            let discovery = Discovery(transport: URLSessionTransport(
+                maximumResponseBodySize: AuthorizationServerMetadata.maximumSize, timeout: .seconds(30)),
+                timeLimit: .seconds(60))
+            metadata = try await discovery.metadata(forIssuer: URL(string: issuer)!)
+        }
+        var client = metadata?.client(id: command.clientID, secret: clientSecret) ?? OAuthClient(
+            tokenEndpoint: URL(string: command.tokenURL!)!, clientID: command.clientID, clientSecret: clientSecret)
+        if let revocationURL = command.revocationURL { client.revocationEndpoint = URL(string: revocationURL) }
+        let login = SignIn(client: client, transport: transport)
+        let endpoint = command.tokenURL ?? command.issuer!
+
+        let credentials: StoredCredentials
+        if let metadata, command.usesBrowser {
+            credentials = try await InteractiveSignIn.browser(
+                metadata: metadata, client: client, scope: command.scope, openBrowser: !command.noBrowser,
+                redirect: BrowserSignIn.Redirect(port: command.redirectPort ?? 0, path: command.redirectPath ?? "/callback"),
+                timeLimit: .seconds(command.timeLimit), transport: transport)
+        } else if let metadata, command.device {
+            credentials = try await InteractiveSignIn.device(
+                metadata: metadata, client: client, scope: command.scope, transport: transport)
+        } else if command.tokensStdin {
+            credentials = login.adopting(try Self.tokens(in: input.rest), scope: command.scope)
+        } else if let username = command.username {
+            Terminal.status("Signing in as \"\(username)\" at \(endpoint)…")
+            let password = input.secrets[input.secrets.count - 1]
+            credentials = try await login.perform(.password(username: username, password: password), scope: command.scope)
+        } else {
+            Terminal.status("Signing in as client \"\(command.clientID)\" at \(endpoint)…")
+            credentials = try await login.perform(.clientCredentials, scope: command.scope)
+        }
+        let item = command.item
+        let store = KeyringAuthStore(service: item.service, account: item.account, keyring: command.keyringOptions.keyring)
+        try await store.saveExplicitly(credentials)
+        let summary = CredentialsSummary(service: item.service, account: item.account, credentials: credentials, now: systemWallClock())
+        Terminal.status(
+            "Signed in; the token \(summary.relativeExpiry). Stored for account \"\(item.account)\" "
+                + "on service \"\(item.service)\".")
+    }
+
+    /// Tokens pasted on standard input, or a bad-input failure that says what is wrong with them.
+    private static func tokens(in text: String) throws -> StoredCredentials {
+        do {
+            return try CredentialsImport.parse(text, receivedAt: systemWallClock())
+        } catch {
+            throw Failure.badInput(error.description)
+        }
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import KeyringTestSupport
+import OAuthTestServer
+import Testing
+import TokenAuth
+import TokenCtlCommands
+
+extension TokenctlNetworkTests {
+    /// `tokenctl` links no sign-in library: a refresh that must check an id_token, and `login`, run as
+    /// `tokenctl-signin`, the executable beside it. What happened is read from the server's counts and the item.
+    @Suite("tokenctl hands sign-in and id_token checks to tokenctl-signin")
+    struct TokenctlHandOffTests {
+        @Test("token on an expired item that records who signed in: one refresh, its id_token checked with the issuer's keys")
+        func refreshWithIdentityCheck() async throws {
+            try await NetworkFixture.with { fixture in
+                try await signInWithOpenID(fixture)
+                let before = try #require(try await fixture.store.loadCredentials())
+                let subject = try #require(before.auth.identity?.subject)
+                try await fixture.retimeStoredTokens(issuedAgo: 3600, expiringIn: -1)
+                let grants = fixture.server.stats.refreshGrants
+                let keyFetches = fixture.server.stats.jwksRequests
+
+                let token = try await tokenctl(fixture.item("token"))
+                #expect(token.status == 0, "\(token.stderr)")
+                #expect(fixture.server.stats.refreshGrants == grants + 1, "one refresh, by one process")
+                #expect(fixture.server.stats.jwksRequests > keyFetches, "the keys were fetched to check the id_token")
+                #expect(fixture.server.stats.reuseDetections == 0)
+                let after = try #require(try await fixture.store.loadCredentials())
+                #expect(after.auth.accessToken != before.auth.accessToken)
+                #expect(token.stdout == after.auth.accessToken + "\n")
+                #expect(after.auth.identity?.subject == subject)
+                #expect(after.auth.unverifiedIDToken == nil, "checked, not left pending")
+            }
+        }
+
+        @Test("without tokenctl-signin beside it: login and such a refresh exit 64 naming it; nothing is sent or stored")
+        func missingSignInExecutable() async throws {
+            try await NetworkFixture.with { fixture in
+                try await signInWithOpenID(fixture)
+                try await fixture.retimeStoredTokens(issuedAgo: 3600, expiringIn: -1)
+                let stored = try #require(try await fixture.store.loadCredentials())
+                let alone = try TemporaryDirectory()
+                let copy = alone.url.appendingPathComponent("tokenctl").path
+                try FileManager.default.copyItem(atPath: try tokenctlPath(), toPath: copy)
+                let requests = fixture.server.stats.tokenRequests
+
+                let token = try await runCommand(copy, fixture.item("token"), timeout: .seconds(30))
+                #expect(token.status == 64)
+                #expect(token.stdout.isEmpty)
+                #expect(token.stderr.contains(HandOffToSignIn.executableName), "\(token.stderr)")
+                let login = try await runCommand(
+                    copy, TokenctlSignInFlowTests.login(fixture, "--device"), timeout: .seconds(30))
+                #expect(login.status == 64)
+                #expect(login.stderr.contains(HandOffToSignIn.executableName), "\(login.stderr)")
+                #expect(fixture.server.stats.tokenRequests == requests, "no refresh token was spent")
+                #expect(try await fixture.store.loadCredentials() == stored)
+            }
+        }
+
+        /// Signs in through the browser flow with `openid`, so that the item records the issuer, its key set and
+        /// who signed in.
+        private func signInWithOpenID(_ fixture: NetworkFixture) async throws {
+            let directory = try TemporaryDirectory()
+            let page = directory.url.appendingPathComponent("page.html").path
+            let result = try await tokenctl(
+                TokenctlSignInFlowTests.login(fixture, "--scope", "openid read"),
+                environment: ["BROWSER": "curl -sSL --max-time 60 -o \(page) %s", "DISPLAY": nil])
+            #expect(result.status == 0, "\(result.stderr)")
+            let stored = try #require(try await fixture.store.loadCredentials())
+            #expect(stored.client?.issuer == fixture.server.issuer)
+            #expect(stored.client?.jwksURI != nil)
+            #expect(stored.auth.identity != nil)
+        }
+    }
+}
