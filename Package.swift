@@ -207,7 +207,7 @@ let package = Package(
         .testTarget(
             name: "TokenAuthOpenAPITests",
             dependencies: [
-                "TokenAuthOpenAPI", "TokenAuth", "TokenAuthTesting", "OAuthTestServer",
+                "TokenAuthOpenAPI", "TokenAuth", "TokenAuthTesting", "OAuthTestServer", "OAuthTestSupport",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
             ]
         ),
