@@ -1,5 +1,5 @@
-// libFuzzer target: the keyring item's secret (the stored bundle format, README "The keyring item"), which any
-// program with access to the user's keyring can write.
+// libFuzzer target: the keyring item's secret (the stored bundle format, Sources/TokenAuth/TokenAuth.docc/
+// TheKeyringItem.md), which any program with access to the user's keyring can write.
 // Built and run by scripts/fuzz; seeds in Fuzz/Corpus/stored-bundle, findings in Fuzz/Crashes/stored-bundle.
 // fuzz-dictionary: json-tokens
 import TokenAuth

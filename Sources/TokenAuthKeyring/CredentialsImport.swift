@@ -17,7 +17,7 @@ package enum CredentialsImport {
     }
 
     /// Parses one of the accepted forms:
-    /// - the stored JSON format, recognised by its `version` member (see the README);
+    /// - the stored JSON format, recognised by its `version` member (see TokenAuth's article "The keyring item");
     /// - an RFC 6749 §5.1 token response, whose relative `expires_in` counts from `receivedAt`;
     /// - a single line of RFC 6750 `b64token` characters, taken as a bare access token.
     ///

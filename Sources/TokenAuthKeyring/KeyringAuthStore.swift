@@ -5,8 +5,8 @@ import TokenAuth
 /// Token bundles in the Secret Service: one item per (service, account).
 ///
 /// The item's attributes are exactly `service` and `account`, its label is "OAuth tokens for ACCOUNT on
-/// SERVICE", and its secret is the versioned JSON text described in the README — so people and scripts can
-/// use the same item with `secret-tool` and `tokenctl`:
+/// SERVICE", and its secret is the versioned JSON text described in TokenAuth's article "The keyring item" — so
+/// people and scripts can use the same item with `secret-tool` and `tokenctl`:
 ///
 /// ```sh
 /// secret-tool lookup service example.org account ada

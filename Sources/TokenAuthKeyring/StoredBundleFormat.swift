@@ -1,7 +1,8 @@
 import Foundation
 import TokenAuth
 
-/// The keyring item's text: a stable, versioned JSON interchange format (documented in the README).
+/// The keyring item's text: a stable, versioned JSON interchange format (documented in TokenAuth's
+/// article "The keyring item").
 ///
 /// ```json
 /// {"version":1,"access_token":"…","token_type":"Bearer","refresh_token":"…",
