@@ -99,26 +99,29 @@ public struct Keyring: Sendable {
 
     private func find(_ attributes: [String: String]) async throws -> KeyringSecret? {
         try await withUnlocking {
-            try await searchingCall { calls in
-                try calls.searchForReading(attributes) { found in
-                    let exact = found.candidates.filter { KeyringItem.attributes($0.attributes, matchExactly: attributes) }
-                    guard var chosen = exact.first else {
-                        try Self.ensureNothingHidden(attributes, calls: calls)
-                        return nil
-                    }
-                    if exact.count > 1 {
-                        let modified = try found.modified(exact.map(\.path))
-                        chosen = exact.max { lhs, rhs in
-                            (modified[lhs.path] ?? .distantPast, lhs.path) < (modified[rhs.path] ?? .distantPast, rhs.path)
-                        } ?? chosen
-                    }
-                    // The service gives no secret for an item that is locked.
-                    guard !chosen.isLocked, let secret = try found.secret(of: chosen.path) else {
-                        throw NeedsUnlock(attributes: attributes)
-                    }
-                    return KeyringSecret(path: chosen.path, attributes: chosen.attributes, secret: secret)
-                }
+            try await searchingCall { calls in try Self.find(attributes, calls: calls) }
+        }
+    }
+
+    /// The one lookup, in one blocking call: ``lookup(_:)`` and ``lookupBlocking(_:)`` run it.
+    static func find(_ attributes: [String: String], calls: SecretServiceCalls) throws -> KeyringSecret? {
+        try calls.searchForReading(attributes) { found in
+            let exact = found.candidates.filter { KeyringItem.attributes($0.attributes, matchExactly: attributes) }
+            guard var chosen = exact.first else {
+                try Self.ensureNothingHidden(attributes, calls: calls)
+                return nil
             }
+            if exact.count > 1 {
+                let modified = try found.modified(exact.map(\.path))
+                chosen = exact.max { lhs, rhs in
+                    (modified[lhs.path] ?? .distantPast, lhs.path) < (modified[rhs.path] ?? .distantPast, rhs.path)
+                } ?? chosen
+            }
+            // The service gives no secret for an item that is locked.
+            guard !chosen.isLocked, let secret = try found.secret(of: chosen.path) else {
+                throw NeedsUnlock(attributes: attributes)
+            }
+            return KeyringSecret(path: chosen.path, attributes: chosen.attributes, secret: secret)
         }
     }
 
@@ -255,11 +258,7 @@ public struct Keyring: Sendable {
         } catch let error as KeyringError where error.code == .timedOut {
             let locked = try? await call { calls in try calls.collection(.default)?.isLocked ?? false }
             guard locked == true else { throw error }
-            guard configuration.prompting == .allowed else {
-                throw KeyringError.locked(
-                    "prompting is disabled, and the Secret Service did not answer a search within \(configuration.timeout) "
-                        + "while the default collection is locked (KeePassXC waits for its unlock dialog when UnlockBeforeSearch is on)")
-            }
+            guard configuration.prompting == .allowed else { throw searchWaitsForUnlock }
             do {
                 return try await call(timeout: max(configuration.timeout, configuration.promptTimeout), body)
             } catch let again as KeyringError where again.code == .timedOut {
@@ -268,10 +267,17 @@ public struct Keyring: Sendable {
         }
     }
 
+    /// A search that timed out while the default collection is locked, when prompting is disabled.
+    var searchWaitsForUnlock: KeyringError {
+        KeyringError.locked(
+            "prompting is disabled, and the Secret Service did not answer a search within \(configuration.timeout) "
+                + "while the default collection is locked (KeePassXC waits for its unlock dialog when UnlockBeforeSearch is on)")
+    }
+
     /// Throws ``NeedsUnlock`` for the default collection when it is locked: KeePassXC lists no items at all, locked
     /// or not, while its database is locked, so an empty search means "nothing stored" only from an unlocked
     /// default collection. Costs one round trip more, on a miss only.
-    private static func ensureNothingHidden(_ attributes: [String: String], calls: SecretServiceCalls) throws {
+    static func ensureNothingHidden(_ attributes: [String: String], calls: SecretServiceCalls) throws {
         if let collection = try calls.collection(.default), collection.isLocked {
             throw NeedsUnlock(attributes: attributes, collection: .default)
         }

@@ -27,7 +27,7 @@ public struct KeyringAuthStore: AuthStore {
     /// When set, saving an `Auth` records the time as the item's `refreshed_at`: give it to the store an
     /// `AuthManager` writes refreshed tokens to, so that tools reading the item can say when the last refresh was.
     public let wallClock: WallClock?
-    private let keyring: Keyring
+    let keyring: Keyring
 
     /// Creates a store for one (service, account) item.
     /// - Parameters:
@@ -61,7 +61,7 @@ public struct KeyringAuthStore: AuthStore {
     /// The item's label.
     public var label: String { "OAuth tokens for \(account) on \(service)" }
 
-    private var entry: String { "service \"\(service)\", account \"\(account)\"" }
+    var entry: String { "service \"\(service)\", account \"\(account)\"" }
 
     /// The stored tokens, or `nil` when no item exists.
     /// - Throws: `KeyringError` (locked, unavailable, timed out) or `TokenAuthError` (unreadable item, left as it is).

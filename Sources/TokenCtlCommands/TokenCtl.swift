@@ -8,11 +8,8 @@ package enum Main {
     ///
     /// Library logs stay quiet unless TOKENCTL_LOG_LEVEL asks for them (e.g. `debug`): errors are reported
     /// as one sentence each, and the logs of the refresher would repeat them. Logs never contain tokens.
+    @MainActor
     package static func run(signIn: any SignInFeatures) async {
-        await TokenCtl.$signIn.withValue(signIn) { await run() }
-    }
-
-    private static func run() async {
         // getenv, not ProcessInfo's environment: that copies every variable into a dictionary on each start.
         let level = getenv("TOKENCTL_LOG_LEVEL").flatMap { Logger.Level(rawValue: String(cString: $0)) }
         LoggingSystem.bootstrap { label in
@@ -20,16 +17,20 @@ package enum Main {
             handler.logLevel = level ?? .critical
             return handler
         }
-        // The plain `token` call, the one scripts make per request, skips the parser (see `Token.plainArguments`).
-        if let plain = TokenCtl.Token.plainArguments(CommandLine.arguments.dropFirst()) {
+        // The plain `token` call, the one scripts make per request, skips the parser (see `Token.plainArguments`),
+        // and a token that is fresh as stored is printed from this thread, before any task starts.
+        let plain = TokenCtl.Token.plainArguments(CommandLine.arguments.dropFirst())
+        if let plain, TokenCtl.Token.printFreshToken(service: plain.service, account: plain.account, keyring: plain.keyring) {
+            return
+        }
+        await TokenCtl.$signIn.withValue(signIn) {
+            guard let plain else { return await TokenCtl.main() }
             do {
                 try await TokenCtl.Token.printToken(service: plain.service, account: plain.account, keyring: plain.keyring)
             } catch {
                 TokenCtl.exit(withError: error)
             }
-            return
         }
-        await TokenCtl.main()
     }
 }
 

@@ -44,6 +44,25 @@ enum BlockingCall {
         }
     }
 
+    /// ``run(timeout:_:)`` on the calling thread, for a caller that is no Swift task (a command-line tool's first
+    /// read, before it starts any): the timer cancels the call when the timeout passes, and the call, which libsecret
+    /// ends at once when cancelled, throws `timedOut`. No thread but the timer's is used.
+    static func runHere<T>(timeout: Duration, _ body: (UnsafeMutablePointer<GCancellable>) throws -> T) throws -> T {
+        let cancellable = Cancellable()
+        let timedOut = Atomic(false)
+        let timer = Timeout(after: timeout) {
+            timedOut.store(true, ordering: .sequentiallyConsistent)
+            cancellable.cancel()
+        }
+        defer { timer.cancel() }
+        do {
+            return try body(cancellable.pointer)
+        } catch let failure as GLibFailure {
+            if timedOut.load(ordering: .sequentiallyConsistent) { throw KeyringError.timedOut(after: timeout, nil) }
+            throw map(failure, timeout: timeout)
+        }
+    }
+
     private static func map(_ failure: GLibFailure, timeout: Duration) -> any Error {
         let info = failure.info
         switch info.kind {

@@ -22,6 +22,20 @@ extension TokenCtl {
             try await Self.printToken(service: item.service, account: item.account, keyring: keyringOptions.keyring)
         }
 
+        /// Prints the stored access token when it is fresh as stored, read on this thread (no task, no refresh lock):
+        /// `true` when printed or when the read failed (then reported, and the process exits); `false` when the
+        /// manager is needed (``printToken(service:account:keyring:)``). Call it before any task starts.
+        static func printFreshToken(service: String, account: String, keyring: Keyring) -> Bool {
+            let store = KeyringAuthStore(service: service, account: account, keyring: keyring)
+            do {
+                guard let token = try store.freshTokenBlocking(at: systemWallClock()) else { return false }
+                print(token)
+                return true
+            } catch {
+                TokenCtl.exit(withError: reported(error))
+            }
+        }
+
         static func printToken(service: String, account: String, keyring: Keyring) async throws {
             try await reportingFailures {
                 let manager = try await AuthManager.forKeyringItem(

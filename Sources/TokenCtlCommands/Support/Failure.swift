@@ -44,21 +44,30 @@ package func reportingFailures(_ body: () async throws -> Void) async throws {
         } catch where error.asksForHandOff {
             try HandOffToSignIn().handOff()
         }
-    } catch let failure as Failure {
+    } catch {
+        throw reported(error)
+    }
+}
+
+/// Writes `error`'s sentence on stderr and returns the exit code to end with; an error tokenctl does not know is
+/// returned as it is.
+func reported(_ error: any Error) -> any Error {
+    switch error {
+    case let failure as Failure:
         Terminal.error(failure.message)
-        throw failure.exitCode
-    } catch let error as KeyringError {
+        return failure.exitCode
+    case let error as KeyringError:
         let advice = error.code == .timedOut || error.code == .other || error.code == .serviceUnavailable
             ? " Run `tokenctl doctor` to check the keyring set-up step by step." : ""
         Terminal.error(error.description + advice)
-        throw Exit.keyring
-    } catch let error as TokenAuthError {
+        return Exit.keyring
+    case let error as TokenAuthError:
         Terminal.error(error.description + advice(for: error))
-        throw Exit.status(of: error)
-    } catch {
-        guard let failure = TokenCtl.signIn.failure(for: error) else { throw error }
+        return Exit.status(of: error)
+    default:
+        guard let failure = TokenCtl.signIn.failure(for: error) else { return error }
         Terminal.error(failure.message)
-        throw failure.exitCode
+        return failure.exitCode
     }
 }
 
