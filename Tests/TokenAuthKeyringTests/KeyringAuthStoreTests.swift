@@ -276,6 +276,15 @@ struct KeyringAuthStoreTests {
                 #expect(clientlessError?.code == .locked, "\(clientlessError.map { "\($0)" } ?? "")")
                 let eraseError = await #expect(throws: KeyringError.self) { try await store.erase() }
                 #expect(eraseError?.code == .locked)
+                // The read without a task: locked where prompting is disabled; where it is allowed, "use lookup,
+                // which prompts" — never "nothing stored".
+                let blockingError = await #expect(throws: KeyringError.self) {
+                    try await onThreadOfItsOwn { try store.freshTokenBlocking(at: Self.expiry.addingTimeInterval(-3600)) }
+                }
+                #expect(blockingError?.code == .locked)
+                let prompting = Keyring(configuration: .init(timeout: .seconds(10), prompting: .allowed))
+                let answer = try await onThreadOfItsOwn { try prompting.lookupBlocking(store.attributes) }
+                #expect(answer.needsPrompt, "\(answer)")
 
                 try await TestKeyring.unlockCollection(collection.path)
                 #expect(try await store.loadCredentials() == StoredCredentials(auth: Self.auth, client: Self.client))
