@@ -74,15 +74,11 @@ struct IDTokenPayload: JWTPayload {
         aud = try container.decode(AudienceClaim.self, forKey: .aud)
         exp = try container.decode(ExpirationClaim.self, forKey: .exp)
         iat = try container.decode(IssuedAtClaim.self, forKey: .iat)
-        func optional(_ key: CodingKeys) -> String? {
-            guard let value = try? container.decodeIfPresent(String.self, forKey: key), !value.isEmpty else { return nil }
-            return value
-        }
-        azp = optional(.azp)
-        nonce = optional(.nonce)
-        preferredUsername = optional(.preferredUsername)
-        email = optional(.email)
-        name = optional(.name)
+        azp = container.nonEmptyString(forKey: .azp)
+        nonce = container.nonEmptyString(forKey: .nonce)
+        preferredUsername = container.nonEmptyString(forKey: .preferredUsername)
+        email = container.nonEmptyString(forKey: .email)
+        name = container.nonEmptyString(forKey: .name)
     }
 
     func encode(to encoder: any Encoder) throws {

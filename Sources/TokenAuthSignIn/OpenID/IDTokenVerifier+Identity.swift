@@ -75,33 +75,13 @@ extension IDTokenVerifier {
         let request = HTTPRequest(
             method: .get, url: endpoint,
             headerFields: [.accept: "application/json", .authorization: "Bearer \(accessToken)"])
-        let (response, body) = try await get(
-            request, tooLarge: .userinfoInvalid("its answer is larger than \(Self.maximumDocumentSize / 1024) KiB")
-        ) { SignInError.userinfoUnavailable(statusCode: $0, $1) }
-        let status = response.status.code
-        switch status {
-        case 200...299: break
-        case 408, 429, 500...599: throw SignInError.userinfoUnavailable(statusCode: status, "the server is not answering normally")
-        case 300...399: throw SignInError.userinfoInvalid(statusCode: status, "it redirects; redirects are not followed")
-        default: throw SignInError.userinfoInvalid(statusCode: status, "it refused the request")
-        }
-        guard body.count <= Self.maximumDocumentSize else {
-            throw SignInError.userinfoInvalid("its answer is larger than \(Self.maximumDocumentSize / 1024) KiB")
-        }
-        let answer: UserinfoBody
-        do {
-            answer = try JSONDecoder().decode(UserinfoBody.self, from: body)
-        } catch {
-            throw SignInError.userinfoInvalid(statusCode: status, "its answer is not a JSON object with a sub")
-        }
+        let answer = try await Self.fetchDocument(
+            UserinfoBody.self, with: request, transport: transport,
+            failures: DocumentFailures(
+                source: "it", refusal: "refused the request", unreadable: "answered with no JSON object with a sub",
+                unavailable: SignInError.userinfoUnavailable, unusable: SignInError.userinfoInvalid))
         guard answer.sub == subject else { throw SignInError.userinfoSubjectMismatch }
         return answer.preferredUsername ?? answer.email ?? answer.name
-    }
-
-    private func get(
-        _ request: HTTPRequest, tooLarge: SignInError, failure: (Int?, String) -> SignInError
-    ) async throws -> (HTTPResponse, Data) {
-        try await Self.send(request, transport: transport, tooLarge: tooLarge, failure: failure)
     }
 }
 
@@ -120,12 +100,8 @@ private struct UserinfoBody: Decodable {
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         sub = try container.decode(String.self, forKey: .sub)
-        func optional(_ key: CodingKeys) -> String? {
-            guard let value = try? container.decodeIfPresent(String.self, forKey: key), !value.isEmpty else { return nil }
-            return value
-        }
-        preferredUsername = optional(.preferredUsername)
-        email = optional(.email)
-        name = optional(.name)
+        preferredUsername = container.nonEmptyString(forKey: .preferredUsername)
+        email = container.nonEmptyString(forKey: .email)
+        name = container.nonEmptyString(forKey: .name)
     }
 }

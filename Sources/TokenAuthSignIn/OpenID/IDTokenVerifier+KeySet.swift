@@ -24,30 +24,12 @@ extension IDTokenVerifier {
         }
         let fetchedAt = wallClock()
         logger.debug("fetching the issuer's keys", metadata: ["url": "\(url.absoluteString)"])
-        let request = HTTPRequest(method: .get, url: url, headerFields: [.accept: "application/json"])
-        let (response, body) = try await send(
-            request, transport: transport,
-            tooLarge: .jwksMisconfigured("\(url.absoluteString) answers with more than \(maximumDocumentSize / 1024) KiB")
-        ) { SignInError.jwksUnavailable(statusCode: $0, $1) }
-        let status = response.status.code
-        switch status {
-        case 200...299: break
-        case 408, 429, 500...599:
-            throw SignInError.jwksUnavailable(statusCode: status, "\(url.absoluteString) is not answering normally")
-        case 300...399:
-            throw SignInError.jwksMisconfigured(statusCode: status, "\(url.absoluteString) redirects; redirects are not followed")
-        default:
-            throw SignInError.jwksMisconfigured(statusCode: status, "\(url.absoluteString) has no key set")
-        }
-        guard body.count <= maximumDocumentSize else {
-            throw SignInError.jwksMisconfigured("\(url.absoluteString) answers with more than \(maximumDocumentSize / 1024) KiB")
-        }
-        let set: LenientKeySet
-        do {
-            set = try JSONDecoder().decode(LenientKeySet.self, from: body)
-        } catch {
-            throw SignInError.jwksMisconfigured("\(url.absoluteString) is not a JWK Set")
-        }
+        let set = try await fetchDocument(
+            LenientKeySet.self, with: HTTPRequest(method: .get, url: url, headerFields: [.accept: "application/json"]),
+            transport: transport,
+            failures: DocumentFailures(
+                source: url.absoluteString, refusal: "has no key set", unreadable: "is not a JWK Set",
+                unavailable: SignInError.jwksUnavailable, unusable: SignInError.jwksMisconfigured))
         let collection = JWTKeyCollection()
         var keys: [String: JWK] = [:]
         for (index, key) in set.keys.enumerated() {
@@ -67,25 +49,6 @@ extension IDTokenVerifier {
             throw SignInError.jwksMisconfigured("\(url.absoluteString) has no usable signing key")
         }
         return JWKSCache.Keys(collection: collection, keys: keys, fetchedAt: fetchedAt)
-    }
-
-    /// One request without following redirects, with transport failures turned into `failure` (transient).
-    static func send(
-        _ request: HTTPRequest, transport: any HTTPTransport, tooLarge: SignInError,
-        failure: (Int?, String) -> SignInError
-    ) async throws -> (HTTPResponse, Data) {
-        let host = request.authority ?? "the server"
-        do {
-            return try await transport.send(request, body: nil, redirects: .refuse)
-        } catch let error as TokenAuthError {
-            if error.code == .responseTooLarge { throw tooLarge }
-            throw failure(nil, "\(host): \(error.code == .timedOut ? "no answer in time" : "the connection failed")")
-        } catch let error as CancellationError {
-            throw error
-        } catch {
-            if Task.isCancelled { throw CancellationError() }
-            throw failure(nil, "\(host): \(type(of: error))")
-        }
     }
 }
 
