@@ -179,7 +179,7 @@ public struct IDTokenVerifier: Sendable {
         } catch {
             throw SignInError.badSignature("\(type(of: error))")
         }
-        let claims = IDTokenClaims(payload)
+        let claims = payload.claims
         try check(claims, nonce: nonce)
         return claims
     }
