@@ -40,11 +40,7 @@ struct TokenStartup {
         let rounds = options.startRounds
         var report = FigureReport(
             id: 6, title: "`tokenctl token` vs `secret-tool lookup`, Python keyring and the C floor on one valid item, \(rounds) interleaved rounds")
-        let tokenctl = options.tokenctlPath
-        guard FileManager.default.isExecutableFile(atPath: tokenctl) else {
-            report.skipped = "no tokenctl at \(tokenctl); build it next to the benchmark or pass --tokenctl"
-            return report
-        }
+        guard let tokenctl = report.requireTokenctl(options) else { return report }
         guard let meter = options.meter, FileManager.default.isExecutableFile(atPath: meter) else {
             report.skipped = "no process meter (--meter); scripts/bench compiles Benchmarks/process-meter/meter.c"
             return report
