@@ -22,10 +22,10 @@ extension IDTokenVerifier {
         let now = wallClock()
         let skew = allowedClockSkew.timeInterval
         guard claims.expiresAt.timeIntervalSince(now) > -skew else {
-            throw .idTokenExpired("at \(claims.expiresAt.formatted(.iso8601)), now is \(now.formatted(.iso8601))")
+            throw .outOfTime(.idTokenExpired, "expired", at: claims.expiresAt, now: now)
         }
         guard claims.issuedAt.timeIntervalSince(now) <= skew else {
-            throw .issuedInFuture("at \(claims.issuedAt.formatted(.iso8601)), now is \(now.formatted(.iso8601))")
+            throw .outOfTime(.issuedInFuture, "is issued in the future", at: claims.issuedAt, now: now)
         }
         if let nonce {
             guard let found = claims.nonce else { throw .nonceMismatch("the token has none") }
