@@ -39,7 +39,7 @@ struct Bench {
         }
         let keyring = Keyring(configuration: .init(prompting: .never))
         let prefix = "tokenkeyring-bench-\(ProcessInfo.processInfo.processIdentifier)"
-        let store = KeyringAuthStore(service: prefix + "-swift", account: "alice", client: oauth.client, keyring: keyring)
+        let store = oauth.store(service: prefix + "-swift", keyring: keyring)
 
         let figures: [(number: Int, name: String, run: () async -> FigureReport)] = [
             (1, "refresh storm", { await RefreshStorm(oauth: oauth, options: options).run() }),

@@ -13,14 +13,13 @@ struct CrossProcess {
     let options: Options
     let keyring: Keyring
     let service: String
-    static let account = "alice"
 
     func run() async -> FigureReport {
         let count = options.processes
         var report = FigureReport(
             id: 2, title: "Cross-process: \(count) `tokenctl token` processes at once over one expired keyring item")
         guard let tokenctl = report.requireTokenctl(options) else { return report }
-        let store = KeyringAuthStore(service: service, account: Self.account, client: oauth.client, keyring: keyring)
+        let store = oauth.store(service: service, keyring: keyring)
 
         var expiredTimes: [Double] = [], validTimes: [Double] = [], ratios: [Double] = []
         var grants: [Double] = [], reuses: [Double] = [], failures = 0, distinctTokens: [Double] = []
@@ -77,7 +76,7 @@ struct CrossProcess {
 
     /// Starts `count` `tokenctl token` processes together and waits for all of them.
     func launch(_ count: Int, tokenctl: String) async throws -> Batch {
-        let arguments = ["token", "--service", service, "--account", Self.account, "--no-prompt"]
+        let arguments = ["token", "--service", service, "--account", LoopbackOAuth.user, "--no-prompt"]
         let (results, seconds) = try await Timing.measure {
             try await withThrowingTaskGroup(of: ChildResult.self) { group in
                 for _ in 0..<count {

@@ -67,6 +67,13 @@ struct FigureReport: Codable, Sendable {
     }
 }
 
+/// Why a peer, a child process or a round failed: a sentence for the report.
+struct BenchFailure: Error, CustomStringConvertible {
+    let description: String
+
+    init(_ description: String) { self.description = description }
+}
+
 /// Everything one run measured, written as `bench-results.json`.
 struct BenchReport: Codable, Sendable {
     struct Machine: Codable, Sendable {
