@@ -60,11 +60,10 @@ struct KeyringStore {
         let implementations = Implementation.allCases
         let chunk = max(1, options.storeOperations / Self.chunksPerRound)
         for round in 0..<options.rounds {
-            // Small chunks taking turns, so a burst of load from elsewhere on the machine hits every implementation
-            // alike; who goes first rotates, so no implementation always follows the same neighbour.
+            // Small chunks taking turns, so a burst of load from elsewhere on the machine hits every implementation alike.
             for step in 0..<Self.chunksPerRound {
-                let order = implementations.indices.map { implementations[($0 + round + step) % implementations.count] }
-                for implementation in order where unavailable[implementation] == nil {
+                for implementation in implementations.inTurn(round: round, step: step)
+                where unavailable[implementation] == nil {
                     do {
                         let measured = try await measure(implementation, operations: chunk, payload: payload)
                         latencies[implementation, default: Latencies()].save += measured.save
@@ -88,7 +87,7 @@ struct KeyringStore {
             let spinner = BusyCore()
             for round in 0..<options.rounds {
                 for step in 0..<Self.chunksPerRound {
-                    for implementation in (round + step) % 2 == 0 ? [Implementation.swift, .floor] : [.floor, .swift] {
+                    for implementation in [Implementation.swift, .floor].inTurn(round: round, step: step) {
                         do {
                             let measured = try await measure(implementation, operations: chunk, payload: payload)
                             busy[implementation, default: Latencies()].save += measured.save

@@ -83,8 +83,7 @@ struct TokenStartup {
                 // One of each first, untimed: the binaries' pages come into the cache like a script's second call.
                 for peer in peers { _ = try MeasuredProcess.runBlocking(meter: meter, peer.command) }
                 for round in 0..<rounds {
-                    for step in peers.indices {
-                        let peer = peers[(step + round) % peers.count]
+                    for peer in peers.inTurn(round: round) {
                         let process = try MeasuredProcess.runBlocking(meter: meter, peer.command)
                         guard process.status == 0, process.stdout == peer.expected else {
                             throw BenchFailure(
