@@ -78,7 +78,8 @@ extension IDTokenVerifier {
         let answer = try await Self.fetchDocument(
             UserinfoBody.self, with: request, transport: transport,
             failures: DocumentFailures(
-                source: "it", refusal: "refused the request", unreadable: "answered with no JSON object with a sub",
+                source: "it", refusal: "refused the request",
+                unreadable: "answered with something other than a JSON object with a sub",
                 unavailable: SignInError.userinfoUnavailable, unusable: SignInError.userinfoInvalid))
         guard answer.sub == subject else { throw SignInError.userinfoSubjectMismatch }
         return answer.preferredUsername ?? answer.email ?? answer.name
