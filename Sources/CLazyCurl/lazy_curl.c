@@ -117,6 +117,15 @@ int tokenkeyring_lazy_curl_loaded(void) { return __atomic_load_n(&loaded, __ATOM
 /* The option's number says its argument's type: libcurl's CURLOPTTYPE_ ranges, the same for easy and multi. */
 enum { OPTION_TYPE_STEP = 10000, OPTION_LONG = 0, OPTION_OFF_T = 3 };
 
+/* curl_easy_setopt and curl_multi_setopt alike: passes the one argument after `option` on as the type it has. */
+static int forward_option(int (*setopt)(void *, int, ...), void *handle, int option, va_list arguments) {
+    switch (option / OPTION_TYPE_STEP) {
+    case OPTION_LONG: return setopt(handle, option, va_arg(arguments, long));
+    case OPTION_OFF_T: return setopt(handle, option, va_arg(arguments, curl_off_t));
+    default: return setopt(handle, option, va_arg(arguments, void *)); /* object, function, blob */
+    }
+}
+
 CURLcode curl_global_init(long flags) { ensure_loaded(); return curl.global_init(flags); }
 void *curl_easy_init(void) { ensure_loaded(); return curl.easy_init(); }
 void curl_easy_cleanup(void *handle) { ensure_loaded(); curl.easy_cleanup(handle); }
@@ -125,12 +134,7 @@ CURLcode curl_easy_setopt(void *handle, int option, ...) {
     ensure_loaded();
     va_list arguments;
     va_start(arguments, option);
-    CURLcode result;
-    switch (option / OPTION_TYPE_STEP) {
-    case OPTION_LONG: result = curl.easy_setopt(handle, option, va_arg(arguments, long)); break;
-    case OPTION_OFF_T: result = curl.easy_setopt(handle, option, va_arg(arguments, curl_off_t)); break;
-    default: result = curl.easy_setopt(handle, option, va_arg(arguments, void *)); break;  /* object, function, blob */
-    }
+    CURLcode result = forward_option(curl.easy_setopt, handle, option, arguments);
     va_end(arguments);
     return result;
 }
@@ -162,12 +166,7 @@ CURLMcode curl_multi_setopt(void *multi, int option, ...) {
     ensure_loaded();
     va_list arguments;
     va_start(arguments, option);
-    CURLMcode result;
-    switch (option / OPTION_TYPE_STEP) {
-    case OPTION_LONG: result = curl.multi_setopt(multi, option, va_arg(arguments, long)); break;
-    case OPTION_OFF_T: result = curl.multi_setopt(multi, option, va_arg(arguments, curl_off_t)); break;
-    default: result = curl.multi_setopt(multi, option, va_arg(arguments, void *)); break;
-    }
+    CURLMcode result = forward_option(curl.multi_setopt, multi, option, arguments);
     va_end(arguments);
     return result;
 }

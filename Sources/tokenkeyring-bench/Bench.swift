@@ -39,41 +39,29 @@ struct Bench {
         }
         let keyring = Keyring(configuration: .init(prompting: .never))
         let prefix = "tokenkeyring-bench-\(ProcessInfo.processInfo.processIdentifier)"
-        let store = KeyringAuthStore(service: prefix + "-swift", account: "alice", client: oauth.client, keyring: keyring)
+        let store = oauth.store(service: prefix + "-swift", keyring: keyring)
 
-        if options.runs(1) {
-            Progress.say("figure 1: refresh storm")
-            report.figures.append(await RefreshStorm(oauth: oauth, options: options).run())
-        }
-        if options.runs(2) {
-            Progress.say("figure 2: cross-process")
-            report.figures.append(
-                await CrossProcess(oauth: oauth, options: options, keyring: keyring, service: prefix + "-xproc").run())
-        }
-        if options.runs(3) {
-            Progress.say("figure 3: hot path")
-            report.figures.append(await HotPath(oauth: oauth, options: options, store: store).run())
-        }
-        if options.runs(4) {
-            Progress.say("figure 4: keyring store")
-            report.figures.append(
+        let figures: [(number: Int, name: String, run: () async -> FigureReport)] = [
+            (1, "refresh storm", { await RefreshStorm(oauth: oauth, options: options).run() }),
+            (2, "cross-process", {
+                await CrossProcess(oauth: oauth, options: options, keyring: keyring, service: prefix + "-xproc").run()
+            }),
+            (3, "hot path", { await HotPath(oauth: oauth, options: options, store: store).run() }),
+            (4, "keyring store", {
                 await KeyringStore(
                     options: options, store: store, keyring: keyring, sample: oauth.session(expired: false),
                     servicePrefix: prefix
-                ).run())
-        }
-        if options.runs(5) {
-            Progress.say("figure 5: client overhead")
-            report.figures.append(await ClientOverhead(oauth: oauth, options: options).run())
-        }
-        if options.runs(6) {
-            Progress.say("figure 6: tokenctl token vs secret-tool lookup")
-            report.figures.append(
-                await TokenStartup(oauth: oauth, options: options, keyring: keyring, service: prefix + "-startup").run())
-        }
-        if options.runs(7) {
-            Progress.say("figure 7: rotation soak")
-            report.figures.append(await RotationSoak(options: options, keyring: keyring, service: prefix + "-soak").run())
+                ).run()
+            }),
+            (5, "client overhead", { await ClientOverhead(oauth: oauth, options: options).run() }),
+            (6, "tokenctl token vs secret-tool lookup", {
+                await TokenStartup(oauth: oauth, options: options, keyring: keyring, service: prefix + "-startup").run()
+            }),
+            (7, "rotation soak", { await RotationSoak(options: options, keyring: keyring, service: prefix + "-soak").run() }),
+        ]
+        for figure in figures where options.runs(figure.number) {
+            Progress.say("figure \(figure.number): \(figure.name)")
+            report.figures.append(await figure.run())
         }
         _ = try? await keyring.delete(store.attributes)
         await oauth.shutdown()

@@ -20,10 +20,6 @@ private let spawnLock = Mutex(())
 enum ChildProcess {
     private static let timers = DispatchQueue(label: "tokenkeyring-bench.child-timeouts")
 
-    struct LaunchFailure: Error, CustomStringConvertible {
-        let description: String
-    }
-
     /// Runs `executable` with `arguments`, feeding `stdin`, and waits for it to exit; a child still running after
     /// `timeout` is sent SIGTERM (it is our own child, by its id) and reported with its status.
     static func run(
@@ -52,7 +48,7 @@ enum ChildProcess {
                 // pointer) when several threads spawn at once, as the soak's loops do. The children still overlap.
                 try spawnLock.withLock { _ in try process.run() }
             } catch {
-                waiter.fail(LaunchFailure(description: "could not start \(executable): \(error)"))
+                waiter.fail(BenchFailure("could not start \(executable): \(error)"))
                 return
             }
             // Readers of their own: children may block on a full pipe, and the cooperative pool must not.

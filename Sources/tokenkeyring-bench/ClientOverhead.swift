@@ -50,11 +50,9 @@ struct ClientOverhead {
             let chunk = max(1, requests / Self.chunksPerRound)
             for round in 0..<options.rounds {
                 var seconds: [Mode: Double] = [:], cpu: [Mode: Double] = [:]
-                let modes = Mode.allCases
                 // Small interleaved chunks, so a burst of load from elsewhere on the machine hits every mode alike.
                 for step in 0..<Self.chunksPerRound {
-                    for index in modes.indices {
-                        let mode = modes[(index + round + step) % modes.count]
+                    for mode in Mode.allCases.inTurn(round: round, step: step) {
                         let cpuBefore = Timing.processCPUSeconds()
                         let (result, elapsed) = await Timing.measure {
                             await batch(chunk, concurrency: concurrency, senders[mode]!)
@@ -66,7 +64,7 @@ struct ClientOverhead {
                 }
                 var roundRates: [Mode: Double] = [:]
                 let sent = Double(chunk * Self.chunksPerRound)
-                for mode in modes {
+                for mode in Mode.allCases {
                     roundRates[mode] = sent / seconds[mode]!
                     rates[mode, default: []].append(sent / seconds[mode]!)
                     cpuPerRequest[mode, default: []].append(cpu[mode]! * 1e6 / sent)

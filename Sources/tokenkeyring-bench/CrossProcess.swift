@@ -13,18 +13,13 @@ struct CrossProcess {
     let options: Options
     let keyring: Keyring
     let service: String
-    static let account = "alice"
 
     func run() async -> FigureReport {
         let count = options.processes
         var report = FigureReport(
             id: 2, title: "Cross-process: \(count) `tokenctl token` processes at once over one expired keyring item")
-        let tokenctl = options.tokenctlPath
-        guard FileManager.default.isExecutableFile(atPath: tokenctl) else {
-            report.skipped = "no tokenctl at \(tokenctl); build it next to the benchmark or pass --tokenctl"
-            return report
-        }
-        let store = KeyringAuthStore(service: service, account: Self.account, client: oauth.client, keyring: keyring)
+        guard let tokenctl = report.requireTokenctl(options) else { return report }
+        let store = oauth.store(service: service, keyring: keyring)
 
         var expiredTimes: [Double] = [], validTimes: [Double] = [], ratios: [Double] = []
         var grants: [Double] = [], reuses: [Double] = [], failures = 0, distinctTokens: [Double] = []
@@ -63,9 +58,7 @@ struct CrossProcess {
         report.add("reuse detections per round", .count, reuses)
         report.add("distinct tokens printed per expired round", .count, distinctTokens)
         guard !grants.isEmpty else { return report }
-        report.target(
-            "refresh grants", goal: "exactly 1 in every round",
-            value: grants.map { Format.number($0) }.joined(separator: ", "), met: grants.allSatisfy { $0 == 1 })
+        report.targetOneRefreshPerRound("refresh grants", grants)
         report.target(
             "reuse detections", goal: "0", value: Format.number(reuses.reduce(0, +)), met: reuses.allSatisfy { $0 == 0 })
         report.target("failed processes", goal: "0", value: "\(failures)", met: failures == 0)
@@ -83,7 +76,7 @@ struct CrossProcess {
 
     /// Starts `count` `tokenctl token` processes together and waits for all of them.
     func launch(_ count: Int, tokenctl: String) async throws -> Batch {
-        let arguments = ["token", "--service", service, "--account", Self.account, "--no-prompt"]
+        let arguments = ["token", "--service", service, "--account", LoopbackOAuth.user, "--no-prompt"]
         let (results, seconds) = try await Timing.measure {
             try await withThrowingTaskGroup(of: ChildResult.self) { group in
                 for _ in 0..<count {

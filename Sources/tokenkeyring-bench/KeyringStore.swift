@@ -34,10 +34,6 @@ struct KeyringStore {
         var load: [Double] = []
     }
 
-    struct PeerFailure: Error, CustomStringConvertible {
-        let description: String
-    }
-
     func run() async -> FigureReport {
         var report = FigureReport(
             id: 4, title: "Keyring store on one gnome-keyring: save and load latency, ratios to the C floor")
@@ -54,7 +50,7 @@ struct KeyringStore {
         let payload: Data
         do {
             try await store.save(sample)
-            guard let stored = try await keyring.lookup(store.attributes) else { throw PeerFailure(description: "our item vanished") }
+            guard let stored = try await keyring.lookup(store.attributes) else { throw BenchFailure("our item vanished") }
             payload = Data(stored.secret.utf8)
         } catch {
             report.skipped = "stopped: could not store the sample bundle: \(error)"
@@ -64,11 +60,10 @@ struct KeyringStore {
         let implementations = Implementation.allCases
         let chunk = max(1, options.storeOperations / Self.chunksPerRound)
         for round in 0..<options.rounds {
-            // Small chunks taking turns, so a burst of load from elsewhere on the machine hits every implementation
-            // alike; who goes first rotates, so no implementation always follows the same neighbour.
+            // Small chunks taking turns, so a burst of load from elsewhere on the machine hits every implementation alike.
             for step in 0..<Self.chunksPerRound {
-                let order = implementations.indices.map { implementations[($0 + round + step) % implementations.count] }
-                for implementation in order where unavailable[implementation] == nil {
+                for implementation in implementations.inTurn(round: round, step: step)
+                where unavailable[implementation] == nil {
                     do {
                         let measured = try await measure(implementation, operations: chunk, payload: payload)
                         latencies[implementation, default: Latencies()].save += measured.save
@@ -92,7 +87,7 @@ struct KeyringStore {
             let spinner = BusyCore()
             for round in 0..<options.rounds {
                 for step in 0..<Self.chunksPerRound {
-                    for implementation in (round + step) % 2 == 0 ? [Implementation.swift, .floor] : [.floor, .swift] {
+                    for implementation in [Implementation.swift, .floor].inTurn(round: round, step: step) {
                         do {
                             let measured = try await measure(implementation, operations: chunk, payload: payload)
                             busy[implementation, default: Latencies()].save += measured.save
@@ -203,7 +198,7 @@ struct KeyringStore {
             for _ in 0..<operations {
                 let (loaded, seconds) = try await Timing.measure { try await store.load() }
                 guard loaded?.accessToken == sample.accessToken else {
-                    throw PeerFailure(description: "our store read back other tokens")
+                    throw BenchFailure("our store read back other tokens")
                 }
                 result.load.append(seconds * 1e3)
             }
@@ -221,13 +216,13 @@ struct KeyringStore {
                 let stored = try await ChildProcess.run(
                     tool, ["store", "--label=tokenkeyring-bench secret-tool", "service", service, "account", account],
                     stdin: payload, timeout: .seconds(30))
-                guard stored.status == 0 else { throw PeerFailure(description: "secret-tool store: \(stored.stderrText)") }
+                guard stored.status == 0 else { throw BenchFailure("secret-tool store: \(stored.stderrText)") }
                 result.save.append(stored.seconds * 1e3)
             }
             for _ in 0..<operations {
                 let found = try await ChildProcess.run(tool, ["lookup", "service", service, "account", account], timeout: .seconds(30))
                 guard found.status == 0, found.stdout == payload else {
-                    throw PeerFailure(description: "secret-tool lookup: status \(found.status) \(found.stderrText)")
+                    throw BenchFailure("secret-tool lookup: status \(found.status) \(found.stderrText)")
                 }
                 result.load.append(found.seconds * 1e3)
             }
@@ -243,7 +238,7 @@ struct KeyringStore {
             executable, leading + [service(implementation), account, "\(operations)"],
             stdin: payload, timeout: .seconds(120))
         guard result.status == 0 else {
-            throw PeerFailure(description: "exit \(result.status): \(result.stderrText.trimmingCharacters(in: .whitespacesAndNewlines))")
+            throw BenchFailure("exit \(result.status): \(result.stderrText.trimmingCharacters(in: .whitespacesAndNewlines))")
         }
         struct Timings: Decodable {
             let save_ns: [Double]

@@ -1,13 +1,17 @@
 import Foundation
 import HTTPTypes
+import Keyring
 import OAuthTestServer
 import TokenAuth
+import TokenAuthKeyring
 
 /// The local OAuth server on 127.0.0.1 and what a client needs to use it: the figures that make HTTP requests
 /// share one of these. The server runs in this process, so its work counts against the same cores on both
 /// sides of every ratio.
 struct LoopbackOAuth: Sendable {
     static let clientID = "test-client"
+    /// The user whose tokens the figures use, and the account of their keyring items.
+    static let user = "alice"
 
     let server: OAuthTestServer
     let client: OAuthClient
@@ -24,11 +28,16 @@ struct LoopbackOAuth: Sendable {
 
     /// Tokens the server issued; the client sees them as expired a minute ago, or valid for an hour.
     func session(expired: Bool) -> Auth {
-        let issued = server.issueTokens(clientID: Self.clientID, subject: "alice")
+        let issued = server.issueTokens(clientID: Self.clientID, subject: Self.user)
         return Auth(
             accessToken: issued.accessToken,
             refreshToken: issued.refreshToken,
             expiresAt: expired ? Date(timeIntervalSinceNow: -60) : Date(timeIntervalSinceNow: 3600))
+    }
+
+    /// The keyring store of ``user``'s tokens under `service`, refreshing at the local server.
+    func store(service: String, keyring: Keyring) -> KeyringAuthStore {
+        KeyringAuthStore(service: service, account: Self.user, client: client, keyring: keyring)
     }
 
     /// A manager over an in-memory store holding `auth`, refreshing at the local server.

@@ -19,20 +19,16 @@ struct MeasuredProcess: Sendable {
     /// The command's peak resident set (`ru_maxrss`), in MiB.
     let peakMebibytes: Double
 
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
-    }
-
     /// Runs `command` through `meter` and waits for it, blocking the calling thread: call it on a thread of your
     /// own, never on Swift's cooperative pool.
     static func runBlocking(meter: String, _ command: [String]) throws -> MeasuredProcess {
         var output: [Int32] = [0, 0]
         var report: [Int32] = [0, 0]
-        guard pipe(&output) == 0 else { throw Failure(description: "pipe failed: errno \(errno)") }
+        guard pipe(&output) == 0 else { throw BenchFailure("pipe failed: errno \(errno)") }
         defer { close(output[0]) }
         guard pipe(&report) == 0 else {
             close(output[1])
-            throw Failure(description: "pipe failed: errno \(errno)")
+            throw BenchFailure("pipe failed: errno \(errno)")
         }
         defer { close(report[0]) }
 
@@ -50,17 +46,17 @@ struct MeasuredProcess: Sendable {
         let spawned = posix_spawn(&pid, meter, &actions, nil, argv, environ)
         close(output[1])
         close(report[1])
-        guard spawned == 0 else { throw Failure(description: "could not start \(meter): error \(spawned)") }
+        guard spawned == 0 else { throw BenchFailure("could not start \(meter): error \(spawned)") }
 
         let stdout = readAll(output[0])
         let line = String(decoding: readAll(report[0]), as: UTF8.self)
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 {
-            guard errno == EINTR else { throw Failure(description: "waitpid failed: errno \(errno)") }
+            guard errno == EINTR else { throw BenchFailure("waitpid failed: errno \(errno)") }
         }
         let fields = line.split(whereSeparator: \.isWhitespace).compactMap { Double($0) }
         guard status == 0, fields.count == 4 else {
-            throw Failure(description: "the process meter failed (status \(status)): \(line)")
+            throw BenchFailure("the process meter failed (status \(status)): \(line)")
         }
         return MeasuredProcess(
             status: Int32(fields[3]), stdout: stdout, wallMilliseconds: fields[0] / 1e6, cpuMilliseconds: fields[1] / 1e6,

@@ -47,6 +47,26 @@ struct Options: Sendable {
         Exit status: 0 when every figure ran (missed targets included), 1 when one failed, 64 usage.
         """
 
+    /// The flags that take a positive count, and what each sets. Recorded in the JSON under the flag's name with
+    /// underscores (`--storm-requests` as `storm_requests`).
+    private static var countFlags: KeyValuePairs<String, WritableKeyPath<Options, Int>> {
+        [
+            "--rounds": \.rounds, "--storm-requests": \.stormRequests, "--processes": \.processes,
+            "--hot-calls": \.hotCalls, "--keyring-reads": \.keyringReads, "--store-ops": \.storeOperations,
+            "--client-requests": \.clientRequests, "--start-rounds": \.startRounds,
+            "--soak-rotations": \.soakRotations, "--soak-processes": \.soakProcesses,
+        ]
+    }
+
+    /// The flags that take a path or a text, and what each sets.
+    private static var textFlags: [String: WritableKeyPath<Options, String?>] {
+        [
+            "--tokenctl": \.tokenctl, "--floor": \.floor, "--meter": \.meter, "--python": \.python,
+            "--python-peer": \.pythonPeerScript, "--python-cli": \.pythonCLI,
+            "--python-unavailable": \.pythonUnavailable,
+        ]
+    }
+
     static func parse(_ arguments: [String]) throws -> Options {
         var options = Options()
         var remaining = arguments[...]
@@ -54,39 +74,25 @@ struct Options: Sendable {
             guard let next = remaining.popFirst() else { throw UsageError("\(flag) needs a value") }
             return next
         }
-        func count(_ flag: String) throws -> Int {
-            let text = try value(flag)
-            guard let number = Int(text), number > 0 else { throw UsageError("\(flag) needs a positive number, not \(text)") }
-            return number
-        }
         while let flag = remaining.popFirst() {
-            switch flag {
-            case "--rounds": options.rounds = try count(flag)
-            case "--storm-requests": options.stormRequests = try count(flag)
-            case "--processes": options.processes = try count(flag)
-            case "--hot-calls": options.hotCalls = try count(flag)
-            case "--keyring-reads": options.keyringReads = try count(flag)
-            case "--store-ops": options.storeOperations = try count(flag)
-            case "--client-requests": options.clientRequests = try count(flag)
-            case "--start-rounds": options.startRounds = try count(flag)
-            case "--soak-rotations": options.soakRotations = try count(flag)
-            case "--soak-processes": options.soakProcesses = try count(flag)
-            case "--only":
-                let figures = try value(flag).split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
-                guard figures.allSatisfy({ $0.map { (1...7).contains($0) } ?? false }) else {
-                    throw UsageError("--only takes figure numbers 1 to 7, e.g. --only 3,4")
+            if let option = countFlags.first(where: { $0.key == flag })?.value {
+                let text = try value(flag)
+                guard let number = Int(text), number > 0 else { throw UsageError("\(flag) needs a positive number, not \(text)") }
+                options[keyPath: option] = number
+            } else if let option = textFlags[flag] {
+                options[keyPath: option] = try value(flag)
+            } else {
+                switch flag {
+                case "--only":
+                    let figures = try value(flag).split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
+                    guard figures.allSatisfy({ $0.map { (1...7).contains($0) } ?? false }) else {
+                        throw UsageError("--only takes figure numbers 1 to 7, e.g. --only 3,4")
+                    }
+                    options.only = Set(figures.compactMap { $0 })
+                case "--output": options.output = try value(flag)
+                case "-h", "--help": throw UsageError(nil)
+                default: throw UsageError("unknown argument \(flag)")
                 }
-                options.only = Set(figures.compactMap { $0 })
-            case "--tokenctl": options.tokenctl = try value(flag)
-            case "--floor": options.floor = try value(flag)
-            case "--meter": options.meter = try value(flag)
-            case "--python": options.python = try value(flag)
-            case "--python-peer": options.pythonPeerScript = try value(flag)
-            case "--python-cli": options.pythonCLI = try value(flag)
-            case "--python-unavailable": options.pythonUnavailable = try value(flag)
-            case "--output": options.output = try value(flag)
-            case "-h", "--help": throw UsageError(nil)
-            default: throw UsageError("unknown argument \(flag)")
             }
         }
         return options
@@ -94,14 +100,13 @@ struct Options: Sendable {
 
     func runs(_ figure: Int) -> Bool { only.isEmpty || only.contains(figure) }
 
-    /// The options as recorded in the JSON.
+    /// The counts as recorded in the JSON.
     var recorded: [String: String] {
-        [
-            "rounds": "\(rounds)", "storm_requests": "\(stormRequests)", "processes": "\(processes)",
-            "hot_calls": "\(hotCalls)", "keyring_reads": "\(keyringReads)", "store_ops": "\(storeOperations)",
-            "client_requests": "\(clientRequests)", "start_rounds": "\(startRounds)",
-            "soak_rotations": "\(soakRotations)", "soak_processes": "\(soakProcesses)",
-        ]
+        var recorded: [String: String] = [:]
+        for (flag, option) in Self.countFlags {
+            recorded[flag.dropFirst(2).replacingOccurrences(of: "-", with: "_")] = "\(self[keyPath: option])"
+        }
+        return recorded
     }
 
     /// Python keyring's command line: `--python-cli`, or `keyring` beside the venv's `python`, if it is there.
@@ -115,6 +120,19 @@ struct Options: Sendable {
         if let tokenctl { return tokenctl }
         let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
         return executable.deletingLastPathComponent().appendingPathComponent("tokenctl").path
+    }
+}
+
+extension FigureReport {
+    /// ``Options/tokenctlPath`` for a figure that runs `tokenctl`; `nil`, with ``skipped`` saying why, when no
+    /// executable is there.
+    mutating func requireTokenctl(_ options: Options) -> String? {
+        let path = options.tokenctlPath
+        guard FileManager.default.isExecutableFile(atPath: path) else {
+            skipped = "no tokenctl at \(path); build it next to the benchmark or pass --tokenctl"
+            return nil
+        }
+        return path
     }
 }
 

@@ -57,9 +57,7 @@ struct RefreshStorm {
         report.add("failed requests, all runs", .count, [Double(outcomes.failures)])
 
         let medianRatio = Summary(ratios)?.median ?? .nan
-        report.target(
-            "refresh grants per storm", goal: "exactly 1 in every round",
-            value: grants.map { Format.number($0) }.joined(separator: ", "), met: grants.allSatisfy { $0 == 1 })
+        report.targetOneRefreshPerRound("refresh grants per storm", grants)
         report.target(
             "failures", goal: "0", value: "\(outcomes.failures)", met: outcomes.failures == 0)
         report.target(

@@ -58,6 +58,20 @@ struct FigureReport: Codable, Sendable {
     mutating func target(_ name: String, goal: String, value: String, met: Bool) {
         targets.append(Target(name: name, goal: goal, value: value, met: met))
     }
+
+    /// The goal of every figure where many clients meet one expired token: exactly one refresh grant per round.
+    mutating func targetOneRefreshPerRound(_ name: String, _ grants: [Double]) {
+        target(
+            name, goal: "exactly 1 in every round", value: grants.map { Format.number($0) }.joined(separator: ", "),
+            met: grants.allSatisfy { $0 == 1 })
+    }
+}
+
+/// Why a peer, a child process or a round failed: a sentence for the report.
+struct BenchFailure: Error, CustomStringConvertible {
+    let description: String
+
+    init(_ description: String) { self.description = description }
 }
 
 /// Everything one run measured, written as `bench-results.json`.

@@ -26,11 +26,7 @@ struct RotationSoak {
             id: 7,
             title: "Rotation soak: 1 long-lived process + \(options.soakProcesses) short-lived ones, "
                 + "\(options.soakRotations) rotations of 2 s access tokens")
-        let tokenctl = options.tokenctlPath
-        guard FileManager.default.isExecutableFile(atPath: tokenctl) else {
-            report.skipped = "no tokenctl at \(tokenctl); build it next to the benchmark or pass --tokenctl"
-            return report
-        }
+        guard let tokenctl = report.requireTokenctl(options) else { return report }
         let server: OAuthTestServer
         do {
             server = try await OAuthTestServer.start(.init(host: "127.0.0.1", accessTokenLifetime: Self.lifetime))

@@ -16,7 +16,6 @@ struct TokenStartup {
     let options: Options
     let keyring: Keyring
     let service: String
-    static let account = "alice"
 
     private struct Peer {
         let name: String
@@ -40,11 +39,7 @@ struct TokenStartup {
         let rounds = options.startRounds
         var report = FigureReport(
             id: 6, title: "`tokenctl token` vs `secret-tool lookup`, Python keyring and the C floor on one valid item, \(rounds) interleaved rounds")
-        let tokenctl = options.tokenctlPath
-        guard FileManager.default.isExecutableFile(atPath: tokenctl) else {
-            report.skipped = "no tokenctl at \(tokenctl); build it next to the benchmark or pass --tokenctl"
-            return report
-        }
+        guard let tokenctl = report.requireTokenctl(options) else { return report }
         guard let meter = options.meter, FileManager.default.isExecutableFile(atPath: meter) else {
             report.skipped = "no process meter (--meter); scripts/bench compiles Benchmarks/process-meter/meter.c"
             return report
@@ -54,31 +49,31 @@ struct TokenStartup {
             return report
         }
         let session = oauth.session(expired: false)
-        let store = KeyringAuthStore(service: service, account: Self.account, client: oauth.client, keyring: keyring)
+        let store = oauth.store(service: service, keyring: keyring)
         // Python keyring finds items by `service` and `username`: an item of its own, holding the same bundle.
-        let pythonAttributes = ["service": service + "-python", "username": Self.account]
+        let pythonAttributes = ["service": service + "-python", "username": LoopbackOAuth.user]
 
         var samples: [String: Samples] = [:], peers: [Peer] = []
         do {
             try await store.save(session)
             guard let stored = try await keyring.lookup(store.attributes)?.secret else {
-                throw MeasuredProcess.Failure(description: "the item vanished")
+                throw BenchFailure("the item vanished")
             }
             let bundle = Data(stored.utf8)
             peers = [
                 Peer(
-                    name: "tokenctl token", command: [tokenctl, "token", "--service", service, "--account", Self.account, "--no-prompt"],
+                    name: "tokenctl token", command: [tokenctl, "token", "--service", service, "--account", LoopbackOAuth.user, "--no-prompt"],
                     expected: Data((session.accessToken + "\n").utf8)),
-                Peer(name: "secret-tool lookup", command: [secretTool, "lookup", "service", service, "account", Self.account], expected: bundle),
+                Peer(name: "secret-tool lookup", command: [secretTool, "lookup", "service", service, "account", LoopbackOAuth.user], expected: bundle),
             ]
             if let cli = options.pythonKeyringCLI {
                 try await keyring.store(stored, label: "tokenkeyring-bench python", attributes: pythonAttributes)
-                peers.append(Peer(name: "Python keyring get", command: [cli, "get", service + "-python", Self.account], expected: Data((stored + "\n").utf8)))
+                peers.append(Peer(name: "Python keyring get", command: [cli, "get", service + "-python", LoopbackOAuth.user], expected: Data((stored + "\n").utf8)))
             } else {
                 report.notes.append("Python keyring not measured: \(options.pythonUnavailable ?? "no venv (--python)")")
             }
             if let floor = options.floor, FileManager.default.isExecutableFile(atPath: floor) {
-                peers.append(Peer(name: "C floor (libsecret)", command: [floor, "--lookup", service, Self.account], expected: bundle))
+                peers.append(Peer(name: "C floor (libsecret)", command: [floor, "--lookup", service, LoopbackOAuth.user], expected: bundle))
             } else {
                 report.notes.append("C floor not measured: no floor binary (--floor)")
             }
@@ -88,12 +83,11 @@ struct TokenStartup {
                 // One of each first, untimed: the binaries' pages come into the cache like a script's second call.
                 for peer in peers { _ = try MeasuredProcess.runBlocking(meter: meter, peer.command) }
                 for round in 0..<rounds {
-                    for step in peers.indices {
-                        let peer = peers[(step + round) % peers.count]
+                    for peer in peers.inTurn(round: round) {
                         let process = try MeasuredProcess.runBlocking(meter: meter, peer.command)
                         guard process.status == 0, process.stdout == peer.expected else {
-                            throw MeasuredProcess.Failure(
-                                description: "\(peer.name) exited \(process.status) with "
+                            throw BenchFailure(
+                                "\(peer.name) exited \(process.status) with "
                                     + "\(process.stdout == peer.expected ? "the expected" : "unexpected") output")
                         }
                         samples[peer.name, default: Samples()].add(process)

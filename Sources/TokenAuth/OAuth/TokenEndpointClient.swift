@@ -18,8 +18,10 @@ import Logging
 public struct TokenEndpointClient: Sendable {
     /// The client identity and token endpoint.
     public let client: OAuthClient
-    private let transport: any HTTPTransport
-    private let wallClock: WallClock
+    /// How requests are sent: also what a sign-in fetches the issuer's keys with.
+    package let transport: any HTTPTransport
+    /// Now, for `expires_in`: also what a sign-in checks the `id_token`'s times with.
+    package let wallClock: WallClock
     private let logger: Logger
 
     /// Creates a token-endpoint client.

@@ -46,7 +46,7 @@ public struct BrowserSignIn: Sendable {
     }
 
     /// The client that signs in, and whose identity is stored with the tokens.
-    public let client: OAuthClient
+    public var client: OAuthClient { tokenEndpoint.client }
     /// Where the browser is sent to authorize (RFC 6749 §3.1).
     public let authorizationEndpoint: URL
     /// The issuer identifier that an `iss` response parameter must equal, when known.
@@ -59,9 +59,9 @@ public struct BrowserSignIn: Sendable {
     /// How long the user has to finish in the browser. It stops applying when the redirect brings a code: the code
     /// exchange is bounded by the transport's timeout instead.
     public let timeLimit: Duration
-    private let transport: any HTTPTransport
+    /// Where the code is exchanged, through the transport the key set is fetched with too.
+    private let tokenEndpoint: TokenEndpointClient
     private let clock: any Clock<Duration>
-    private let wallClock: WallClock
 
     /// Creates a browser sign-in at endpoints configured by hand.
     ///
@@ -92,15 +92,13 @@ public struct BrowserSignIn: Sendable {
             URLComponents(string: redirect.path)?.percentEncodedPath == redirect.path
         else { throw .invalidRedirect("path \"\(redirect.path)\"") }
         guard (0...65535).contains(redirect.port) else { throw .invalidRedirect("port \(redirect.port)") }
-        self.client = client
         self.authorizationEndpoint = authorizationEndpoint
         self.issuer = issuer
         self.requiresIssuerParameter = requiresIssuerParameter
         self.redirect = redirect
         self.timeLimit = timeLimit
-        self.transport = transport
+        tokenEndpoint = TokenEndpointClient(client: client, transport: transport, wallClock: wallClock)
         self.clock = clock
-        self.wallClock = wallClock
     }
 
     /// Creates a browser sign-in from discovered metadata.
@@ -178,28 +176,19 @@ public struct BrowserSignIn: Sendable {
         }
         let request = AuthorizationRequest(
             endpoint: authorizationEndpoint, clientID: client.clientID, redirectURI: listener.redirectURI, scope: scope)
-        let (client, transport, wallClock) = (self.client, self.transport, self.wallClock)
         let exchange = CodeExchange(
-            request: request, issuer: issuer, requiresIssuerParameter: requiresIssuerParameter,
-            endpoint: TokenEndpointClient(client: client, transport: transport, wallClock: wallClock),
-            identify: { response in
-                try await SignInIdentity.resolve(
-                    response, scope: scope, nonce: request.nonce, client: client, transport: transport,
-                    wallClock: wallClock)
-            })
+            request: request, scope: scope, issuer: issuer, requiresIssuerParameter: requiresIssuerParameter,
+            endpoint: tokenEndpoint)
         let limit = timeLimit
         let url = request.url
         return try await withThrowingTaskGroup(
             of: (credentials: StoredCredentials, response: TokenResponse, nonce: String?)?.self
         ) { group in
             group.addTask {
-                let (response, identity) = try await listener.receive(
+                let (credentials, response) = try await listener.receive(
                     timeLimit: limit, clock: clock, timedOut: { SignInError.timedOut(after: limit) },
                     exchange.handle)
-                var auth = response.auth(updating: nil)
-                auth.scope = auth.scope ?? scope
-                auth.identity = identity
-                return (StoredCredentials(auth: auth, client: client), response, request.nonce)
+                return (credentials, response, request.nonce)
             }
             group.addTask {
                 do {
@@ -222,24 +211,24 @@ public struct BrowserSignIn: Sendable {
 /// Decides about each request on the redirect path: the first with the right `state` is the answer.
 private final class CodeExchange: Sendable {
     let request: AuthorizationRequest
+    /// The scope asked for: with `openid`, the `id_token` is validated, and a sign-in that fails it fails as a whole.
+    let scope: String?
     let issuer: String?
     let requiresIssuerParameter: Bool
     let endpoint: TokenEndpointClient
-    /// Validates the `id_token` when the scope asked for `openid`: a sign-in that fails it fails as a whole.
-    let identify: @Sendable (TokenResponse) async throws -> Identity?
     private let answered = Mutex(false)
 
-    typealias Outcome = (response: TokenResponse, identity: Identity?)
+    typealias Outcome = (credentials: StoredCredentials, response: TokenResponse)
 
     init(
-        request: AuthorizationRequest, issuer: String?, requiresIssuerParameter: Bool, endpoint: TokenEndpointClient,
-        identify: @escaping @Sendable (TokenResponse) async throws -> Identity?
+        request: AuthorizationRequest, scope: String?, issuer: String?, requiresIssuerParameter: Bool,
+        endpoint: TokenEndpointClient
     ) {
         self.request = request
+        self.scope = scope
         self.issuer = issuer
         self.requiresIssuerParameter = requiresIssuerParameter
         self.endpoint = endpoint
-        self.identify = identify
     }
 
     func handle(_ redirect: LoopbackRedirectListener.Request) async -> LoopbackRedirectListener.Decision<Outcome> {
@@ -273,8 +262,8 @@ private final class CodeExchange: Sendable {
         do {
             let response = try await endpoint.authorizationCode(
                 code, redirectURI: request.redirectURI, codeVerifier: request.pkce.verifier)
-            let identity = try await identify(response)
-            return (.signedIn(as: identity?.displayName), .success((response, identity)))
+            let credentials = try await endpoint.credentials(from: response, scope: scope, nonce: request.nonce)
+            return (.signedIn(as: credentials.auth.identity?.displayName), .success((credentials, response)))
         } catch {
             return failure(error)
         }

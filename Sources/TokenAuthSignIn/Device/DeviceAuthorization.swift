@@ -69,12 +69,12 @@ public struct DeviceAuthorization: Sendable {
     }
 
     /// The client that signs in, and whose identity is stored with the tokens.
-    public let client: OAuthClient
+    public var client: OAuthClient { tokenEndpoint.client }
     /// The device authorization endpoint (RFC 8628 §3.1).
     public let deviceAuthorizationEndpoint: URL
-    private let transport: any HTTPTransport
+    /// The token endpoint that is polled, through the transport both endpoints are asked with.
+    private let tokenEndpoint: TokenEndpointClient
     private let clock: any Clock<Duration>
-    private let wallClock: WallClock
 
     /// Creates a device sign-in for `client` at an endpoint configured by hand.
     ///
@@ -92,11 +92,9 @@ public struct DeviceAuthorization: Sendable {
         clock: any Clock<Duration> = ContinuousClock(),
         wallClock: @escaping WallClock = systemWallClock
     ) {
-        self.client = client
         self.deviceAuthorizationEndpoint = deviceAuthorizationEndpoint
-        self.transport = transport
+        tokenEndpoint = TokenEndpointClient(client: client, transport: transport, wallClock: wallClock)
         self.clock = clock
-        self.wallClock = wallClock
     }
 
     /// Creates a device sign-in from discovered metadata.
@@ -152,7 +150,6 @@ public struct DeviceAuthorization: Sendable {
         let code = try await requestDeviceCode(scope: scope)
         try await prompt(code.prompt)
 
-        let tokenEndpoint = TokenEndpointClient(client: client, transport: transport, wallClock: wallClock)
         var schedule = DevicePollSchedule(interval: code.interval, lifetime: code.prompt.expiresIn)
         var lastFailure: TokenAuthError?
         while true {
@@ -162,11 +159,7 @@ public struct DeviceAuthorization: Sendable {
             try await clock.sleep(for: wait)
             do {
                 let response = try await tokenEndpoint.deviceCode(code.deviceCode)
-                var auth = response.auth(updating: nil)
-                auth.scope = auth.scope ?? scope
-                auth.identity = try await SignInIdentity.resolve(
-                    response, scope: scope, nonce: nil, client: client, transport: transport, wallClock: wallClock)
-                return StoredCredentials(auth: auth, client: client)
+                return try await tokenEndpoint.credentials(from: response, scope: scope, nonce: nil)
             } catch let error as TokenAuthError {
                 lastFailure = nil
                 switch error.oauthErrorCode {
@@ -197,7 +190,7 @@ public struct DeviceAuthorization: Sendable {
     /// Sends the device authorization request (RFC 8628 §3.1) and reads the answer.
     private func requestDeviceCode(scope: String?) async throws -> DeviceCode {
         let post = OAuthFormPost(
-            Self.endpointName, endpoint: deviceAuthorizationEndpoint, client: client, transport: transport)
+            Self.endpointName, endpoint: deviceAuthorizationEndpoint, client: client, transport: tokenEndpoint.transport)
         let (status, body) = try await post.send(scope.map { [(name: "scope", value: $0)] } ?? [], secrets: [])
         return try Self.interpret(body, status: status)
     }

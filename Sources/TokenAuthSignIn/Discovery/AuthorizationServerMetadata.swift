@@ -137,9 +137,7 @@ private struct MetadataBody: Decodable {
         issuer = try? container.decodeIfPresent(String.self, forKey: .issuer)
         let flags: Set<CodingKeys> = [.issuer, .codeChallengeMethodsSupported, .authorizationResponseIssParameterSupported]
         for key in CodingKeys.allCases where !flags.contains(key) {
-            if let value = try? container.decodeIfPresent(String.self, forKey: key), !value.isEmpty {
-                endpoints[key] = value
-            }
+            endpoints[key] = container.nonEmptyString(forKey: key)
         }
         codeChallengeMethodsSupported =
             (try? container.decodeIfPresent([String].self, forKey: .codeChallengeMethodsSupported)) ?? []

@@ -81,6 +81,6 @@ extension SignInError {
             .unavailable,
             "The authorization server metadata could not be fetched\(statusText(statusCode)) "
                 + "(\(url.map { "\($0.absoluteString): " } ?? "")\(cause)).",
-            fix: "Check the network connection and retry later.", statusCode: statusCode)
+            fix: retryLaterFix, statusCode: statusCode)
     }
 }

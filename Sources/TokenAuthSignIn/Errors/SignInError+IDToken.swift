@@ -1,3 +1,4 @@
+import Foundation
 import TokenAuth
 
 /// The failures of OpenID Connect identity: the `id_token`, the issuer's key set, and UserInfo. No text contains the
@@ -44,27 +45,22 @@ extension SignInError {
             fix: "Use exactly the issuer identifier the provider puts in its id_tokens.")
     }
 
+    /// What to do about an `id_token` issued to another client.
+    private static let clientFix = "Check the client id: the id_token must be issued to this client."
+
     static func wrongAudience(_ problem: String) -> SignInError {
-        SignInError(
-            .wrongAudience, "The id_token is not for this client: \(problem).",
-            fix: "Check the client id: the id_token must be issued to this client.")
+        SignInError(.wrongAudience, "The id_token is not for this client: \(problem).", fix: clientFix)
     }
 
     static func wrongAuthorizedParty(_ found: String) -> SignInError {
         SignInError(
-            .wrongAuthorizedParty, "The id_token was issued to another party (azp): \"\(clean(found))\".",
-            fix: "Check the client id: the id_token must be issued to this client.")
+            .wrongAuthorizedParty, "The id_token was issued to another party (azp): \"\(clean(found))\".", fix: clientFix)
     }
 
-    static func idTokenExpired(_ when: String) -> SignInError {
+    /// An `id_token` outside its time: `exp` passed, or `iat` still to come, by this computer's clock at `now`.
+    static func outOfTime(_ code: Code, _ what: String, at claimed: Date, now: Date) -> SignInError {
         SignInError(
-            .idTokenExpired, "The id_token has expired: \(when).",
-            fix: "Check that this computer's clock is right, then sign in again.")
-    }
-
-    static func issuedInFuture(_ when: String) -> SignInError {
-        SignInError(
-            .issuedInFuture, "The id_token is issued in the future: \(when).",
+            code, "The id_token \(what) at \(claimed.formatted(.iso8601)), now is \(now.formatted(.iso8601)).",
             fix: "Check that this computer's clock is right, then sign in again.")
     }
 
@@ -85,7 +81,7 @@ extension SignInError {
     static func jwksUnavailable(statusCode: Int? = nil, _ problem: String) -> SignInError {
         SignInError(
             .jwksUnavailable, "The issuer's signing keys could not be fetched just now\(statusText(statusCode)): \(problem).",
-            fix: "Check the network connection and retry later.", statusCode: statusCode)
+            fix: retryLaterFix, statusCode: statusCode)
     }
 
     static func jwksMisconfigured(statusCode: Int? = nil, _ problem: String) -> SignInError {
@@ -99,7 +95,7 @@ extension SignInError {
     static func userinfoUnavailable(statusCode: Int? = nil, _ problem: String) -> SignInError {
         SignInError(
             .userinfoUnavailable, "The UserInfo endpoint could not be used just now\(statusText(statusCode)): \(problem).",
-            fix: "Check the network connection and retry later.", statusCode: statusCode)
+            fix: retryLaterFix, statusCode: statusCode)
     }
 
     static func userinfoInvalid(statusCode: Int? = nil, _ problem: String) -> SignInError {

@@ -101,6 +101,9 @@ public struct SignInError: Error, Sendable, Equatable, CustomStringConvertible {
         TokenAuthError.sanitize(text, secrets: [], limit: limit)
     }
 
+    /// What to do about a server that could not be reached or used just now.
+    static let retryLaterFix = "Check the network connection and retry later."
+
     /// ` (HTTP 503)`, or nothing.
     static func statusText(_ statusCode: Int?) -> String {
         statusCode.map { " (HTTP \($0))" } ?? ""

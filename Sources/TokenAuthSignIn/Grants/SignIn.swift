@@ -23,10 +23,8 @@ public struct SignIn: Sendable {
     }
 
     /// The client that signs in, and whose identity is stored with the tokens.
-    public let client: OAuthClient
+    public var client: OAuthClient { endpoint.client }
     private let endpoint: TokenEndpointClient
-    private let transport: any HTTPTransport
-    private let wallClock: WallClock
 
     /// Creates a sign-in for `client`.
     ///
@@ -42,9 +40,6 @@ public struct SignIn: Sendable {
         wallClock: @escaping WallClock = systemWallClock,
         logger: Logger = Logger(label: "TokenAuth.TokenEndpointClient")
     ) {
-        self.client = client
-        self.transport = transport
-        self.wallClock = wallClock
         endpoint = TokenEndpointClient(client: client, transport: transport, wallClock: wallClock, logger: logger)
     }
 
@@ -65,11 +60,7 @@ public struct SignIn: Sendable {
         case .clientCredentials:
             response = try await endpoint.clientCredentials(scope: scope)
         }
-        var auth = response.auth(updating: nil)
-        auth.scope = auth.scope ?? scope
-        auth.identity = try await SignInIdentity.resolve(
-            response, scope: scope, nonce: nil, client: client, transport: transport, wallClock: wallClock)
-        return StoredCredentials(auth: auth, client: client)
+        return try await endpoint.credentials(from: response, scope: scope, nonce: nil)
     }
 
     /// Tokens obtained elsewhere (a token response or the stored format), recorded with this sign-in's client.

@@ -32,35 +32,27 @@ public struct IDTokenClaims: Sendable, Equatable {
         preferredUsername ?? email ?? name
     }
 
-    init(_ payload: IDTokenPayload) {
-        issuer = payload.iss
-        subject = payload.sub
-        audiences = payload.aud.value
-        authorizedParty = payload.azp
-        expiresAt = payload.exp.value
-        issuedAt = payload.iat.value
-        nonce = payload.nonce
-        preferredUsername = payload.preferredUsername
-        email = payload.email
-        name = payload.name
+    /// The claims of a decoded payload: the required ones (`iss`, `sub`, `aud`, `exp`, `iat`) must be present with
+    /// the right type; the others read as absent when missing, empty or of another type.
+    fileprivate init(_ container: KeyedDecodingContainer<IDTokenPayload.CodingKeys>) throws {
+        issuer = try container.decode(String.self, forKey: .iss)
+        subject = try container.decode(String.self, forKey: .sub)
+        audiences = try container.decode(AudienceClaim.self, forKey: .aud).value
+        expiresAt = try container.decode(ExpirationClaim.self, forKey: .exp).value
+        issuedAt = try container.decode(IssuedAtClaim.self, forKey: .iat).value
+        authorizedParty = container.nonEmptyString(forKey: .azp)
+        nonce = container.nonEmptyString(forKey: .nonce)
+        preferredUsername = container.nonEmptyString(forKey: .preferredUsername)
+        email = container.nonEmptyString(forKey: .email)
+        name = container.nonEmptyString(forKey: .name)
     }
 }
 
-/// The `id_token` claims as jwt-kit decodes them. The required ones (`iss`, `sub`, `aud`, `exp`, `iat`) must be
-/// present with the right type; the others read as absent when missing, empty or of another type.
+/// An `id_token`'s payload as jwt-kit decodes it: its claims, read straight into ``IDTokenClaims``.
 ///
 /// ``verify(using:)`` checks nothing: ``IDTokenVerifier`` checks the claims against its injected wall clock.
 struct IDTokenPayload: JWTPayload {
-    var iss: String
-    var sub: String
-    var aud: AudienceClaim
-    var exp: ExpirationClaim
-    var iat: IssuedAtClaim
-    var azp: String?
-    var nonce: String?
-    var preferredUsername: String?
-    var email: String?
-    var name: String?
+    let claims: IDTokenClaims
 
     enum CodingKeys: String, CodingKey {
         case iss, sub, aud, exp, iat, azp, nonce, email, name
@@ -68,35 +60,21 @@ struct IDTokenPayload: JWTPayload {
     }
 
     init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        iss = try container.decode(String.self, forKey: .iss)
-        sub = try container.decode(String.self, forKey: .sub)
-        aud = try container.decode(AudienceClaim.self, forKey: .aud)
-        exp = try container.decode(ExpirationClaim.self, forKey: .exp)
-        iat = try container.decode(IssuedAtClaim.self, forKey: .iat)
-        func optional(_ key: CodingKeys) -> String? {
-            guard let value = try? container.decodeIfPresent(String.self, forKey: key), !value.isEmpty else { return nil }
-            return value
-        }
-        azp = optional(.azp)
-        nonce = optional(.nonce)
-        preferredUsername = optional(.preferredUsername)
-        email = optional(.email)
-        name = optional(.name)
+        claims = try IDTokenClaims(decoder.container(keyedBy: CodingKeys.self))
     }
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(iss, forKey: .iss)
-        try container.encode(sub, forKey: .sub)
-        try container.encode(aud, forKey: .aud)
-        try container.encode(exp, forKey: .exp)
-        try container.encode(iat, forKey: .iat)
-        try container.encodeIfPresent(azp, forKey: .azp)
-        try container.encodeIfPresent(nonce, forKey: .nonce)
-        try container.encodeIfPresent(preferredUsername, forKey: .preferredUsername)
-        try container.encodeIfPresent(email, forKey: .email)
-        try container.encodeIfPresent(name, forKey: .name)
+        try container.encode(claims.issuer, forKey: .iss)
+        try container.encode(claims.subject, forKey: .sub)
+        try container.encode(AudienceClaim(value: claims.audiences), forKey: .aud)
+        try container.encode(ExpirationClaim(value: claims.expiresAt), forKey: .exp)
+        try container.encode(IssuedAtClaim(value: claims.issuedAt), forKey: .iat)
+        try container.encodeIfPresent(claims.authorizedParty, forKey: .azp)
+        try container.encodeIfPresent(claims.nonce, forKey: .nonce)
+        try container.encodeIfPresent(claims.preferredUsername, forKey: .preferredUsername)
+        try container.encodeIfPresent(claims.email, forKey: .email)
+        try container.encodeIfPresent(claims.name, forKey: .name)
     }
 
     func verify(using algorithm: some JWTAlgorithm) async throws {}
