@@ -12,7 +12,7 @@ public func fuzzOneInput(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     // never longer than the bound, however far the date or large the number.
     if let wait = RetryAfter.parse(value, now: now) {
         precondition(wait >= .zero, "Retry-After gave a negative wait")
-        precondition(wait <= TokenEndpointError.maximumRetryAfter, "Retry-After gave a wait beyond the bound")
+        precondition(wait <= TokenAuthError.maximumRetryAfter, "Retry-After gave a wait beyond the bound")
     }
     return 0
 }

@@ -11,10 +11,10 @@ public func fuzzOneInput(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     let credentials: StoredCredentials
     do {
         credentials = try StoredBundleFormat.decode(secret, entry: "fuzz")
-    } catch is AuthStoreError {
+    } catch is TokenAuthError {
         return 0
     } catch {
-        preconditionFailure("decode threw \(type(of: error)), not AuthStoreError")
+        preconditionFailure("decode threw \(type(of: error)), not TokenAuthError")
     }
     // Whatever is read can be saved and read back: a load followed by a save never leaves an unreadable item.
     do {

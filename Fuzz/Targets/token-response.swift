@@ -8,7 +8,7 @@ import TokenAuth
 public func fuzzOneInput(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     let body = Data(UnsafeBufferPointer(start: bytes, count: count))
     let sentAt = Date(timeIntervalSince1970: 1_800_000_000)
-    // Typed throws: every failure is a TokenEndpointError by construction; crashes are what this looks for.
+    // Typed throws: every failure is a TokenAuthError by construction; crashes are what this looks for.
     guard let response = try? TokenResponse.parse(data: body, sentAt: sentAt) else { return 0 }
     precondition(!response.accessToken.isEmpty, "a token response without an access token")
     precondition(response.refreshToken.map { !$0.isEmpty } ?? true, "an empty refresh token kept")
