@@ -7,7 +7,9 @@ import TokenCtlCommands
 enum InteractiveSignIn {
     /// The browser sign-in: prints the URL on stderr (always), starts the browser unless told not to, and waits.
     static func browser(
-        metadata: AuthorizationServerMetadata,
+        authorizationEndpoint: URL,
+        issuer: String?,
+        requiresIssuerParameter: Bool,
         client: OAuthClient,
         scope: String?,
         openBrowser: Bool,
@@ -15,11 +17,10 @@ enum InteractiveSignIn {
         timeLimit: Duration,
         transport: any HTTPTransport
     ) async throws -> StoredCredentials {
-        let endpoint = try BrowserSignIn.authorizationEndpoint(of: metadata)
         let flow = try BrowserSignIn(
-            client: client, authorizationEndpoint: endpoint, issuer: metadata.issuer,
-            requiresIssuerParameter: metadata.authorizationResponseIssParameterSupported, redirect: redirect,
-            timeLimit: timeLimit, transport: transport)
+            client: client, authorizationEndpoint: authorizationEndpoint, issuer: issuer,
+            requiresIssuerParameter: requiresIssuerParameter, redirect: redirect, timeLimit: timeLimit,
+            transport: transport)
         return try await flow.signIn(scope: scope) { url in
             Terminal.say("To sign in, open this URL in a browser on this machine:\n  \(url.absoluteString)")
             if openBrowser {
@@ -35,15 +36,11 @@ enum InteractiveSignIn {
 
     /// The device sign-in: shows the code on stderr exactly as the server sent it, and polls.
     static func device(
-        metadata: AuthorizationServerMetadata,
+        endpoint: URL,
         client: OAuthClient,
         scope: String?,
         transport: any HTTPTransport
     ) async throws -> StoredCredentials {
-        guard let endpoint = metadata.deviceAuthorizationEndpoint else {
-            throw Failure.usage(
-                "\(metadata.issuer) publishes no device authorization endpoint; sign in through the browser instead.")
-        }
         let flow = DeviceAuthorization(client: client, deviceAuthorizationEndpoint: endpoint, transport: transport)
         return try await flow.signIn(scope: scope) { prompt in
             var message = "To sign in, open \(prompt.verificationURI.absoluteString) on any device and enter the code:\n"

@@ -41,14 +41,19 @@ struct SignInLibrary: SignInFeatures {
         let endpoint = command.tokenURL ?? command.issuer!
 
         let credentials: StoredCredentials
-        if let metadata, command.usesBrowser {
+        if command.usesBrowser {
+            let endpoint = try metadata.map { try BrowserSignIn.authorizationEndpoint(of: $0) }
+                ?? URL(string: command.authorizationURL!)!
             credentials = try await InteractiveSignIn.browser(
-                metadata: metadata, client: client, scope: command.scope, openBrowser: !command.noBrowser,
+                authorizationEndpoint: endpoint, issuer: metadata?.issuer,
+                requiresIssuerParameter: metadata?.authorizationResponseIssParameterSupported ?? false,
+                client: client, scope: command.scope, openBrowser: !command.noBrowser,
                 redirect: BrowserSignIn.Redirect(port: command.redirectPort ?? 0, path: command.redirectPath ?? "/callback"),
                 timeLimit: .seconds(command.timeLimit), transport: transport)
-        } else if let metadata, command.device {
+        } else if command.device {
+            let endpoint = try metadata.map(Self.deviceAuthorizationEndpoint) ?? URL(string: command.deviceAuthorizationURL!)!
             credentials = try await InteractiveSignIn.device(
-                metadata: metadata, client: client, scope: command.scope, transport: transport)
+                endpoint: endpoint, client: client, scope: command.scope, transport: transport)
         } else if command.tokensStdin {
             credentials = login.adopting(try Self.tokens(in: input.rest), scope: command.scope)
         } else if let username = command.username {
@@ -56,6 +61,8 @@ struct SignInLibrary: SignInFeatures {
             let password = input.secrets[input.secrets.count - 1]
             credentials = try await login.perform(.password(username: username, password: password), scope: command.scope)
         } else {
+            // Only when asked for (validate() leaves no other way here): a grant is never chosen by elimination.
+            precondition(command.clientCredentials, "login reached the client credentials grant without being asked")
             Terminal.status("Signing in as client \"\(command.clientID)\" at \(endpoint)…")
             credentials = try await login.perform(.clientCredentials, scope: command.scope)
         }
@@ -66,6 +73,15 @@ struct SignInLibrary: SignInFeatures {
         Terminal.status(
             "Signed in; the token \(summary.relativeExpiry). Stored for account \"\(item.account)\" "
                 + "on service \"\(item.service)\".")
+    }
+
+    /// The device authorization endpoint that `metadata` names, or a usage failure that says there is none.
+    private static func deviceAuthorizationEndpoint(_ metadata: AuthorizationServerMetadata) throws -> URL {
+        guard let endpoint = metadata.deviceAuthorizationEndpoint else {
+            throw Failure.usage(
+                "\(metadata.issuer) publishes no device authorization endpoint; sign in through the browser instead.")
+        }
+        return endpoint
     }
 
     /// Tokens pasted on standard input, or a bad-input failure that says what is wrong with them.

@@ -19,6 +19,13 @@ extension TokenCtl {
                   tokenctl login --service S --account A --issuer https://auth.example.com \
                     --client-id ID --scope "openid profile"
 
+                For servers without discovery, give the endpoints by hand: --token-url with \
+                --authorization-url for the browser, or with --device-authorization-url for \
+                --device.
+                  tokenctl login --service S --account A --client-id ID \
+                    --authorization-url https://auth.example.com/authorize \
+                    --token-url https://auth.example.com/token
+
                 Other ways to sign in, with --issuer or with --token-url for servers \
                 without discovery:
                   --username U --password-stdin   the password grant
@@ -48,6 +55,16 @@ extension TokenCtl {
 
         @Option(name: .customLong("token-url"), help: "The token endpoint, for servers without discovery.")
         package var tokenURL: String?
+
+        @Option(
+            name: .customLong("authorization-url"),
+            help: "The authorization endpoint, for the browser sign-in with --token-url (servers without discovery).")
+        package var authorizationURL: String?
+
+        @Option(
+            name: .customLong("device-authorization-url"),
+            help: "The device authorization endpoint, for --device with --token-url (servers without discovery).")
+        package var deviceAuthorizationURL: String?
 
         @Option(name: .customLong("client-id"), help: "The OAuth client id.")
         package var clientID: String
@@ -98,11 +115,12 @@ extension TokenCtl {
                 throw ValidationError("Give exactly one of --issuer (discovery) and --token-url.")
             }
             let modes = [username != nil || passwordStdin, clientCredentials, tokensStdin, device].filter { $0 }.count
-            guard modes <= 1, issuer != nil || modes == 1 else {
+            guard modes <= 1 else {
                 throw ValidationError(
-                    "Choose one way to sign in: the browser (the default with --issuer), --device, --username with "
-                        + "--password-stdin, --client-credentials, or --tokens-stdin.")
+                    "Choose one way to sign in: the browser (the default), --device, --username with --password-stdin, "
+                        + "--client-credentials, or --tokens-stdin.")
             }
+            try validateEndpoints()
             if !usesBrowser, noBrowser || redirectPort != nil || redirectPath != nil {
                 throw ValidationError("--no-browser, --redirect-port and --redirect-path belong to the browser sign-in.")
             }
@@ -122,7 +140,11 @@ extension TokenCtl {
             if clientCredentials, !clientSecretStdin {
                 throw ValidationError("--client-credentials needs --client-secret-stdin: only a confidential client may use it.")
             }
-            for (name, value) in [("--issuer", issuer), ("--token-url", tokenURL), ("--revocation-url", revocationURL)] {
+            let urls = [
+                ("--issuer", issuer), ("--token-url", tokenURL), ("--revocation-url", revocationURL),
+                ("--authorization-url", authorizationURL), ("--device-authorization-url", deviceAuthorizationURL),
+            ]
+            for (name, value) in urls {
                 guard let value else { continue }
                 guard let url = URL(string: value), url.host != nil else {
                     throw ValidationError("\(name) must be an absolute URL, e.g. https://auth.example.com/token.")
@@ -130,6 +152,33 @@ extension TokenCtl {
                 guard url.canCarryCredentials else {
                     throw ValidationError("\(name) must use https:// (plain http only for localhost or 127.0.0.1).")
                 }
+            }
+        }
+
+        /// The endpoints each way to sign in needs: discovered with --issuer, else given by hand. A grant is never
+        /// chosen that was not asked for: without the endpoint it needs, a sign-in is a usage error naming it.
+        private func validateEndpoints() throws {
+            if issuer != nil, authorizationURL != nil || deviceAuthorizationURL != nil {
+                throw ValidationError(
+                    "--authorization-url and --device-authorization-url are for servers without discovery: give them "
+                        + "with --token-url, not with --issuer.")
+            }
+            if authorizationURL != nil, !usesBrowser {
+                throw ValidationError("--authorization-url belongs to the browser sign-in.")
+            }
+            if deviceAuthorizationURL != nil, !device {
+                throw ValidationError("--device-authorization-url belongs to --device.")
+            }
+            guard issuer == nil else { return }
+            if usesBrowser, authorizationURL == nil {
+                throw ValidationError(
+                    "The browser sign-in needs the authorization endpoint: give --authorization-url with --token-url, or "
+                        + "--issuer to discover both.")
+            }
+            if device, deviceAuthorizationURL == nil {
+                throw ValidationError(
+                    "--device needs the device authorization endpoint: give --device-authorization-url with --token-url, "
+                        + "or --issuer to discover both.")
             }
         }
 

@@ -1,0 +1,77 @@
+import Foundation
+import KeyringTestSupport
+import OAuthTestServer
+import OAuthTestSupport
+import Testing
+import TokenAuth
+
+extension TokenctlNetworkTests {
+    /// `tokenctl login` against a server without discovery: the endpoints given by hand, and no grant chosen that
+    /// the user did not ask for.
+    @Suite("tokenctl login with endpoints by hand")
+    struct TokenctlEndpointsByHandTests {
+        /// `login --token-url T --client-id test-client` for the fixture's item, plus `extra`.
+        static func login(_ fixture: NetworkFixture, _ extra: String...) -> [String] {
+            fixture.item("login", "--token-url", fixture.server.tokenEndpoint.absoluteString, "--client-id", "test-client")
+                + extra
+        }
+
+        @Test("the browser or --device without the endpoint it needs: exit 64 naming the flag, and nothing is sent")
+        func missingEndpoint() async throws {
+            try await NetworkFixture.with { fixture in
+                let device = try await tokenctl(Self.login(fixture, "--device"))
+                #expect(device.status == 64)
+                #expect(device.stderr.contains("--device-authorization-url"), "\(device.stderr)")
+                let browser = try await tokenctl(Self.login(fixture))
+                #expect(browser.status == 64)
+                #expect(browser.stderr.contains("--authorization-url"), "\(browser.stderr)")
+                let misplaced = try await tokenctl(
+                    Self.login(fixture, "--username", "alice", "--password-stdin", "--authorization-url",
+                               fixture.server.authorizationEndpoint.absoluteString),
+                    stdin: NetworkFixture.password + "\n")
+                #expect(misplaced.status == 64)
+                #expect(fixture.server.stats.tokenRequests == 0, "no grant was sent, client credentials least of all")
+                #expect(fixture.server.stats.clientCredentialsGrants == 0)
+                #expect(try await fixture.store.loadCredentials() == nil)
+            }
+        }
+
+        @Test("--authorization-url with --token-url: the browser sign-in, the code exchanged once, the item stored")
+        func browserByHand() async throws {
+            try await NetworkFixture.with { fixture in
+                let directory = try TemporaryDirectory()
+                let page = directory.url.appendingPathComponent("page.html").path
+                let result = try await tokenctl(
+                    Self.login(fixture, "--authorization-url", fixture.server.authorizationEndpoint.absoluteString,
+                               "--scope", "read"),
+                    environment: ["BROWSER": "curl -sSL --max-time 60 -o \(page) %s", "DISPLAY": nil])
+                #expect(result.status == 0, "\(result.stderr)")
+                #expect(result.stderr.contains(fixture.server.authorizationEndpoint.absoluteString + "?"))
+                #expect(fixture.server.browserFlowStats.successfulExchanges == 1)
+                #expect(fixture.server.stats.clientCredentialsGrants == 0)
+                let stored = try #require(try await fixture.store.loadCredentials())
+                #expect(stored.client?.tokenEndpoint == fixture.server.tokenEndpoint)
+                #expect(stored.auth.scope == "read")
+            }
+        }
+
+        @Test("--device with --device-authorization-url: the code shown, polled until approved, the item stored")
+        func deviceByHand() async throws {
+            try await NetworkFixture.with { fixture in
+                fixture.server.deviceFlow.interval = 1
+                async let running = tokenctl(Self.login(
+                    fixture, "--device", "--device-authorization-url",
+                    fixture.server.deviceAuthorizationEndpoint.absoluteString))
+                try await waitUntil("a device code was issued") { !fixture.server.pendingUserCodes.isEmpty }
+                let userCode = try #require(fixture.server.pendingUserCodes.first)
+                #expect(fixture.server.decide(userCode: userCode, .approve(subject: "alice")))
+                let result = try await running
+                #expect(result.status == 0, "\(result.stderr)")
+                #expect(result.stderr.contains("enter the code:\n  \(userCode)\n"))
+                #expect(fixture.server.deviceFlowStats.polls(answered: "tokens") == 1)
+                #expect(fixture.server.stats.clientCredentialsGrants == 0)
+                #expect(try await fixture.store.loadCredentials() != nil)
+            }
+        }
+    }
+}
