@@ -43,7 +43,10 @@ extension AuthManager {
         let store = KeyringAuthStore(
             service: service, account: account, client: credentials.client, keyring: keyring, wallClock: wallClock)
         var configuration = configuration
-        if credentials.auth.refreshToken == nil, credentials.auth.isLive, credentials.client?.clientSecret != nil {
+        // Only a client recorded as signing in as itself: a user's token is never replaced by the client's own.
+        if credentials.auth.refreshToken == nil, credentials.auth.isLive, credentials.client?.usesClientCredentials == true,
+            credentials.client?.clientSecret != nil
+        {
             configuration.usesClientCredentials = true
             configuration.scope = configuration.scope ?? credentials.auth.scope
         }

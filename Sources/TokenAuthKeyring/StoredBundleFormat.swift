@@ -24,6 +24,8 @@ import TokenAuth
 /// read as a bare access token (what `secret-tool store` users put there).
 enum StoredBundleFormat {
     static let currentVersion = 1
+    /// The `grant` of a client that signs in as itself (``OAuthClient/usesClientCredentials``).
+    static let clientCredentialsGrant = "client_credentials"
 
     /// The private mirror of ``StoredCredentials``: the domain types never learn this layout.
     private struct BundleV1: Codable {
@@ -47,6 +49,7 @@ enum StoredBundleFormat {
         var displayName: String?
         var unverifiedIDToken: String?
         var ended: String?
+        var grant: String?
 
         enum CodingKeys: String, CodingKey {
             case version, scope
@@ -56,7 +59,7 @@ enum StoredBundleFormat {
             case refreshedAt = "refreshed_at", issuedAt = "issued_at"
             case issuer, jwksURI = "jwks_uri", userinfoEndpoint = "userinfo_endpoint"
             case subject = "sub", displayName = "display_name"
-            case unverifiedIDToken = "unverified_id_token", ended
+            case unverifiedIDToken = "unverified_id_token", ended, grant
         }
     }
 
@@ -85,7 +88,8 @@ enum StoredBundleFormat {
             subject: auth.identity?.subject,
             displayName: auth.identity?.displayName,
             unverifiedIDToken: auth.unverifiedIDToken,
-            ended: auth.endReason)
+            ended: auth.endReason,
+            grant: client?.usesClientCredentials == true ? clientCredentialsGrant : nil)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return String(decoding: try encoder.encode(bundle), as: UTF8.self)
@@ -205,6 +209,9 @@ enum StoredBundleFormat {
         guard let url = URL(string: endpoint), url.scheme != nil, url.host != nil else {
             throw Problem("\"token_endpoint\" is not an absolute URL")
         }
+        if let grant = bundle.grant, grant != clientCredentialsGrant {
+            throw Problem("\"grant\" \"\(grant)\" is not \"\(clientCredentialsGrant)\"")
+        }
         var authentication: OAuthClient.Authentication?
         if let raw = bundle.clientAuth {
             guard let method = OAuthClient.Authentication(rawValue: raw) else {
@@ -218,7 +225,8 @@ enum StoredBundleFormat {
             revocationEndpoint: try absoluteURL(bundle.revocationEndpoint, "revocation_endpoint"),
             issuer: try absoluteURL(bundle.issuer, "issuer"),
             jwksURI: try absoluteURL(bundle.jwksURI, "jwks_uri"),
-            userinfoEndpoint: try absoluteURL(bundle.userinfoEndpoint, "userinfo_endpoint"))
+            userinfoEndpoint: try absoluteURL(bundle.userinfoEndpoint, "userinfo_endpoint"),
+            usesClientCredentials: bundle.grant == clientCredentialsGrant)
     }
 
     /// The identity: `sub` with `issuer`, and `display_name` when present. `display_name` without `sub` is ignored.

@@ -55,7 +55,7 @@ struct ReadmeExampleTests {
                 clientSecret: "secret", authentication: .clientSecretPost,
                 revocationEndpoint: URL(string: "https://auth.example.org/revoke")!, issuer: issuer,
                 jwksURI: URL(string: "https://auth.example.org/jwks")!,
-                userinfoEndpoint: URL(string: "https://auth.example.org/userinfo")!),
+                userinfoEndpoint: URL(string: "https://auth.example.org/userinfo")!, usesClientCredentials: true),
             refreshedAt: Date(timeIntervalSince1970: 1_799_998_000))
         let written = try #require(
             try JSONSerialization.jsonObject(with: Data(StoredBundleFormat.encode(everything).utf8)) as? [String: Any])

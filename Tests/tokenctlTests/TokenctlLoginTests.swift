@@ -66,6 +66,32 @@ extension TokenctlNetworkTests {
             }
         }
 
+        @Test("a user's token without a refresh token, with the client's secret: sign-in required, no grant sent")
+        func noRefreshTokenNoGrant() async throws {
+            try await NetworkFixture.with { fixture in
+                let issued = fixture.server.issueTokens(clientID: "vault", subject: "alice")
+                let response = #"{"access_token":"\#(issued.accessToken)","expires_in":600,"token_type":"bearer"}"#
+                let login = try await tokenctl(
+                    fixture.item(
+                        "login", "--token-url", fixture.server.tokenEndpoint.absoluteString, "--client-id", "vault",
+                        "--client-secret-stdin", "--tokens-stdin"),
+                    stdin: NetworkFixture.clientSecret + "\n" + response)
+                #expect(login.status == 0, "\(login.stderr)")
+                try await fixture.retimeStoredTokens(issuedAgo: 3600, expiringIn: -1)
+                let before = try await fixture.store.loadCredentials()
+                #expect(before?.client?.clientSecret == NetworkFixture.clientSecret)
+
+                for command in ["refresh", "token"] {
+                    let result = try await tokenctl(fixture.item(command))
+                    #expect(result.status == 3, "\(command): \(result.stderr)")
+                    #expect(result.stdout.isEmpty)
+                }
+                #expect(fixture.server.stats.tokenRequests == 0, "nothing was sent: not a client credentials grant")
+                #expect(fixture.server.stats.clientCredentialsGrants == 0)
+                #expect(try await fixture.store.loadCredentials() == before)
+            }
+        }
+
         @Test("--tokens-stdin stores the given token response with the client recorded")
         func tokensFromStandardInput() async throws {
             try await NetworkFixture.with { fixture in

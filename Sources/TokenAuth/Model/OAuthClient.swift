@@ -35,6 +35,10 @@ public struct OAuthClient: Sendable, Equatable {
     /// The OpenID Connect UserInfo endpoint (`userinfo_endpoint`), asked for a display name when the `id_token`
     /// has none.
     public var userinfoEndpoint: URL?
+    /// Whether this client signs in as itself, with the client credentials grant (RFC 6749 §4.4), so that a new
+    /// token is fetched with that grant when there is no refresh token. `false` for a client a user signed in with:
+    /// its tokens are never replaced by the client's own, and without a refresh token a new sign-in is needed.
+    public var usesClientCredentials: Bool
 
     /// Creates a client description.
     public init(
@@ -45,7 +49,8 @@ public struct OAuthClient: Sendable, Equatable {
         revocationEndpoint: URL? = nil,
         issuer: URL? = nil,
         jwksURI: URL? = nil,
-        userinfoEndpoint: URL? = nil
+        userinfoEndpoint: URL? = nil,
+        usesClientCredentials: Bool = false
     ) {
         self.tokenEndpoint = tokenEndpoint
         self.clientID = clientID
@@ -55,6 +60,7 @@ public struct OAuthClient: Sendable, Equatable {
         self.issuer = issuer
         self.jwksURI = jwksURI
         self.userinfoEndpoint = userinfoEndpoint
+        self.usesClientCredentials = usesClientCredentials
     }
 }
 

@@ -60,7 +60,10 @@ public struct SignIn: Sendable {
         case .clientCredentials:
             response = try await endpoint.clientCredentials(scope: scope)
         }
-        return try await endpoint.credentials(from: response, scope: scope, nonce: nil)
+        var credentials = try await endpoint.credentials(from: response, scope: scope, nonce: nil)
+        // Recorded, so that a store refreshes it with the same grant, and never a user's token with it.
+        if case .clientCredentials = grant { credentials.client?.usesClientCredentials = true }
+        return credentials
     }
 
     /// Tokens obtained elsewhere (a token response or the stored format), recorded with this sign-in's client.
@@ -76,7 +79,8 @@ public struct SignIn: Sendable {
                 tokenEndpoint: client.tokenEndpoint, clientID: client.clientID, clientSecret: secret,
                 authentication: previous.authentication,
                 revocationEndpoint: client.revocationEndpoint ?? previous.revocationEndpoint,
-                issuer: client.issuer, jwksURI: client.jwksURI, userinfoEndpoint: client.userinfoEndpoint)
+                issuer: client.issuer, jwksURI: client.jwksURI, userinfoEndpoint: client.userinfoEndpoint,
+                usesClientCredentials: previous.usesClientCredentials)
         }
         credentials.client = client
         credentials.auth.scope = credentials.auth.scope ?? scope
