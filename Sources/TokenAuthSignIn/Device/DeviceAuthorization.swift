@@ -199,9 +199,9 @@ public struct DeviceAuthorization: Sendable {
     private static let endpointName = "device authorization endpoint"
 
     private static func interpret(_ body: Data, status: Int) throws -> DeviceCode {
-        func malformed(_ problem: String) -> TokenAuthError {
-            TokenAuthError.malformed(problem, from: endpointName, statusCode: status)
-        }
+        // A 2xx answer that is no device authorization: the endpoint or client is wrong, and asking again would
+        // meet the same answer.
+        func malformed(_ problem: String) -> SignInError { .unusableDeviceAnswer(problem, status: status) }
         guard body.count <= TokenResponse.maximumSize else { throw malformed("its answer is too large") }
         let answer: DeviceAuthorizationBody
         do {
@@ -243,6 +243,8 @@ private struct DeviceAuthorizationBody: Decodable {
         case deviceCode = "device_code"
         case userCode = "user_code"
         case verificationURI = "verification_uri"
+        /// Google's name for `verification_uri` (its device flow documentation for TVs and limited-input devices).
+        case verificationURL = "verification_url"
         case verificationURIComplete = "verification_uri_complete"
         case expiresIn = "expires_in"
         case interval
@@ -252,7 +254,8 @@ private struct DeviceAuthorizationBody: Decodable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         deviceCode = try? container.decodeIfPresent(String.self, forKey: .deviceCode)
         userCode = try? container.decodeIfPresent(String.self, forKey: .userCode)
-        verificationURI = try? container.decodeIfPresent(String.self, forKey: .verificationURI)
+        verificationURI = (try? container.decodeIfPresent(String.self, forKey: .verificationURI))
+            ?? (try? container.decodeIfPresent(String.self, forKey: .verificationURL))
         verificationURIComplete = try? container.decodeIfPresent(String.self, forKey: .verificationURIComplete)
         expiresIn = container.positiveSeconds(forKey: .expiresIn, within: .zero...DeviceAuthorization.maximumCodeLifetime)
         interval = container.positiveSeconds(

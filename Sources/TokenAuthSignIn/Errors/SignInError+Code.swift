@@ -5,7 +5,7 @@ extension SignInError {
         private enum Base: String, Sendable, Hashable {
             case insecureIssuer, invalidIssuer, metadataNotFound, redirected, metadataNotJSON, issuerMismatch
             case missingEndpoint, insecureEndpoint, responseTooLarge, unavailable
-            case denied, rejected, codeExpired, malformedResponse
+            case denied, rejected, codeExpired, malformedResponse, unusableDeviceAnswer
             case responseIssuerMismatch, timedOut, listenerUnavailable, noAuthorizationEndpoint, pkceUnsupported
             case invalidRedirect, noGraphicalSession, browserNotStarted
             case missingIDToken, malformedIDToken, unsupportedAlgorithm, unknownKey, keyNotYetFetched, badSignature
@@ -53,6 +53,10 @@ extension SignInError {
         public static let rejected = Code(.rejected)
         /// The device code expired before the user approved it.
         public static let codeExpired = Code(.codeExpired)
+        /// The device authorization endpoint answered 2xx with something that is not a device authorization (no
+        /// `device_code`, `user_code`, verification URI or positive `expires_in`, or no JSON object): the endpoint
+        /// or the client is not what the provider expects. A misconfiguration, not transient.
+        public static let unusableDeviceAnswer = Code(.unusableDeviceAnswer)
         /// The browser came back with an answer that is not an authorization response (neither one `code` nor one
         /// `error`). Transient.
         public static let malformedResponse = Code(.malformedResponse)

@@ -10,6 +10,16 @@ extension SignInError {
             statusCode: answer.statusCode, underlying: answer)
     }
 
+    /// The device authorization endpoint answered 2xx (`status`) with something that is not a device authorization.
+    static func unusableDeviceAnswer(_ problem: String, status: Int) -> SignInError {
+        SignInError(
+            .unusableDeviceAnswer,
+            "The device authorization endpoint answered with something that is not a device authorization: \(problem).",
+            fix: "Check the device authorization endpoint's URL and that the client may use the device flow there, "
+                + "with the provider's documentation.",
+            statusCode: status)
+    }
+
     /// The device code expired: the server said `expired_token` (`answer`), or its lifetime passed without a
     /// decision.
     static func codeExpired(_ answer: TokenAuthError?, lifetime: Duration) -> SignInError {

@@ -226,14 +226,34 @@ struct DeviceAuthorizationTests {
         #expect(transport.sendCount == 0)
     }
 
-    @Test("an answer without device_code is malformed (transient) and nothing is polled")
-    func malformedAnswer() async throws {
-        let transport = CannedTransport(
-            status: .ok, json: #"{"user_code":"ABCD-EFGH","verification_uri":"https://x.example/d","expires_in":600}"#)
+    @Test("a 2xx answer that is no device authorization is a misconfiguration, not transient; nothing is polled",
+          arguments: [
+            #"{"user_code":"ABCD-EFGH","verification_uri":"https://x.example/d","expires_in":600}"#,
+            #"{"device_code":"d","user_code":"ABCD-EFGH","expires_in":600}"#,
+            #"{"device_code":"d","user_code":"ABCD-EFGH","verification_uri":"https://x.example/d"}"#,
+            #"["not", "an", "object"]"#,
+          ])
+    func unusableAnswer(_ json: String) async throws {
+        let transport = CannedTransport(status: .ok, json: json)
         let device = Self.offline(transport)
-        let error = await expectTokenAuthError(.malformedResponse) { try await device.signIn { _ in } }
-        #expect(error?.isTransient == true)
+        let error = await expectSignInError(.unusableDeviceAnswer) { try await device.signIn { _ in } }
+        #expect(error?.isTransient == false)
+        #expect(error?.isMisconfiguration == true)
         #expect(transport.sendCount == 1)
+    }
+
+    @Test("Google's verification_url stands for verification_uri")
+    func googleVerificationURL() async throws {
+        let transport = CannedTransport(
+            status: .ok,
+            json: #"{"device_code":"d","user_code":"ABCD-EFGH","verification_url":"https://www.google.com/device","expires_in":1800,"interval":5}"#)
+        let shown = PromptRecorder()
+        // The canned transport answers every request alike, so the first poll reads a device answer as a token
+        // answer; what matters here is the prompt shown before it.
+        _ = try? await Self.offline(transport).signIn { prompt in shown.record(prompt) }
+        let prompt = try #require(shown.prompt)
+        #expect(prompt.verificationURI == URL(string: "https://www.google.com/device")!)
+        #expect(prompt.userCode == "ABCD-EFGH")
     }
 
     @Test("a device sign-in needs the device authorization endpoint in the metadata")
