@@ -19,24 +19,24 @@ package enum CredentialsImport {
     /// Parses one of the accepted forms:
     /// - the stored JSON format, recognised by its `version` member (see TokenAuth's article "The keyring item");
     /// - an RFC 6749 §5.1 token response, whose relative `expires_in` counts from `receivedAt`;
+    /// - a form-encoded token response, as GitHub sends it unless asked for JSON
+    ///   (`access_token=…&scope=repo%2Cgist&token_type=bearer`);
     /// - a single line of RFC 6750 `b64token` characters, taken as a bare access token.
     ///
     /// Tokens with spaces, control or non-ASCII characters are refused: they end up in header fields.
     package static func parse(_ text: String, receivedAt: Date) throws(Failure) -> StoredCredentials {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        if !trimmed.hasPrefix("{"), let fields = FormEncoding.fields(of: Data(trimmed.utf8)),
+            fields["access_token"] != nil || fields["error"] != nil
+        {
+            return try tokenResponse(trimmed, receivedAt: receivedAt)
+        }
         guard trimmed.hasPrefix("{") || trimmed.hasPrefix("[") || TokenSyntax.isB64Token(trimmed) else {
             throw Failure(reason: "it is neither JSON nor a bare access token (one line of letters, digits, "
                 + "\"-._~+/\" and trailing \"=\", RFC 6750's b64token)")
         }
         if trimmed.hasPrefix("{"), !hasVersion(trimmed) {
-            do {
-                let response = try TokenResponse.parse(data: Data(trimmed.utf8), sentAt: receivedAt)
-                return StoredCredentials(auth: response.auth(updating: nil))
-            } catch {
-                let reason = error.oauthErrorCode.map { "it is an OAuth error response (\($0))" }
-                    ?? "it is JSON but not a token response (no usable \"access_token\")"
-                throw Failure(reason: reason)
-            }
+            return try tokenResponse(trimmed, receivedAt: receivedAt)
         }
         do {
             let credentials = try StoredBundleFormat.decode(trimmed)
@@ -54,6 +54,18 @@ package enum CredentialsImport {
             throw Failure(reason: problem.reason)
         } catch {
             throw Failure(reason: "it could not be read")
+        }
+    }
+
+    /// A token response, JSON or form-encoded, as stored credentials.
+    private static func tokenResponse(_ text: String, receivedAt: Date) throws(Failure) -> StoredCredentials {
+        do {
+            let response = try TokenResponse.parse(data: Data(text.utf8), sentAt: receivedAt)
+            return StoredCredentials(auth: response.auth(updating: nil))
+        } catch {
+            let reason = error.oauthErrorCode.map { "it is an OAuth error response (\($0))" }
+                ?? "it is not a token response (no usable \"access_token\")"
+            throw Failure(reason: reason)
         }
     }
 

@@ -88,6 +88,21 @@ struct TokenEndpointErrorTests {
         #expect(error?.statusCode == 200)
     }
 
+    @Test("a form-encoded answer (GitHub without Accept: application/json) is read: tokens, and errors in a 200")
+    func formEncodedAnswers() async throws {
+        let (tokens, _) = client(status: .ok, body: "access_token=gho_abc&scope=repo%2Cgist&token_type=bearer")
+        let response = try await tokens.refresh(refreshToken: "RT")
+        #expect(response.accessToken == "gho_abc")
+        #expect(response.scope == "repo,gist")
+        #expect(response.tokenType == "Bearer")
+        let (refusing, _) = client(
+            status: .ok, body: "error=bad_refresh_token&error_description=The+refresh+token+passed+is+incorrect")
+        let error = await tokenError { try await refusing.refresh(refreshToken: "RT") }
+        #expect(error?.oauthError?.error == "bad_refresh_token")
+        #expect(error?.oauthError?.errorDescription == "The refresh token passed is incorrect")
+        #expect(error?.statusCode == 200)
+    }
+
     @Test("descriptions never contain the refresh token, password or client secret, even when the server echoes them")
     func descriptionsRedactSecrets() async {
         let echo = #"{"error":"invalid_grant","error_description":"token RT-SECRET-123 for CLIENT-SECRET / PASS-SECRET is bad"}"#

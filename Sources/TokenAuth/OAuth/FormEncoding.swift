@@ -8,6 +8,24 @@ package enum FormEncoding {
         Data(pairs.map { "\(escape($0.name))=\(escape($0.value))" }.joined(separator: "&").utf8)
     }
 
+    /// The fields of a form-encoded body (`a=1&b=x+y`), decoded — `+` is a space, `%XX` a byte — by
+    /// `URLComponents`; the first of repeated names wins. `nil` when it is not a form: no `=`, invalid
+    /// percent-encoding, or text that is not UTF-8.
+    package static func fields(of body: Data) -> [String: String]? {
+        guard let text = String(data: body, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines),
+            text.contains("="), !text.contains(where: { $0.isWhitespace })
+        else { return nil }
+        var components = URLComponents()
+        components.percentEncodedQuery = text.replacingOccurrences(of: "+", with: "%20")
+        guard let items = components.queryItems else { return nil }
+        var fields: [String: String] = [:]
+        for item in items where fields[item.name] == nil {
+            guard let value = item.value else { return nil }
+            fields[item.name] = value
+        }
+        return fields
+    }
+
     /// Escapes one name or value: the RFC 3986 unreserved characters stay, a space becomes `+`, and every other
     /// UTF-8 byte becomes `%XX` with uppercase hex digits.
     package static func escape(_ string: String) -> String {
@@ -40,4 +58,9 @@ package enum FormEncoding {
     }
 
     private static let hexDigits: [Character] = Array("0123456789ABCDEF")
+}
+
+extension UInt8 {
+    /// Space, tab, line feed or carriage return: JSON's white space.
+    var isASCIIWhitespace: Bool { self == 0x20 || self == 0x09 || self == 0x0A || self == 0x0D }
 }

@@ -78,12 +78,24 @@ public struct TokenResponse: Sendable, Equatable {
         try parse(data: data, sentAt: sentAt, statusCode: nil, secrets: [])
     }
 
+    /// `data`, or the JSON object of its fields when it is a form-encoded answer — what GitHub's token endpoint sends
+    /// unless asked for JSON (`access_token=…&scope=repo%2Cgist&token_type=bearer`) — with `access_token` or
+    /// `error`. Every member is then a string; numbers such as `expires_in` are read from strings as well.
+    private static func jsonObject(of data: Data) -> Data {
+        guard data.first(where: { !$0.isASCIIWhitespace }) != UInt8(ascii: "{"),
+            let fields = FormEncoding.fields(of: data), fields["access_token"] != nil || fields["error"] != nil,
+            let json = try? JSONSerialization.data(withJSONObject: fields)
+        else { return data }
+        return json
+    }
+
     /// Parses a response body as ``parse(data:sentAt:)`` does, attaching `statusCode` to errors and redacting
     /// `secrets` from server-supplied text.
     static func parse(data: Data, sentAt: Date, statusCode: Int?, secrets: [String]) throws(TokenAuthError) -> TokenResponse {
         guard data.count <= maximumSize else {
             throw .malformed("its answer is larger than 1 MiB", from: "token endpoint", statusCode: statusCode)
         }
+        let data = jsonObject(of: data)
         let body: TokenResponseBody
         do {
             body = try JSONDecoder().decode(TokenResponseBody.self, from: data)
