@@ -191,7 +191,8 @@ let package = Package(
         .testTarget(
             name: "tokenctlTests",
             dependencies: [
-                "KeyringTestSupport", "Keyring", "TokenAuth", "TokenAuthKeyring", "OAuthTestServer", "tokenctl",
+                "KeyringTestSupport", "Keyring", "TokenAuth", "TokenAuthKeyring", "OAuthTestServer", "OAuthTestSupport",
+                "tokenctl",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
@@ -211,7 +212,7 @@ let package = Package(
         .testTarget(
             name: "TokenAuthOpenAPITests",
             dependencies: [
-                "TokenAuthOpenAPI", "TokenAuth", "TokenAuthTesting", "OAuthTestServer",
+                "TokenAuthOpenAPI", "TokenAuth", "TokenAuthTesting", "OAuthTestServer", "OAuthTestSupport",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
             ]
         ),
