@@ -48,5 +48,5 @@ struct RevocationEndpoint: Sendable {
 
 extension OAuthTestServer {
     /// The token revocation endpoint (RFC 7009), `/revoke`.
-    public var revocationEndpoint: URL { url("/revoke") }
+    package var revocationEndpoint: URL { url("/revoke") }
 }

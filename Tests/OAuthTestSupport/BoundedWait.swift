@@ -5,7 +5,7 @@ import Foundation
 ///
 /// - Throws: ``WaitTimedOut`` when `condition` still does not hold after `limit`: the test fails, naming `what`
 ///   it waited for, instead of going on as if it had happened.
-public func waitUntil(
+package func waitUntil(
     _ what: String,
     within limit: Duration = .seconds(30),
     isolation: isolated (any Actor)? = #isolation,
@@ -20,8 +20,8 @@ public func waitUntil(
 }
 
 /// A bounded wait ran out: what it waited for did not happen.
-public struct WaitTimedOut: Error, CustomStringConvertible {
-    public let what: String
-    public let limit: Duration
-    public var description: String { "waited \(limit) for \(what), in vain" }
+package struct WaitTimedOut: Error, CustomStringConvertible {
+    package let what: String
+    package let limit: Duration
+    package var description: String { "waited \(limit) for \(what), in vain" }
 }

@@ -5,32 +5,32 @@ import TokenAuth
 import TokenAuthTesting
 
 /// A real OAuth server on loopback, a wall clock the test controls, and helpers to seed sessions.
-public struct RefreshFixture: Sendable {
-    public let server: OAuthTestServer
-    public let clock: ManualWallClock
-    public let client: OAuthClient
+package struct RefreshFixture: Sendable {
+    package let server: OAuthTestServer
+    package let clock: ManualWallClock
+    package let client: OAuthClient
 
-    public static func start(_ configuration: OAuthTestServer.Configuration = .init()) async throws -> RefreshFixture {
+    package static func start(_ configuration: OAuthTestServer.Configuration = .init()) async throws -> RefreshFixture {
         let server = try await OAuthTestServer.start(configuration)
         return RefreshFixture(
             server: server, clock: ManualWallClock(),
             client: OAuthClient(tokenEndpoint: server.tokenEndpoint, clientID: "test-client"))
     }
 
-    public var refresher: TokenEndpointClient {
+    package var refresher: TokenEndpointClient {
         TokenEndpointClient(client: client, wallClock: clock.wallClock)
     }
 
     /// A session the server really issued, whose access token the client sees as expiring in `expiresIn` seconds
     /// (negative: already expired).
-    public func seed(expiresIn: TimeInterval = -10, withRefreshToken: Bool = true) -> Auth {
+    package func seed(expiresIn: TimeInterval = -10, withRefreshToken: Bool = true) -> Auth {
         let issued = server.issueTokens(clientID: client.clientID, subject: "alice", withRefreshToken: withRefreshToken)
         return Auth(
             accessToken: issued.accessToken, refreshToken: issued.refreshToken,
             expiresAt: clock.now.addingTimeInterval(expiresIn))
     }
 
-    public func manager(
+    package func manager(
         store: any AuthStore,
         configuration: AuthManager.Configuration = .init(backoff: Backoff(jitter: false)),
         lock: (any RefreshLock)? = nil
@@ -38,14 +38,14 @@ public struct RefreshFixture: Sendable {
         AuthManager(store: store, refresher: refresher, configuration: configuration, lock: lock, wallClock: clock.wallClock)
     }
 
-    public func shutdown() async { await server.shutdown() }
+    package func shutdown() async { await server.shutdown() }
 }
 
 /// Collects a manager's events as they arrive.
-public actor EventLog {
-    public private(set) var events: [AuthEvent] = []
+package actor EventLog {
+    package private(set) var events: [AuthEvent] = []
 
-    public init(_ manager: AuthManager) {
+    package init(_ manager: AuthManager) {
         let stream = manager.events
         Task { await self.follow(stream) }
     }
@@ -57,7 +57,7 @@ public actor EventLog {
     /// Waits until `predicate` holds for the events seen so far, and returns them.
     /// - Throws: ``WaitTimedOut`` when it does not hold within `limit`, failing the test.
     @discardableResult
-    public func waitFor(
+    package func waitFor(
         _ predicate: @Sendable ([AuthEvent]) -> Bool,
         within limit: Duration = .seconds(30)
     ) async throws -> [AuthEvent] {
