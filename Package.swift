@@ -36,11 +36,6 @@ let package = Package(
             pkgConfig: "libsecret-1",
             providers: [.apt(["libsecret-1-dev"])]
         ),
-        // Batched D-Bus calls in C, for Keyring. Gets GIO's headers and flags from CLibSecret's pkg-config.
-        .target(
-            name: "CDBusBatch",
-            dependencies: ["CLibSecret"]
-        ),
         // libcurl loaded on first use, for tokenctl: the curl_ functions FoundationNetworking calls, forwarding to
         // libcurl.so.4 once one is called. With `--static-swift-stdlib` nothing else defines them, so a run that sends
         // no HTTP request never loads libcurl and its ~35 libraries (issue 14).
@@ -48,7 +43,7 @@ let package = Package(
         // Items in the freedesktop Secret Service, keyed by attributes. Knows nothing about tokens.
         .target(
             name: "Keyring",
-            dependencies: ["CLibSecret", "CDBusBatch", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["CLibSecret", .product(name: "Logging", package: "swift-log")]
         ),
         // The core: OAuth token bundles, the storage protocols, the refresher, the token and revocation clients, HTTP.
         // swift-log and swift-http-types only: no libsecret, no NIO, no crypto, no JWT in its build graph — it keeps

@@ -49,7 +49,7 @@ func signInWithCode(issuer: URL, clientID: String) async throws -> StoredCredent
 func signIn() async throws -> StoredCredentials {
     do {
         return try await signInWithBrowser(issuer: issuer, clientID: clientID)
-    } catch let error as SystemBrowser.Failure where error == .noGraphicalSession {
+    } catch let error as SignInError where error.code == .noGraphicalSession {
         return try await signInWithCode(issuer: issuer, clientID: clientID)
     }
 }

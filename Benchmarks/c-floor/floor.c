@@ -6,6 +6,11 @@
  *   floor SERVICE ACCOUNT ITERATIONS < secret
  *   {"save_ns":[...],"load_ns":[...]}
  *
+ *   floor --lookup SERVICE ACCOUNT
+ *
+ * The second form is figure 6's floor for a whole process: it connects, opens a session, looks the item up once with
+ * secret_password_lookupv_sync and prints its secret as `secret-tool lookup` does (no newline), then exits.
+ *
  * The item's attributes are exactly `service` and `account` (no schema), like TokenKeyring's items.
  * Exit status 1 when any call fails, with libsecret's message on stderr.
  */
@@ -42,9 +47,29 @@ static void print_array(const char *name, const long long *values, int count) {
     printf("]");
 }
 
+/* One lookup in a new process: the least any program that reads an item through libsecret does. */
+static int lookup_once(const char *service, const char *account) {
+    GHashTable *attributes = g_hash_table_new(g_str_hash, g_str_equal);
+    g_hash_table_insert(attributes, "service", (char *)service);
+    g_hash_table_insert(attributes, "account", (char *)account);
+    GError *error = NULL;
+    gchar *found = secret_password_lookupv_sync(NULL, attributes, NULL, &error);
+    g_hash_table_unref(attributes);
+    if (error) {
+        fprintf(stderr, "floor: %s\n", error->message);
+        g_error_free(error);
+        return 1;
+    }
+    if (!found) return 1;
+    fputs(found, stdout);
+    secret_password_free(found);
+    return 0;
+}
+
 int main(int argc, char **argv) {
+    if (argc == 4 && strcmp(argv[1], "--lookup") == 0) return lookup_once(argv[2], argv[3]);
     if (argc != 4) {
-        fprintf(stderr, "usage: floor SERVICE ACCOUNT ITERATIONS < secret\n");
+        fprintf(stderr, "usage: floor SERVICE ACCOUNT ITERATIONS < secret\n       floor --lookup SERVICE ACCOUNT\n");
         return 64;
     }
     int iterations = atoi(argv[3]);

@@ -8,9 +8,11 @@
  * these definitions are the only ones of these names, so libcurl loads when the first URLSession is made. In a
  * dynamically linked build, libFoundationNetworking.so loads libcurl itself and these definitions forward to it.
  *
- * Only the functions FoundationNetworking calls are here (`nm -u lib_CFURLSessionInterface.a`); the types are
- * spelled as their ABI is, since libcurl's headers are not needed to build. If libcurl cannot be loaded, the
- * process stops with a message: URLSession cannot work without it.
+ * Only the functions FoundationNetworking calls are here (`nm -u lib_CFURLSessionInterface.a`; scripts/build-tokenctl
+ * compares that list with this file's before it builds); the types are spelled as their ABI is, since libcurl's
+ * headers are not needed to build. If libcurl cannot be loaded, or lacks one of them, the process ends with exit
+ * code 5 and one sentence naming the library and the package that has it: URLSession cannot work without it, and
+ * nothing has been sent.
  */
 #include "lazy_curl.h"
 
@@ -54,11 +56,23 @@ static struct {
 static pthread_once_t loading = PTHREAD_ONCE_INIT;
 static int loaded = 0;
 
+/* tokenctl's exit code for a request that could not be sent (5); the tokens are untouched. */
+enum { EXIT_NO_HTTP = 5 };
+
+static void unavailable(const char *problem) {
+    fprintf(stderr,
+            "tokenctl: sending HTTP needs libcurl (libcurl.so.4; Debian: apt install libcurl4), which %s. "
+            "Nothing was sent and the stored tokens are unchanged.\n",
+            problem);
+    exit(EXIT_NO_HTTP);
+}
+
 static void *resolve(void *library, const char *name) {
     void *function = dlsym(library, name);
     if (!function) {
-        fprintf(stderr, "libcurl.so.4 has no %s: %s\n", name, dlerror());
-        abort();
+        char problem[512];
+        snprintf(problem, sizeof problem, "has no %s: %s", name, dlerror());
+        unavailable(problem);
     }
     return function;
 }
@@ -66,8 +80,9 @@ static void *resolve(void *library, const char *name) {
 static void load(void) {
     void *library = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
     if (!library) {
-        fprintf(stderr, "HTTP needs libcurl, which could not be loaded: %s\n", dlerror());
-        abort();
+        char problem[512];
+        snprintf(problem, sizeof problem, "could not be loaded: %s", dlerror());
+        unavailable(problem);
     }
     curl.global_init = resolve(library, "curl_global_init");
     curl.easy_init = resolve(library, "curl_easy_init");

@@ -33,9 +33,10 @@ extension Keyring {
     ///   changes to learn *early* that an item was changed or deleted, and read the item again before anything that
     ///   must be right.
     ///
-    /// Costs no D-Bus traffic of its own once the process watches the service (its lookups already follow these
-    /// signals); the first call connects to the service like any other call, plus at most one round trip to the bus
-    /// daemon, on a thread outside Swift's cooperative pool and within ``Configuration/timeout``.
+    /// The first call in a process connects to the service like any other call, installs a message filter on the
+    /// connection and asks the bus daemon for the service's signals (two match rules, one round trip), on a thread
+    /// outside Swift's cooperative pool and within ``Configuration/timeout``; later calls send nothing. A process that
+    /// never calls it receives no signals and sends no match rules.
     /// - Throws: ``KeyringError`` — `serviceUnavailable` without a Secret Service; `timedOut`; `other` when the bus
     ///   refuses to send the service's signals; `CancellationError` when the task is cancelled.
     public func changes() async throws -> KeyringChanges {
@@ -43,7 +44,7 @@ extension Keyring {
         // before this subscription is there to take it. On a throw, it is released and so unregistered.
         let changes = ChangeFanOut.subscribe()
         try await logged("watch changes", [:], outcome: { _ in "watching" }) {
-            try await call { calls in try calls.watchChanges() }
+            try await call { calls in try ServiceSignals.watch(calls) }
         }
         return changes
     }

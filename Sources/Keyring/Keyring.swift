@@ -98,8 +98,7 @@ public struct Keyring: Sendable {
     }
 
     private func find(_ attributes: [String: String]) async throws -> KeyringSecret? {
-        if let fast = try await FastLookup.secret(attributes, timeout: configuration.timeout) { return fast }
-        return try await withUnlocking {
+        try await withUnlocking {
             try await searchingCall { calls in
                 try calls.searchForReading(attributes) { found in
                     let exact = found.candidates.filter { KeyringItem.attributes($0.attributes, matchExactly: attributes) }

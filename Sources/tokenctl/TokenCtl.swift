@@ -14,6 +14,15 @@ enum Main {
             handler.logLevel = level ?? .critical
             return handler
         }
+        // The plain `token` call, the one scripts make per request, skips the parser (see `Token.plainArguments`).
+        if let plain = TokenCtl.Token.plainArguments(CommandLine.arguments.dropFirst()) {
+            do {
+                try await TokenCtl.Token.printToken(service: plain.service, account: plain.account, keyring: plain.keyring)
+            } catch {
+                TokenCtl.exit(withError: error)
+            }
+            return
+        }
         await TokenCtl.main()
     }
 }

@@ -16,8 +16,8 @@ struct Options: Sendable {
     var storeOperations = 40
     /// Requests per round and mode at 64 concurrent (figure 5); a quarter of them at 1.
     var clientRequests = 4_000
-    /// Alternating pairs of `tokenctl token` and `secret-tool lookup` processes (figure 6).
-    var startPairs = 60
+    /// Interleaved rounds of `tokenctl token`, `secret-tool lookup`, Python keyring and the C floor (figure 6).
+    var startRounds = 300
     /// Rotations the soak runs for (figure 7).
     var soakRotations = 100
     /// Short-lived `tokenctl` loops beside the long-lived process in the soak (figure 7).
@@ -30,15 +30,18 @@ struct Options: Sendable {
     var meter: String?
     var python: String?
     var pythonPeerScript: String?
+    /// Python keyring's command line (`keyring get`, figure 6); `keyring` beside `--python` unless given.
+    var pythonCLI: String?
     /// Why Python keyring is unavailable, reported when `python` is missing.
     var pythonUnavailable: String?
     var output = "bench-results.json"
 
     static let usage = """
         usage: tokenkeyring-bench [--rounds N] [--storm-requests N] [--processes N] [--hot-calls N]
-                                  [--keyring-reads N] [--store-ops N] [--client-requests N] [--start-pairs N]
+                                  [--keyring-reads N] [--store-ops N] [--client-requests N] [--start-rounds N]
                                   [--soak-rotations N] [--soak-processes N] [--only 1,2,3,4,5,6,7]
                                   [--tokenctl PATH] [--floor PATH] [--meter PATH] [--python PATH --python-peer PATH]
+                                  [--python-cli PATH]
                                   [--python-unavailable REASON] [--output PATH]
         Run it through scripts/bench, which builds it in release mode, prepares the peers and a keyring.
         Exit status: 0 when every figure ran (missed targets included), 1 when one failed, 64 usage.
@@ -65,7 +68,7 @@ struct Options: Sendable {
             case "--keyring-reads": options.keyringReads = try count(flag)
             case "--store-ops": options.storeOperations = try count(flag)
             case "--client-requests": options.clientRequests = try count(flag)
-            case "--start-pairs": options.startPairs = try count(flag)
+            case "--start-rounds": options.startRounds = try count(flag)
             case "--soak-rotations": options.soakRotations = try count(flag)
             case "--soak-processes": options.soakProcesses = try count(flag)
             case "--only":
@@ -79,6 +82,7 @@ struct Options: Sendable {
             case "--meter": options.meter = try value(flag)
             case "--python": options.python = try value(flag)
             case "--python-peer": options.pythonPeerScript = try value(flag)
+            case "--python-cli": options.pythonCLI = try value(flag)
             case "--python-unavailable": options.pythonUnavailable = try value(flag)
             case "--output": options.output = try value(flag)
             case "-h", "--help": throw UsageError(nil)
@@ -95,9 +99,15 @@ struct Options: Sendable {
         [
             "rounds": "\(rounds)", "storm_requests": "\(stormRequests)", "processes": "\(processes)",
             "hot_calls": "\(hotCalls)", "keyring_reads": "\(keyringReads)", "store_ops": "\(storeOperations)",
-            "client_requests": "\(clientRequests)", "start_pairs": "\(startPairs)",
+            "client_requests": "\(clientRequests)", "start_rounds": "\(startRounds)",
             "soak_rotations": "\(soakRotations)", "soak_processes": "\(soakProcesses)",
         ]
+    }
+
+    /// Python keyring's command line: `--python-cli`, or `keyring` beside the venv's `python`, if it is there.
+    var pythonKeyringCLI: String? {
+        let cli = pythonCLI ?? python.map { URL(fileURLWithPath: $0).deletingLastPathComponent().appendingPathComponent("keyring").path }
+        return cli.flatMap { FileManager.default.isExecutableFile(atPath: $0) ? $0 : nil }
     }
 
     /// `tokenctl` beside this executable unless `--tokenctl` says otherwise.

@@ -5,19 +5,20 @@ enum Table {
         lines.append(
             "TokenKeyring benchmarks — \(report.machine.cores) cores, load average \(report.machine.loadAverage), "
                 + "started \(report.machine.startedAt)")
-        lines.append("Medians and p99s over rounds; each ratio compares runs interleaved in this one process.")
+        lines.append("Medians, p99s and minimums over rounds; each ratio compares runs interleaved in this one process.")
         for figure in report.figures {
             lines.append("")
             lines.append("(\(figure.id)) \(figure.title)")
             if let skipped = figure.skipped { lines.append("    SKIPPED: \(skipped)") }
             if !figure.measures.isEmpty {
-                lines.append(row("measure", "median", "p99", "n"))
+                lines.append(row("measure", "median", "p99", "min", "n"))
                 for measure in figure.measures {
                     lines.append(
                         row(
                             measure.name,
                             Format.value(measure.summary.median, measure.unit),
                             Format.value(measure.summary.p99, measure.unit),
+                            Format.value(measure.summary.min, measure.unit),
                             String(measure.summary.count)))
                 }
             }
@@ -30,8 +31,9 @@ enum Table {
         return lines.joined(separator: "\n")
     }
 
-    private static func row(_ name: String, _ median: String, _ p99: String, _ count: String) -> String {
-        "    " + pad(name, 46) + pad(median, 16, left: true) + pad(p99, 16, left: true) + pad(count, 7, left: true)
+    private static func row(_ name: String, _ median: String, _ p99: String, _ min: String, _ count: String) -> String {
+        "    " + pad(name, 58) + pad(median, 14, left: true) + pad(p99, 14, left: true) + pad(min, 14, left: true)
+            + pad(count, 7, left: true)
     }
 
     private static func pad(_ text: String, _ width: Int, left: Bool = false) -> String {

@@ -5,7 +5,7 @@ import KeyringTestSupport
 import Synchronization
 import Testing
 
-/// The C batch (`CDBusBatch`) answers every slot it was given, even a call GDBus refuses to send.
+/// A batch (``DBusBatch``) answers every slot it was given, even a call GDBus refuses to send.
 @Suite("Batched D-Bus calls", .needsSecretService)
 struct DBusBatchTests {
     /// The outcome of each slot, read on a thread of its own: a batch that never answers makes the test fail after

@@ -72,7 +72,7 @@ struct AuthManagerKeyringTests {
             await #expect {
                 _ = try await next.validAuth()
             } throws: { error in
-                (((error as? TokenAuthError)?.underlying as? TokenAuthError)?.underlying as? IDTokenError) == .subjectChanged
+                (((error as? TokenAuthError)?.underlying as? TokenAuthError)?.underlying as? SignInError)?.code == .subjectChanged
             }
             let ended = try #require(try await store.loadCredentials())
             #expect(ended.auth.endReason?.contains("another account") == true)

@@ -1,7 +1,6 @@
-import CDBusBatch
 import Synchronization
 
-/// Hands each change the attribute cache's signal filter sees (`attribute_cache.c`) to every subscription of
+/// Hands each change the Secret Service's signals announce (``ServiceSignals``) to every subscription of
 /// ``Keyring/changes()``.
 ///
 /// The filter tells it on GDBus's worker thread, which every message of the connection waits for, so delivery never
@@ -38,7 +37,6 @@ enum ChangeFanOut {
     /// A new subscription, registered until its doorbell terminates: when its sequence and iterators are released,
     /// or its task is cancelled.
     static func subscribe() -> KeyringChanges {
-        _ = listening
         let (doorbell, ring) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         let subscription = ChangeSubscription(ring: ring)
         let id = registry.withLock { registry in
@@ -60,24 +58,5 @@ enum ChangeFanOut {
     static func deliver(_ change: KeyringChange) {
         let subscriptions = registry.withLock { Array($0.subscriptions.values) }
         for subscription in subscriptions { subscription.give(change) }
-    }
-
-    /// Installs the cache's listener, once per process.
-    private static let listening: Void = tokenkeyring_attribute_cache_set_listener { kind, path in
-        ChangeFanOut.deliver(KeyringChange(kind, path))
-    }
-}
-
-extension KeyringChange {
-    /// The change the cache's listener was told of.
-    fileprivate init(_ kind: TokenkeyringChangeKind, _ path: UnsafePointer<CChar>?) {
-        // `/` is D-Bus's "no object": KeePassXC 2.7.4 sends `ItemCreated` before the new item has a path.
-        let path = path.map { String(cString: $0) }.flatMap { $0 == "/" ? nil : $0 }
-        switch kind {
-        case TOKENKEYRING_CHANGE_CREATED: self.init(.created, itemPath: path)
-        case TOKENKEYRING_CHANGE_CHANGED: self.init(.changed, itemPath: path)
-        case TOKENKEYRING_CHANGE_DELETED: self.init(.deleted, itemPath: path)
-        default: self = .anything
-        }
     }
 }

@@ -70,6 +70,13 @@ enum Variant {
         g_variant_lookup_value(dictionary, key, nil)
     }
 
+    /// Reads the child at `index` of a tuple or array with `read`.
+    static func child<T>(_ value: OpaquePointer, _ index: Int, _ read: (OpaquePointer) -> T) -> T {
+        let child: OpaquePointer = g_variant_get_child_value(value, gsize(index))
+        defer { g_variant_unref(child) }
+        return read(child)
+    }
+
     /// The first child of a reply tuple, e.g. the `a{sv}` of a `GetAll` reply. The caller releases it.
     static func firstChild(_ reply: OpaquePointer) -> OpaquePointer {
         g_variant_get_child_value(reply, 0)

@@ -103,54 +103,11 @@ public struct TokenEndpointClient: Sendable {
     }
 
     private func sendTokenRequest(_ grant: [(name: String, value: String)], secrets: [String]) async throws -> TokenResponse {
-        let endpoint = client.tokenEndpoint
-        let host = endpoint.host ?? ""
-        try Self.checkTransportSecurity(of: endpoint)
-
-        var parameters = grant
-        var headerFields: HTTPFields = [
-            .contentType: "application/x-www-form-urlencoded",
-            .accept: "application/json",
-        ]
-        guard let authentication = client.formAuthentication else {
-            throw TokenAuthError.invalidClientConfiguration("\(client.authentication.rawValue) needs a client secret")
-        }
-        parameters += authentication.parameters
-        headerFields[.authorization] = authentication.authorization
-        let allSecrets = secrets + [client.clientSecret].compactMap { $0 }
-
-        let request = HTTPRequest(method: .post, url: endpoint, headerFields: headerFields)
+        let post = OAuthFormPost("token endpoint", endpoint: client.tokenEndpoint, client: client, transport: transport)
         let sentAt = wallClock()
-        let response: HTTPResponse
-        let body: Data
-        do {
-            (response, body) = try await transport.send(request, body: FormEncoding.body(parameters), redirects: .refuse)
-        } catch let error as CancellationError {
-            throw error
-        } catch {
-            if Task.isCancelled { throw CancellationError() }
-            throw TokenAuthError.unreachable("token endpoint", host: host, because: error)
-        }
-        return try interpret(response, body: body, sentAt: sentAt, secrets: allSecrets)
-    }
-
-    /// Turns the endpoint's answer into tokens or a classified error.
-    private func interpret(_ response: HTTPResponse, body: Data, sentAt: Date, secrets: [String]) throws -> TokenResponse {
-        let status = response.status.code
-        if response.status.kind == .successful {
-            return try TokenResponse.parse(data: body, sentAt: sentAt, statusCode: status, secrets: secrets)
-        }
-        if response.status.kind == .redirection {
-            // Not followed: the request carries the grant and the client's credentials in its body.
-            throw TokenAuthError.redirected(
-                "token endpoint", to: response.redirectLocation(from: client.tokenEndpoint, secrets: secrets),
-                statusCode: status)
-        }
-        let retryAfter = RetryAfter.parse(response.headerFields[.retryAfter], now: wallClock())
-        if body.count <= TokenResponse.maximumSize, let answer = OAuthErrorResponse.parse(body, secrets: secrets) {
-            throw TokenAuthError.refused(answer, by: "token endpoint", statusCode: status, retryAfter: retryAfter)
-        }
-        throw TokenAuthError.unexpectedStatus(status, from: "token endpoint", retryAfter: retryAfter)
+        let (status, body) = try await post.send(grant, secrets: secrets, wallClock: wallClock)
+        return try TokenResponse.parse(
+            data: body, sentAt: sentAt, statusCode: status, secrets: secrets + [client.clientSecret].compactMap { $0 })
     }
 
     /// Refuses endpoints that would expose credentials: anything but `https`, except `http` to a loopback host.

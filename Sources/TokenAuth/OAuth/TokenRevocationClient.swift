@@ -63,40 +63,9 @@ public struct TokenRevocationClient: Sendable {
     }
 
     private func send(_ token: String, hint: TokenTypeHint?) async throws {
-        try TokenEndpointClient.checkTransportSecurity(of: endpoint, named: "revocation endpoint")
-        guard let authentication = client.formAuthentication else {
-            throw TokenAuthError.invalidClientConfiguration("\(client.authentication.rawValue) needs a client secret")
-        }
         var parameters = [(name: "token", value: token)]
         if let hint { parameters.append((name: "token_type_hint", value: hint.rawValue)) }
-        parameters += authentication.parameters
-        var headerFields: HTTPFields = [.contentType: "application/x-www-form-urlencoded", .accept: "application/json"]
-        headerFields[.authorization] = authentication.authorization
-        let secrets = [token] + [client.clientSecret].compactMap { $0 }
-
-        let response: HTTPResponse
-        let body: Data
-        do {
-            (response, body) = try await transport.send(
-                HTTPRequest(method: .post, url: endpoint, headerFields: headerFields), body: FormEncoding.body(parameters),
-                redirects: .refuse)
-        } catch let error as CancellationError {
-            throw error
-        } catch {
-            if Task.isCancelled { throw CancellationError() }
-            throw TokenAuthError.unreachable("revocation endpoint", host: endpoint.host ?? "?", because: error)
-        }
-        let status = response.status.code
-        if response.status.kind == .successful { return }
-        if response.status.kind == .redirection {
-            // Not followed: the request carries the token and the client's credentials in its body.
-            throw TokenAuthError.redirected(
-                "revocation endpoint", to: response.redirectLocation(from: endpoint, secrets: secrets), statusCode: status)
-        }
-        // 503 is RFC 7009's "try later" (§2.2.1); 5xx and 429 are transient anywhere, with an error body or without.
-        if let answer = OAuthErrorResponse.parse(body, secrets: secrets) {
-            throw TokenAuthError.refused(answer, by: "revocation endpoint", statusCode: status, retryAfter: nil)
-        }
-        throw TokenAuthError.unexpectedStatus(status, from: "revocation endpoint", retryAfter: nil)
+        let post = OAuthFormPost("revocation endpoint", endpoint: endpoint, client: client, transport: transport)
+        _ = try await post.send(parameters, secrets: [token])
     }
 }

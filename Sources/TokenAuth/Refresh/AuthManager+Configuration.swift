@@ -36,11 +36,11 @@ extension AuthManager {
         /// can never run stops the refresh (``TokenAuthError/Code/identityUntrusted``). Once the refresh token is
         /// spent, the answer is never lost:
         /// - an `id_token` valid for the same issuer and subject updates the identity;
-        /// - one that cannot be checked just now (`IDTokenError.isTransient`: keys unavailable, or a new key the
-        ///   key set may not be fetched again for yet) leaves the check pending: the tokens are stored with it
+        /// - one that cannot be checked just now (``TokenAuthError/Code/identityUnavailable``: keys unavailable, or a
+        ///   new key the key set may not be fetched again for yet) leaves the check pending: the tokens are stored with it
         ///   (``Auth/unverifiedIDToken``) and handed out, and each later use tries the check again, after a backoff;
-        /// - one that proves another account (`IDTokenError.subjectChanged`, OpenID Connect Core §12.2) or cannot be
-        ///   trusted at all ends the session: nothing of the answer is used, its tokens are revoked (with a
+        /// - one that proves another account (``TokenAuthError/Code/identityMismatch``, OpenID Connect Core §12.2) or
+        ///   cannot be trusted at all ends the session: nothing of the answer is used, its tokens are revoked (with a
         ///   ``TokenRevoker``), and the entry keeps who was signed in and why the session ended (``Auth/endReason``),
         ///   with no refresh token. The error is ``TokenAuthError/Code/sessionEnded``; its ``TokenAuthError/underlying`` says
         ///   why.

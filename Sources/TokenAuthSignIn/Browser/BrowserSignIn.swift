@@ -75,7 +75,7 @@ public struct BrowserSignIn: Sendable {
     ///   - transport: How the code exchange is sent. The default accepts at most `TokenResponse.maximumSize` bytes.
     ///   - clock: The clock that measures ``timeLimit``.
     ///   - wallClock: The wall clock, read for the tokens' expiry.
-    /// - Throws: ``BrowserSignInError/insecureEndpoint`` or ``BrowserSignInError/invalidRedirect``.
+    /// - Throws: ``SignInError/Code/insecureEndpoint`` or ``SignInError/Code/invalidRedirect``.
     public init(
         client: OAuthClient,
         authorizationEndpoint: URL,
@@ -86,12 +86,12 @@ public struct BrowserSignIn: Sendable {
         transport: any HTTPTransport = URLSessionTransport(maximumResponseBodySize: TokenResponse.maximumSize),
         clock: any Clock<Duration> = ContinuousClock(),
         wallClock: @escaping WallClock = systemWallClock
-    ) throws(BrowserSignInError) {
-        guard authorizationEndpoint.canCarryCredentials else { throw .insecureEndpoint(authorizationEndpoint) }
+    ) throws(SignInError) {
+        guard authorizationEndpoint.canCarryCredentials else { throw .insecureAuthorizationEndpoint(authorizationEndpoint) }
         guard redirect.path.hasPrefix("/"), !redirect.path.contains("?"), !redirect.path.contains("#"),
             URLComponents(string: redirect.path)?.percentEncodedPath == redirect.path
-        else { throw .invalidRedirect(path: redirect.path) }
-        guard (0...65535).contains(redirect.port) else { throw .invalidRedirect(path: "port \(redirect.port)") }
+        else { throw .invalidRedirect("path \"\(redirect.path)\"") }
+        guard (0...65535).contains(redirect.port) else { throw .invalidRedirect("port \(redirect.port)") }
         self.client = client
         self.authorizationEndpoint = authorizationEndpoint
         self.issuer = issuer
@@ -115,9 +115,9 @@ public struct BrowserSignIn: Sendable {
     ///   - transport: How the code exchange (and the key set, with `openid`) is sent.
     ///   - clock: The clock that measures `timeLimit`.
     ///   - wallClock: The wall clock, read for the tokens' expiry and the `id_token`'s times.
-    /// - Throws: ``BrowserSignInError/noAuthorizationEndpoint`` when the metadata names none,
-    ///   ``BrowserSignInError/pkceUnsupported`` when it lists PKCE methods without S256, or
-    ///   ``BrowserSignInError/invalidRedirect``.
+    /// - Throws: ``SignInError/Code/noAuthorizationEndpoint`` when the metadata names none,
+    ///   ``SignInError/Code/pkceUnsupported`` when it lists PKCE methods without S256, or
+    ///   ``SignInError/Code/invalidRedirect``.
     public init(
         metadata: AuthorizationServerMetadata,
         clientID: String,
@@ -128,15 +128,23 @@ public struct BrowserSignIn: Sendable {
         transport: any HTTPTransport = URLSessionTransport(maximumResponseBodySize: TokenResponse.maximumSize),
         clock: any Clock<Duration> = ContinuousClock(),
         wallClock: @escaping WallClock = systemWallClock
-    ) throws(BrowserSignInError) {
+    ) throws(SignInError) {
+        try self.init(
+            client: metadata.client(id: clientID, secret: clientSecret, authentication: authentication),
+            authorizationEndpoint: Self.authorizationEndpoint(of: metadata), issuer: metadata.issuer,
+            requiresIssuerParameter: metadata.authorizationResponseIssParameterSupported, redirect: redirect,
+            timeLimit: timeLimit, transport: transport, clock: clock, wallClock: wallClock)
+    }
+
+    /// The authorization endpoint of `metadata`, if a browser sign-in can use it.
+    ///
+    /// - Throws: ``SignInError/Code/noAuthorizationEndpoint`` when the metadata names none, or
+    ///   ``SignInError/Code/pkceUnsupported`` when it lists PKCE methods without S256.
+    public static func authorizationEndpoint(of metadata: AuthorizationServerMetadata) throws(SignInError) -> URL {
         guard let endpoint = metadata.authorizationEndpoint else { throw .noAuthorizationEndpoint }
         let methods = metadata.codeChallengeMethodsSupported
         guard methods.isEmpty || methods.contains(PKCE.method) else { throw .pkceUnsupported(listed: methods) }
-        try self.init(
-            client: metadata.client(id: clientID, secret: clientSecret, authentication: authentication),
-            authorizationEndpoint: endpoint, issuer: metadata.issuer,
-            requiresIssuerParameter: metadata.authorizationResponseIssParameterSupported, redirect: redirect,
-            timeLimit: timeLimit, transport: transport, clock: clock, wallClock: wallClock)
+        return endpoint
     }
 
     /// Runs the whole sign-in: listens, calls `openBrowser` once with the authorization URL, waits for the browser
@@ -148,7 +156,7 @@ public struct BrowserSignIn: Sendable {
     ///     listener already waits; if it throws, the sign-in stops with its error. Show the URL as well, for users
     ///     whose browser does not open.
     /// - Returns: The tokens with ``client`` recorded: pass `auth` to `AuthManager.signIn(_:)` and store `client`.
-    /// - Throws: ``BrowserSignInError``, `TokenAuthError` from the code exchange, the hook's error, or
+    /// - Throws: ``SignInError``, `TokenAuthError` from the code exchange, the hook's error, or
     ///   `CancellationError`.
     public func signIn(
         scope: String? = nil,
@@ -166,7 +174,7 @@ public struct BrowserSignIn: Sendable {
         do {
             listener = try await LoopbackRedirectListener.bind(port: redirect.port, path: redirect.path)
         } catch {
-            throw BrowserSignInError.listenerUnavailable(port: redirect.port, cause: error)
+            throw SignInError.listenerUnavailable(port: redirect.port, cause: error)
         }
         let request = AuthorizationRequest(
             endpoint: authorizationEndpoint, clientID: client.clientID, redirectURI: listener.redirectURI, scope: scope)
@@ -186,7 +194,7 @@ public struct BrowserSignIn: Sendable {
         ) { group in
             group.addTask {
                 let (response, identity) = try await listener.receive(
-                    timeLimit: limit, clock: clock, timedOut: { BrowserSignInError.timedOut(after: limit) },
+                    timeLimit: limit, clock: clock, timedOut: { SignInError.timedOut(after: limit) },
                     exchange.handle)
                 var auth = response.auth(updating: nil)
                 auth.scope = auth.scope ?? scope
@@ -244,17 +252,17 @@ private final class CodeExchange: Sendable {
         if let issuer {
             let iss = redirect.single("iss")
             if redirect.count(of: "iss") > 1 || (iss == nil && requiresIssuerParameter) || (iss != nil && iss != issuer) {
-                return fail(BrowserSignInError.issuerMismatch(expected: issuer, found: iss))
+                return fail(SignInError.responseIssuerMismatch(expected: issuer, found: iss))
             }
         }
         if redirect.count(of: "error") > 0 {
             guard let error = redirect.single("error") else {
-                return fail(BrowserSignInError.malformedResponse("it has more than one error"))
+                return fail(SignInError.malformedRedirect("it has more than one error"))
             }
-            return fail(BrowserSignInError.fromRedirect(error: error, description: redirect.single("error_description")))
+            return fail(SignInError.fromRedirect(error: error, description: redirect.single("error_description")))
         }
         guard let code = redirect.single("code"), !code.isEmpty else {
-            return fail(BrowserSignInError.malformedResponse(
+            return fail(SignInError.malformedRedirect(
                 redirect.count(of: "code") > 1 ? "it has more than one code" : "it has no code"))
         }
         // The code is in hand: the exchange runs to its own end, outside the sign-in's time limit.
@@ -281,14 +289,14 @@ private final class CodeExchange: Sendable {
         let problem: String
         let advice: String
         switch error {
-        case let error as BrowserSignInError:
-            problem = error.description.replacingOccurrences(of: " " + error.fix, with: "")
+        case let error as SignInError where error.concernsIdentity:
+            problem = "The app could not confirm who signed in: \(error.description)"
+            advice = "Go back to the app and sign in again."
+        case let error as SignInError:
+            problem = error.reason
             advice = error.fix
         case let error as TokenAuthError:
             problem = "The app could not complete the sign-in with the provider: \(error.description)"
-            advice = "Go back to the app and sign in again."
-        case let error as IDTokenError:
-            problem = "The app could not confirm who signed in: \(error.description)"
             advice = "Go back to the app and sign in again."
         default:
             problem = "The app could not complete the sign-in."

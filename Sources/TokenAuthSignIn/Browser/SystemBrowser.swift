@@ -17,45 +17,12 @@ import TokenAuth
 ///   so nothing in the URL is interpreted.
 /// - Without `BROWSER`, `xdg-open` is used only in a graphical session (`DISPLAY` or `WAYLAND_DISPLAY` set, or inside
 ///   Flatpak). It never falls back to a text-mode browser: over SSH or on a console, ``open(_:)`` throws
-///   ``Failure/noGraphicalSession``, and the app shows the URL (or offers the device code) instead. The launched
+///   ``SignInError/Code/noGraphicalSession``, and the app shows the URL (or offers the device code) instead. The launched
 ///   program gets `/dev/null` as its standard input and output, so it can never take over the app's terminal.
 ///
 /// The browser is started and not waited for. Always show the URL too: a browser that starts may still not come to
 /// the front.
 public struct SystemBrowser: Sendable {
-    /// Why no browser could be started.
-    public struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
-        /// The kinds of ``SystemBrowser/Failure``.
-        public typealias Code = ErrorCode<Failure>
-
-        /// What kind of failure this is.
-        public let code: Code
-        private let detail: String
-
-        /// Neither `BROWSER` is set nor is there a graphical session (`DISPLAY`, `WAYLAND_DISPLAY`, Flatpak).
-        public static let noGraphicalSession = Failure(code: .noGraphicalSession, detail: "")
-        /// No command of `BROWSER`, or `xdg-open`, could be started.
-        public static let notStarted = Failure(code: .notStarted, detail: "")
-
-        /// Two failures are equal when they are the same kind.
-        public static func == (lhs: Failure, rhs: Failure) -> Bool { lhs.code == rhs.code }
-
-        /// What happened and what to do.
-        public var description: String {
-            switch code {
-            case .noGraphicalSession:
-                return "No browser was opened: this session has no display and BROWSER is not set. Open the URL on "
-                    + "any device's browser that can reach this machine's 127.0.0.1 (for example through "
-                    + "`ssh -L`), set BROWSER, or use the device code sign-in."
-            default:
-                return "No browser could be started (\(detail)). Open the URL yourself, or set BROWSER to a browser "
-                    + "command."
-            }
-        }
-
-        static func notStarted(_ detail: String) -> Failure { Failure(code: .notStarted, detail: detail) }
-    }
-
     private let environment: [String: String]
 
     /// Creates an opener that reads `BROWSER`, `DISPLAY`, `WAYLAND_DISPLAY` and `PATH` from `environment`.
@@ -65,8 +32,8 @@ public struct SystemBrowser: Sendable {
 
     /// The commands that ``open(_:)`` would try for `url`, in order, each as an argument vector.
     ///
-    /// - Throws: ``Failure/noGraphicalSession`` when it would try none.
-    public func commands(for url: URL) throws(Failure) -> [[String]] {
+    /// - Throws: ``SignInError/Code/noGraphicalSession`` when it would try none.
+    public func commands(for url: URL) throws(SignInError) -> [[String]] {
         if let browser = environment["BROWSER"], !browser.trimmingCharacters(in: .whitespaces).isEmpty {
             return browser.split(separator: ":").compactMap { Self.arguments(of: String($0), url: url) }
         }
@@ -78,8 +45,8 @@ public struct SystemBrowser: Sendable {
 
     /// Starts the browser on `url` and returns without waiting for it.
     ///
-    /// - Throws: ``Failure``.
-    public func open(_ url: URL) throws(Failure) {
+    /// - Throws: ``SignInError``: ``SignInError/Code/noGraphicalSession`` or ``SignInError/Code/browserNotStarted``.
+    public func open(_ url: URL) throws(SignInError) {
         var problems: [String] = []
         for command in try commands(for: url) {
             guard let executable = Self.executable(command[0], path: environment["PATH"]) else {
@@ -100,7 +67,7 @@ public struct SystemBrowser: Sendable {
                 problems.append("\(command[0]): \(error.localizedDescription)")
             }
         }
-        throw .notStarted(problems.isEmpty ? "BROWSER names no command" : problems.joined(separator: "; "))
+        throw .browserNotStarted(problems.isEmpty ? "BROWSER names no command" : problems.joined(separator: "; "))
     }
 
     /// One `BROWSER` entry as an argument vector for `url`, or `nil` when it is empty.
@@ -142,11 +109,4 @@ public struct SystemBrowser: Sendable {
         }
         return nil
     }
-}
-
-extension ErrorCode where Domain == SystemBrowser.Failure {
-    /// ``SystemBrowser/Failure/noGraphicalSession``.
-    public static let noGraphicalSession = Self("noGraphicalSession")
-    /// ``SystemBrowser/Failure/notStarted``.
-    public static let notStarted = Self("notStarted")
 }

@@ -18,11 +18,11 @@ import TokenAuth
 /// - first after the server's `interval` (5 s when it names none), then at that interval;
 /// - `authorization_pending` → keeps polling; `slow_down` → adds 5 s to the interval for the rest of the flow,
 ///   up to ``maximumInterval``;
-/// - `access_denied` → ``DeviceAuthorizationError/accessDenied``; `expired_token` →
-///   ``DeviceAuthorizationError/expired``;
+/// - `access_denied` → ``SignInError/Code/denied``; `expired_token` →
+///   ``SignInError/Code/codeExpired``;
 /// - a transient failure (no answer, 5xx) → keeps polling, doubling the wait for each failure in a row;
 /// - any other token endpoint error (such as `invalid_client`) → thrown as the `TokenAuthError`;
-/// - gives up with ``DeviceAuthorizationError/expired`` rather than poll at or after `expires_in` (or rethrows the
+/// - gives up with ``SignInError/Code/codeExpired`` rather than poll at or after `expires_in` (or rethrows the
 ///   last transient failure, if the last poll had one).
 ///
 /// The server's numbers are bounded where they are read: `interval` to ``minimumInterval``…``maximumInterval``, and
@@ -109,7 +109,7 @@ public struct DeviceAuthorization: Sendable {
     ///   - transport: As for ``init(client:deviceAuthorizationEndpoint:transport:clock:wallClock:)``.
     ///   - clock: As for ``init(client:deviceAuthorizationEndpoint:transport:clock:wallClock:)``.
     ///   - wallClock: As for ``init(client:deviceAuthorizationEndpoint:transport:clock:wallClock:)``.
-    /// - Throws: ``DiscoveryError/missingEndpoint`` when the metadata names no `device_authorization_endpoint`.
+    /// - Throws: ``SignInError/Code/missingEndpoint`` when the metadata names no `device_authorization_endpoint`.
     public init(
         metadata: AuthorizationServerMetadata,
         clientID: String,
@@ -118,7 +118,7 @@ public struct DeviceAuthorization: Sendable {
         transport: any HTTPTransport = URLSessionTransport(maximumResponseBodySize: TokenResponse.maximumSize),
         clock: any Clock<Duration> = ContinuousClock(),
         wallClock: @escaping WallClock = systemWallClock
-    ) throws(DiscoveryError) {
+    ) throws(SignInError) {
         guard let endpoint = metadata.deviceAuthorizationEndpoint else {
             throw .missingEndpoint("device_authorization_endpoint", at: nil)
         }
@@ -135,7 +135,7 @@ public struct DeviceAuthorization: Sendable {
     ///   - prompt: The app's "show this code" hook. Polling starts when it returns; if it throws, the flow stops
     ///     with its error.
     /// - Returns: The tokens with ``client`` recorded: pass `auth` to `AuthManager.signIn(_:)` and store `client`.
-    /// - Throws: ``DeviceAuthorizationError``, `TokenAuthError`, the hook's error, or `CancellationError`.
+    /// - Throws: ``SignInError`` (declined, expired), `TokenAuthError` (the endpoints' failures), the hook's error, or `CancellationError`.
     public func signIn(
         scope: String? = nil,
         prompt: @Sendable (Prompt) async throws -> Void
@@ -157,7 +157,7 @@ public struct DeviceAuthorization: Sendable {
         var lastFailure: TokenAuthError?
         while true {
             guard let wait = schedule.nextWait(elapsed: requestedAt.duration(to: clock.now)) else {
-                throw lastFailure ?? DeviceAuthorizationError.expired(nil, lifetime: schedule.lifetime)
+                throw lastFailure ?? SignInError.codeExpired(nil, lifetime: schedule.lifetime)
             }
             try await clock.sleep(for: wait)
             do {
@@ -175,9 +175,9 @@ public struct DeviceAuthorization: Sendable {
                 case "slow_down":
                     schedule.record(.slowDown)
                 case "access_denied":
-                    throw DeviceAuthorizationError.accessDenied(error)
+                    throw SignInError.deviceDenied(error)
                 case "expired_token":
-                    throw DeviceAuthorizationError.expired(error, lifetime: schedule.lifetime)
+                    throw SignInError.codeExpired(error, lifetime: schedule.lifetime)
                 default:
                     guard error.isTransient else { throw error }
                     schedule.record(.transientFailure)
@@ -196,83 +196,32 @@ public struct DeviceAuthorization: Sendable {
 
     /// Sends the device authorization request (RFC 8628 §3.1) and reads the answer.
     private func requestDeviceCode(scope: String?) async throws -> DeviceCode {
-        let endpoint = deviceAuthorizationEndpoint
-        guard endpoint.canCarryCredentials else {
-            let scheme = endpoint.scheme?.lowercased() ?? ""
-            throw DeviceAuthorizationError.insecureEndpoint(
-                scheme: scheme.isEmpty ? "?" : scheme, host: endpoint.host ?? "?")
-        }
-        guard let authentication = client.formAuthentication else {
-            throw DeviceAuthorizationError.invalidClientConfiguration(
-                "\(client.authentication.rawValue) needs a client secret")
-        }
-        var parameters = authentication.parameters
-        if let scope { parameters.append((name: "scope", value: scope)) }
-        var headerFields: HTTPFields = [
-            .contentType: "application/x-www-form-urlencoded",
-            .accept: "application/json",
-        ]
-        headerFields[.authorization] = authentication.authorization
-        let secrets = [client.clientSecret].compactMap { $0 }
-
-        let request = HTTPRequest(method: .post, url: endpoint, headerFields: headerFields)
-        let response: HTTPResponse
-        let body: Data
-        do {
-            (response, body) = try await transport.send(request, body: FormEncoding.body(parameters), redirects: .refuse)
-        } catch let error as TokenAuthError {
-            if error.code == .responseTooLarge {
-                throw DeviceAuthorizationError.malformed("its answer is too large", statusCode: nil)
-            }
-            throw DeviceAuthorizationError.unavailable(
-                statusCode: nil, cause: error.code == .timedOut ? "no answer in time" : "the connection failed")
-        } catch let error as CancellationError {
-            throw error
-        } catch {
-            if Task.isCancelled { throw CancellationError() }
-            throw DeviceAuthorizationError.unavailable(statusCode: nil, cause: "\(type(of: error))")
-        }
-        return try Self.interpret(response, body: body, secrets: secrets)
+        let post = OAuthFormPost(
+            Self.endpointName, endpoint: deviceAuthorizationEndpoint, client: client, transport: transport)
+        let (status, body) = try await post.send(scope.map { [(name: "scope", value: $0)] } ?? [], secrets: [])
+        return try Self.interpret(body, status: status)
     }
 
-    private static func interpret(_ response: HTTPResponse, body: Data, secrets: [String]) throws -> DeviceCode {
-        let status = response.status.code
-        guard body.count <= TokenResponse.maximumSize else {
-            throw DeviceAuthorizationError.malformed("its answer is too large", statusCode: status)
+    /// The endpoint's name in errors.
+    private static let endpointName = "device authorization endpoint"
+
+    private static func interpret(_ body: Data, status: Int) throws -> DeviceCode {
+        func malformed(_ problem: String) -> TokenAuthError {
+            TokenAuthError.malformed(problem, from: endpointName, statusCode: status)
         }
-        guard response.status.kind == .successful else {
-            if [408, 429].contains(status) || (500...599).contains(status) {
-                throw DeviceAuthorizationError.unavailable(statusCode: status, cause: "the server is not answering normally")
-            }
-            if let error = try? JSONDecoder().decode(TokenResponseBody.self, from: body), let code = error.error,
-                !code.isEmpty
-            {
-                if ["server_error", "temporarily_unavailable", "slow_down"].contains(code) {
-                    throw DeviceAuthorizationError.unavailable(statusCode: status, cause: code)
-                }
-                throw DeviceAuthorizationError.rejected(
-                    code: code, description: error.errorDescription, statusCode: status, secrets: secrets)
-            }
-            throw DeviceAuthorizationError.malformed("it answered HTTP \(status) without an OAuth error body", statusCode: status)
-        }
+        guard body.count <= TokenResponse.maximumSize else { throw malformed("its answer is too large") }
         let answer: DeviceAuthorizationBody
         do {
             answer = try JSONDecoder().decode(DeviceAuthorizationBody.self, from: body)
         } catch {
-            throw DeviceAuthorizationError.malformed("its answer is not a JSON object", statusCode: status)
+            throw malformed("its answer is not a JSON object")
         }
-        guard let deviceCode = answer.deviceCode, !deviceCode.isEmpty else {
-            throw DeviceAuthorizationError.malformed("its answer has no device_code", statusCode: status)
-        }
-        guard let userCode = answer.userCode, !userCode.isEmpty else {
-            throw DeviceAuthorizationError.malformed("its answer has no user_code", statusCode: status)
-        }
+        guard let deviceCode = answer.deviceCode, !deviceCode.isEmpty else { throw malformed("its answer has no device_code") }
+        guard let userCode = answer.userCode, !userCode.isEmpty else { throw malformed("its answer has no user_code") }
         guard let verificationURI = answer.verificationURI.flatMap(URL.init(string:)), verificationURI.host != nil else {
-            throw DeviceAuthorizationError.malformed("its answer has no usable verification_uri", statusCode: status)
+            throw malformed("its answer has no usable verification_uri")
         }
-        guard let expiresIn = answer.expiresIn else {
-            throw DeviceAuthorizationError.malformed("its answer has no positive expires_in", statusCode: status)
-        }
+        guard let expiresIn = answer.expiresIn else { throw malformed("its answer has no positive expires_in") }
         return DeviceCode(
             deviceCode: deviceCode,
             prompt: Prompt(

@@ -77,18 +77,18 @@ public struct AuthorizationServerMetadata: Sendable, Equatable {
     ///
     /// Members of the wrong type read as absent, so a quirk in one optional member never makes the document
     /// unusable; a missing or mistyped `issuer` or `token_endpoint` is an error.
-    static func decode(_ data: Data, from url: URL, expectedIssuer: String) throws(DiscoveryError) -> AuthorizationServerMetadata {
-        guard data.count <= maximumSize else { throw .responseTooLarge(at: url) }
+    static func decode(_ data: Data, from url: URL, expectedIssuer: String) throws(SignInError) -> AuthorizationServerMetadata {
+        guard data.count <= maximumSize else { throw .metadataTooLarge(at: url) }
         let body: MetadataBody
         do {
             body = try JSONDecoder().decode(MetadataBody.self, from: data)
         } catch {
-            throw .notJSON(at: url)
+            throw .metadataNotJSON(at: url)
         }
         guard body.issuer == expectedIssuer else {
             throw .issuerMismatch(expected: expectedIssuer, found: body.issuer, at: url)
         }
-        func endpoint(_ member: MetadataBody.CodingKeys) throws(DiscoveryError) -> URL? {
+        func endpoint(_ member: MetadataBody.CodingKeys) throws(SignInError) -> URL? {
             guard let value = body.endpoints[member] else { return nil }
             guard let endpoint = URL(string: value), endpoint.canCarryCredentials else {
                 throw .insecureEndpoint(member.rawValue, value: value, at: url)

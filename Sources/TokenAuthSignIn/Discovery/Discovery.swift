@@ -24,10 +24,10 @@ import TokenAuth
 /// Rules that protect the app:
 /// - The issuer must be `https`, or `http` on a loopback host; anything else is refused before any request.
 /// - Redirects are not followed: requests go out with `HTTPRedirectPolicy.refuse`, and a 3xx answer is
-///   ``DiscoveryError/redirected``, naming the `Location`. (A custom transport that ignores the policy and follows
+///   ``SignInError/Code/redirected``, naming the `Location`. (A custom transport that ignores the policy and follows
 ///   redirects hides them; then the issuer check is what refuses a document from elsewhere.)
 /// - Each document is at most ``AuthorizationServerMetadata/maximumSize`` bytes, and the whole lookup takes at most
-///   ``timeLimit`` by the injected clock; past it, the lookup throws ``DiscoveryError/unavailable``.
+///   ``timeLimit`` by the injected clock; past it, the lookup throws ``SignInError/Code/unavailable``.
 public struct Discovery: Sendable {
     /// The longest the whole lookup, every URL tried included, may take.
     public let timeLimit: Duration
@@ -56,7 +56,7 @@ public struct Discovery: Sendable {
     ///
     /// - Parameter issuer: The issuer identifier, exactly as the provider documents it (the document's `issuer`
     ///   must be identical to it, character for character).
-    /// - Throws: ``DiscoveryError``, or `CancellationError` when the calling task is cancelled.
+    /// - Throws: ``SignInError``, or `CancellationError` when the calling task is cancelled.
     public func metadata(forIssuer issuer: URL) async throws -> AuthorizationServerMetadata {
         let candidates = try Self.metadataURLs(forIssuer: issuer)
         return try await withTimeLimit {
@@ -66,8 +66,8 @@ public struct Discovery: Sendable {
 
     /// The well-known URLs for `issuer`, in the order they are tried.
     ///
-    /// - Throws: ``DiscoveryError/insecureIssuer`` or ``DiscoveryError/invalidIssuer``.
-    public static func metadataURLs(forIssuer issuer: URL) throws(DiscoveryError) -> [URL] {
+    /// - Throws: ``SignInError/Code/insecureIssuer`` or ``SignInError/Code/invalidIssuer``.
+    public static func metadataURLs(forIssuer issuer: URL) throws(SignInError) -> [URL] {
         guard issuer.canCarryCredentials else { throw .insecureIssuer(issuer) }
         guard var components = URLComponents(url: issuer, resolvingAgainstBaseURL: false) else {
             throw .invalidIssuer(issuer, "cannot be read")
@@ -100,37 +100,37 @@ public struct Discovery: Sendable {
             case 200...299:
                 return try AuthorizationServerMetadata.decode(body, from: url, expectedIssuer: issuer)
             case 300...399:
-                throw DiscoveryError.redirected(from: url, status: status, location: response.headerFields[.location])
+                throw SignInError.redirected(from: url, status: status, location: response.headerFields[.location])
             case 408, 429, 500...599:
-                throw DiscoveryError.unavailable(url, statusCode: status, cause: "the server is not answering normally")
+                throw SignInError.metadataUnavailable(url, statusCode: status, cause: "the server is not answering normally")
             default:
                 lastStatus = status
             }
         }
-        throw DiscoveryError.notFound(tried: candidates, lastStatus: lastStatus)
+        throw SignInError.metadataNotFound(tried: candidates, lastStatus: lastStatus)
     }
 
-    /// One GET, with transport failures turned into ``DiscoveryError``.
+    /// One GET, with transport failures turned into ``SignInError``.
     private func get(_ url: URL) async throws -> (HTTPResponse, Data) {
         let request = HTTPRequest(method: .get, url: url, headerFields: [.accept: "application/json"])
         do {
             let (response, body) = try await transport.send(request, body: nil, redirects: .refuse)
-            if body.count > AuthorizationServerMetadata.maximumSize { throw DiscoveryError.responseTooLarge(at: url) }
+            if body.count > AuthorizationServerMetadata.maximumSize { throw SignInError.metadataTooLarge(at: url) }
             return (response, body)
         } catch let error as TokenAuthError {
-            if error.code == .responseTooLarge { throw DiscoveryError.responseTooLarge(at: url) }
-            throw DiscoveryError.unavailable(url, cause: error.code == .timedOut ? "no answer in time" : "the connection failed")
-        } catch let error as DiscoveryError {
+            if error.code == .responseTooLarge { throw SignInError.metadataTooLarge(at: url) }
+            throw SignInError.metadataUnavailable(url, cause: error.code == .timedOut ? "no answer in time" : "the connection failed")
+        } catch let error as SignInError {
             throw error
         } catch let error as CancellationError {
             throw error
         } catch {
             if Task.isCancelled { throw CancellationError() }
-            throw DiscoveryError.unavailable(url, cause: "\(type(of: error))")
+            throw SignInError.metadataUnavailable(url, cause: "\(type(of: error))")
         }
     }
 
-    /// Runs `body`, throwing ``DiscoveryError/unavailable`` when it takes longer than ``timeLimit`` by ``clock``.
+    /// Runs `body`, throwing ``SignInError/Code/unavailable`` when it takes longer than ``timeLimit`` by ``clock``.
     private func withTimeLimit(
         _ body: @escaping @Sendable () async throws -> AuthorizationServerMetadata
     ) async throws -> AuthorizationServerMetadata {
@@ -143,7 +143,7 @@ public struct Discovery: Sendable {
             }
             defer { group.cancelAll() }
             guard let first = try await group.next(), let metadata = first else {
-                throw DiscoveryError.unavailable(nil, cause: "no document within \(limit.components.seconds) s")
+                throw SignInError.metadataUnavailable(nil, cause: "no document within \(limit.components.seconds) s")
             }
             return metadata
         }

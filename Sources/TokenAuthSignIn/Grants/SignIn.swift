@@ -55,7 +55,7 @@ public struct SignIn: Sendable {
     /// - Parameters:
     ///   - grant: The grant to perform.
     ///   - scope: The scope to ask for, or `nil` for the server's default.
-    /// - Throws: `TokenAuthError` (`TokenAuthError.invalidGrant` for a wrong password), ``IDTokenError``,
+    /// - Throws: `TokenAuthError` (`TokenAuthError.invalidGrant` for a wrong password), ``SignInError``,
     ///   or `CancellationError`.
     public func perform(_ grant: Grant, scope: String? = nil) async throws -> StoredCredentials {
         let response: TokenResponse

@@ -89,7 +89,7 @@ public struct IDTokenVerifier: Sendable {
 
     /// A verifier for the issuer of discovered `metadata`.
     ///
-    /// - Throws: ``IDTokenError/jwksMisconfigured`` when the metadata has no `jwks_uri` or its issuer is not a URL.
+    /// - Throws: ``SignInError/Code/jwksMisconfigured`` when the metadata has no `jwks_uri` or its issuer is not a URL.
     public init(
         metadata: AuthorizationServerMetadata,
         clientID: String,
@@ -98,12 +98,12 @@ public struct IDTokenVerifier: Sendable {
         wallClock: @escaping WallClock = systemWallClock,
         allowedClockSkew: Duration = .seconds(120),
         logger: Logger = Logger(label: "TokenAuth.IDTokenVerifier")
-    ) throws(IDTokenError) {
+    ) throws(SignInError) {
         guard let jwksURI = metadata.jwksURI else {
             throw .jwksMisconfigured("the issuer's metadata has no jwks_uri")
         }
         guard let issuer = URL(string: metadata.issuer) else {
-            throw .jwksMisconfigured("the issuer \"\(IDTokenError.sanitize(metadata.issuer))\" is not a URL")
+            throw .jwksMisconfigured("the issuer \"\(SignInError.clean(metadata.issuer))\" is not a URL")
         }
         self.init(
             issuer: issuer, clientID: clientID, jwksURI: jwksURI, transport: transport, wallClock: wallClock,
@@ -134,16 +134,16 @@ public struct IDTokenVerifier: Sendable {
     ///   - idToken: The `id_token` of a token response.
     ///   - nonce: The nonce sent with the authorization request, or `nil` when none was sent (the device flow, a
     ///     refresh): then any nonce in the token is ignored.
-    /// - Throws: ``IDTokenError``, or `CancellationError`.
+    /// - Throws: ``SignInError``, or `CancellationError`.
     public func verify(_ idToken: String, nonce: String?) async throws -> IDTokenClaims {
         let header: JWTHeader
         do {
             header = try DefaultJWTParser().parse([UInt8](idToken.utf8), as: HeaderProbe.self).header
         } catch {
-            throw IDTokenError.malformed("it is not a signed JWT (JWS compact serialization)")
+            throw SignInError.malformedIDToken("it is not a signed JWT (JWS compact serialization)")
         }
         guard let alg = header.alg, Self.acceptedAlgorithms.contains(alg) else {
-            throw IDTokenError.unsupportedAlgorithm(header.alg)
+            throw SignInError.unsupportedAlgorithm(header.alg)
         }
         let kid = header.kid
         let fetchesBefore = await cache.completedFetches
@@ -154,11 +154,11 @@ public struct IDTokenVerifier: Sendable {
             else {
                 // A set fetched for this very token lacks the key: the issuer does not publish it. One fetched
                 // earlier, too recently to fetch again, may just predate the key: the check can succeed later.
-                if await cache.completedFetches > fetchesBefore { throw IDTokenError.unknownKey(kid) }
-                throw IDTokenError.keyNotYetFetched(kid)
+                if await cache.completedFetches > fetchesBefore { throw SignInError.unknownKey(kid) }
+                throw SignInError.keyNotYetFetched(kid)
             }
             keys = refetched
-            guard keys.keys[kid] != nil else { throw IDTokenError.unknownKey(kid) }
+            guard keys.keys[kid] != nil else { throw SignInError.unknownKey(kid) }
         }
         if let kid, let jwk = keys.keys[kid] {
             try Self.check(jwk, canVerify: alg, kid: kid)
@@ -170,14 +170,14 @@ public struct IDTokenVerifier: Sendable {
         } catch let error as JWTError {
             switch error.errorType {
             case .malformedToken:
-                throw IDTokenError.malformed("its claims are not readable, or iss, sub, aud, exp or iat is missing")
+                throw SignInError.malformedIDToken("its claims are not readable, or iss, sub, aud, exp or iat is missing")
             case .signatureVerificationFailed:
-                throw IDTokenError.badSignature(kid.map { "with key \"\(IDTokenError.sanitize($0))\"" } ?? "with any key")
+                throw SignInError.badSignature(kid.map { "with key \"\(SignInError.clean($0))\"" } ?? "with any key")
             default:
-                throw IDTokenError.badSignature("jwt-kit: \(error.errorType)")
+                throw SignInError.badSignature("jwt-kit: \(error.errorType)")
             }
         } catch {
-            throw IDTokenError.badSignature("\(type(of: error))")
+            throw SignInError.badSignature("\(type(of: error))")
         }
         let claims = IDTokenClaims(payload)
         try check(claims, nonce: nonce)
@@ -185,11 +185,11 @@ public struct IDTokenVerifier: Sendable {
     }
 
     /// The claim checks after the signature, against the wall clock.
-    private func check(_ claims: IDTokenClaims, nonce: String?) throws(IDTokenError) {
+    private func check(_ claims: IDTokenClaims, nonce: String?) throws(SignInError) {
         guard claims.issuer == issuer.absoluteString else {
             throw .wrongIssuer(expected: issuer.absoluteString, found: claims.issuer)
         }
-        guard !claims.subject.isEmpty else { throw .malformed("its sub is empty") }
+        guard !claims.subject.isEmpty else { throw .malformedIDToken("its sub is empty") }
         guard claims.audiences.contains(clientID) else {
             throw .wrongAudience("aud names \(Self.list(claims.audiences)), not \"\(clientID)\"")
         }
@@ -201,7 +201,7 @@ public struct IDTokenVerifier: Sendable {
         let now = wallClock()
         let skew = allowedClockSkew.timeInterval
         guard claims.expiresAt.timeIntervalSince(now) > -skew else {
-            throw .expired("at \(claims.expiresAt.formatted(.iso8601)), now is \(now.formatted(.iso8601))")
+            throw .idTokenExpired("at \(claims.expiresAt.formatted(.iso8601)), now is \(now.formatted(.iso8601))")
         }
         guard claims.issuedAt.timeIntervalSince(now) <= skew else {
             throw .issuedInFuture("at \(claims.issuedAt.formatted(.iso8601)), now is \(now.formatted(.iso8601))")
@@ -213,12 +213,12 @@ public struct IDTokenVerifier: Sendable {
     }
 
     private static func list(_ audiences: [String]) -> String {
-        audiences.isEmpty ? "nothing" : audiences.map { "\"\(IDTokenError.sanitize($0))\"" }.joined(separator: ", ")
+        audiences.isEmpty ? "nothing" : audiences.map { "\"\(SignInError.clean($0))\"" }.joined(separator: ", ")
     }
 
     /// Refuses a key that cannot make a signature of `alg`: another key type, or a key published for another
     /// algorithm (jwt-kit would verify with the key's own algorithm, whatever the header says).
-    private static func check(_ jwk: JWK, canVerify alg: String, kid: String) throws(IDTokenError) {
+    private static func check(_ jwk: JWK, canVerify alg: String, kid: String) throws(SignInError) {
         let family: JWK.KeyType
         switch alg.prefix(2) {
         case "RS", "PS": family = .rsa
@@ -226,10 +226,10 @@ public struct IDTokenVerifier: Sendable {
         default: family = .octetKeyPair
         }
         guard jwk.keyType == family else {
-            throw .badSignature("key \"\(IDTokenError.sanitize(kid))\" is an \(jwk.keyType.rawValue) key, the token says \(alg)")
+            throw .badSignature("key \"\(SignInError.clean(kid))\" is an \(jwk.keyType.rawValue) key, the token says \(alg)")
         }
         if let keyAlg = jwk.algorithm, keyAlg.rawValue != alg {
-            throw .badSignature("key \"\(IDTokenError.sanitize(kid))\" is for \(keyAlg.rawValue), the token says \(alg)")
+            throw .badSignature("key \"\(SignInError.clean(kid))\" is for \(keyAlg.rawValue), the token says \(alg)")
         }
     }
 
@@ -239,7 +239,7 @@ public struct IDTokenVerifier: Sendable {
     ///
     /// The display name is the token's `preferred_username`, `email` or `name`. When it has none and
     /// `userinfoEndpoint` is given, the UserInfo endpoint is asked with the response's access token. Policy:
-    /// a UserInfo answer about another subject fails the sign-in (``IDTokenError/userinfoSubjectMismatch``: the
+    /// a UserInfo answer about another subject fails the sign-in (``SignInError/Code/userinfoSubjectMismatch``: the
     /// server contradicts itself about who signed in); any other UserInfo failure (unreachable, refused, not JSON)
     /// leaves the identity without a display name — the `id_token` alone proved who it is — and is logged at
     /// notice level. Call ``displayName(fromUserinfo:accessToken:subject:)`` yourself for a strict lookup.
@@ -248,16 +248,16 @@ public struct IDTokenVerifier: Sendable {
     ///   - response: The token response of the sign-in (authorization code, device code or password grant).
     ///   - nonce: The nonce sent with the authorization request, or `nil` when none was sent.
     ///   - userinfoEndpoint: The issuer's UserInfo endpoint, e.g. ``AuthorizationServerMetadata/userinfoEndpoint``.
-    /// - Throws: ``IDTokenError`` — ``IDTokenError/missingIDToken`` when the response has no `id_token`.
+    /// - Throws: ``SignInError`` — ``SignInError/Code/missingIDToken`` when the response has no `id_token`.
     public func identity(from response: TokenResponse, nonce: String?, userinfoEndpoint: URL?) async throws -> Identity {
-        guard let idToken = response.idToken else { throw IDTokenError.missingIDToken }
+        guard let idToken = response.idToken else { throw SignInError.missingIDToken }
         let claims = try await verify(idToken, nonce: nonce)
         var displayName = claims.displayName
         if displayName == nil, let userinfoEndpoint {
             do {
                 displayName = try await self.displayName(
                     fromUserinfo: userinfoEndpoint, accessToken: response.accessToken, subject: claims.subject)
-            } catch let error as IDTokenError where error == .userinfoSubjectMismatch {
+            } catch let error as SignInError where error.code == .userinfoSubjectMismatch {
                 throw error
             } catch let error as CancellationError {
                 throw error
@@ -276,16 +276,16 @@ public struct IDTokenVerifier: Sendable {
     /// `id_token` (servers may omit it on refresh) the previous identity is returned unchanged. No nonce is
     /// expected. The display name is the new token's, or the previous one when it has none; UserInfo is not asked.
     ///
-    /// - Throws: ``IDTokenError`` — ``IDTokenError/subjectChanged`` when the token is valid but for another account
+    /// - Throws: ``SignInError`` — ``SignInError/Code/subjectChanged`` when the token is valid but for another account
     ///   (or `previous` is of another issuer than this verifier's).
     public func identity(afterRefresh response: TokenResponse, keeping previous: Identity) async throws -> Identity {
         guard let idToken = response.idToken else { return previous }
         guard previous.issuer.absoluteString == issuer.absoluteString else {
-            throw IDTokenError.subjectChanged("the stored identity is of another issuer than this verifier's")
+            throw SignInError.subjectChanged("the stored identity is of another issuer than this verifier's")
         }
         let claims = try await verify(idToken, nonce: nil)
         guard claims.subject == previous.subject else {
-            throw IDTokenError.subjectChanged("its sub is not the stored identity's")
+            throw SignInError.subjectChanged("its sub is not the stored identity's")
         }
         return Identity(issuer: issuer, subject: claims.subject, displayName: claims.displayName ?? previous.displayName)
     }
@@ -297,35 +297,35 @@ public struct IDTokenVerifier: Sendable {
     ///   - endpoint: The UserInfo endpoint; it must be `https` (or `http` on loopback), since it gets the token.
     ///   - accessToken: The access token of the sign-in, sent as a bearer token.
     ///   - subject: The `id_token`'s `sub`, which the answer's `sub` must equal.
-    /// - Throws: ``IDTokenError`` — ``IDTokenError/userinfoSubjectMismatch``, ``IDTokenError/userinfoInvalid`` or
-    ///   ``IDTokenError/userinfoUnavailable``.
+    /// - Throws: ``SignInError`` — ``SignInError/Code/userinfoSubjectMismatch``, ``SignInError/Code/userinfoInvalid`` or
+    ///   ``SignInError/Code/userinfoUnavailable``.
     public func displayName(fromUserinfo endpoint: URL, accessToken: String, subject: String) async throws -> String? {
         guard endpoint.canCarryCredentials else {
-            throw IDTokenError.userinfoInvalid("refused to send the access token to \(endpoint.scheme ?? "?")://\(endpoint.host ?? "") over plain HTTP")
+            throw SignInError.userinfoInvalid("refused to send the access token to \(endpoint.scheme ?? "?")://\(endpoint.host ?? "") over plain HTTP")
         }
         let request = HTTPRequest(
             method: .get, url: endpoint,
             headerFields: [.accept: "application/json", .authorization: "Bearer \(accessToken)"])
         let (response, body) = try await get(
             request, tooLarge: .userinfoInvalid("its answer is larger than \(Self.maximumDocumentSize / 1024) KiB")
-        ) { IDTokenError.userinfoUnavailable(statusCode: $0, $1) }
+        ) { SignInError.userinfoUnavailable(statusCode: $0, $1) }
         let status = response.status.code
         switch status {
         case 200...299: break
-        case 408, 429, 500...599: throw IDTokenError.userinfoUnavailable(statusCode: status, "the server is not answering normally")
-        case 300...399: throw IDTokenError.userinfoInvalid(statusCode: status, "it redirects; redirects are not followed")
-        default: throw IDTokenError.userinfoInvalid(statusCode: status, "it refused the request")
+        case 408, 429, 500...599: throw SignInError.userinfoUnavailable(statusCode: status, "the server is not answering normally")
+        case 300...399: throw SignInError.userinfoInvalid(statusCode: status, "it redirects; redirects are not followed")
+        default: throw SignInError.userinfoInvalid(statusCode: status, "it refused the request")
         }
         guard body.count <= Self.maximumDocumentSize else {
-            throw IDTokenError.userinfoInvalid("its answer is larger than \(Self.maximumDocumentSize / 1024) KiB")
+            throw SignInError.userinfoInvalid("its answer is larger than \(Self.maximumDocumentSize / 1024) KiB")
         }
         let answer: UserinfoBody
         do {
             answer = try JSONDecoder().decode(UserinfoBody.self, from: body)
         } catch {
-            throw IDTokenError.userinfoInvalid(statusCode: status, "its answer is not a JSON object with a sub")
+            throw SignInError.userinfoInvalid(statusCode: status, "its answer is not a JSON object with a sub")
         }
-        guard answer.sub == subject else { throw IDTokenError.userinfoSubjectMismatch }
+        guard answer.sub == subject else { throw SignInError.userinfoSubjectMismatch }
         return answer.preferredUsername ?? answer.email ?? answer.name
     }
 
@@ -335,7 +335,7 @@ public struct IDTokenVerifier: Sendable {
     ///
     /// `AuthManager` calls it before it spends a refresh token, so that an unreachable key set fails the refresh
     /// before the server rotates the refresh token, rather than after, when the new tokens could not be validated.
-    /// - Throws: ``IDTokenError/jwksUnavailable`` or ``IDTokenError/jwksMisconfigured``.
+    /// - Throws: ``SignInError/Code/jwksUnavailable`` or ``SignInError/Code/jwksMisconfigured``.
     public func prepare() async throws {
         _ = try await currentKeys()
     }
@@ -354,7 +354,7 @@ public struct IDTokenVerifier: Sendable {
         from url: URL, transport: any HTTPTransport, wallClock: WallClock, logger: Logger
     ) async throws -> JWKSCache.Keys {
         guard url.canCarryCredentials else {
-            throw IDTokenError.jwksMisconfigured("\(url.absoluteString) is not https (http is allowed only on loopback)")
+            throw SignInError.jwksMisconfigured("\(url.absoluteString) is not https (http is allowed only on loopback)")
         }
         let fetchedAt = wallClock()
         logger.debug("fetching the issuer's keys", metadata: ["url": "\(url.absoluteString)"])
@@ -362,25 +362,25 @@ public struct IDTokenVerifier: Sendable {
         let (response, body) = try await send(
             request, transport: transport,
             tooLarge: .jwksMisconfigured("\(url.absoluteString) answers with more than \(maximumDocumentSize / 1024) KiB")
-        ) { IDTokenError.jwksUnavailable(statusCode: $0, $1) }
+        ) { SignInError.jwksUnavailable(statusCode: $0, $1) }
         let status = response.status.code
         switch status {
         case 200...299: break
         case 408, 429, 500...599:
-            throw IDTokenError.jwksUnavailable(statusCode: status, "\(url.absoluteString) is not answering normally")
+            throw SignInError.jwksUnavailable(statusCode: status, "\(url.absoluteString) is not answering normally")
         case 300...399:
-            throw IDTokenError.jwksMisconfigured(statusCode: status, "\(url.absoluteString) redirects; redirects are not followed")
+            throw SignInError.jwksMisconfigured(statusCode: status, "\(url.absoluteString) redirects; redirects are not followed")
         default:
-            throw IDTokenError.jwksMisconfigured(statusCode: status, "\(url.absoluteString) has no key set")
+            throw SignInError.jwksMisconfigured(statusCode: status, "\(url.absoluteString) has no key set")
         }
         guard body.count <= maximumDocumentSize else {
-            throw IDTokenError.jwksMisconfigured("\(url.absoluteString) answers with more than \(maximumDocumentSize / 1024) KiB")
+            throw SignInError.jwksMisconfigured("\(url.absoluteString) answers with more than \(maximumDocumentSize / 1024) KiB")
         }
         let set: LenientKeySet
         do {
             set = try JSONDecoder().decode(LenientKeySet.self, from: body)
         } catch {
-            throw IDTokenError.jwksMisconfigured("\(url.absoluteString) is not a JWK Set")
+            throw SignInError.jwksMisconfigured("\(url.absoluteString) is not a JWK Set")
         }
         let collection = JWTKeyCollection()
         var keys: [String: JWK] = [:]
@@ -394,25 +394,25 @@ public struct IDTokenVerifier: Sendable {
                 keys[kid] = jwk
             } catch {
                 // A key jwt-kit cannot use (an encryption key, another curve) is left out; the others still work.
-                logger.debug("skipping an unusable key", metadata: ["kid": "\(IDTokenError.sanitize(kid))"])
+                logger.debug("skipping an unusable key", metadata: ["kid": "\(SignInError.clean(kid))"])
             }
         }
         guard !keys.isEmpty else {
-            throw IDTokenError.jwksMisconfigured("\(url.absoluteString) has no usable signing key")
+            throw SignInError.jwksMisconfigured("\(url.absoluteString) has no usable signing key")
         }
         return JWKSCache.Keys(collection: collection, keys: keys, fetchedAt: fetchedAt)
     }
 
     private func get(
-        _ request: HTTPRequest, tooLarge: IDTokenError, failure: (Int?, String) -> IDTokenError
+        _ request: HTTPRequest, tooLarge: SignInError, failure: (Int?, String) -> SignInError
     ) async throws -> (HTTPResponse, Data) {
         try await Self.send(request, transport: transport, tooLarge: tooLarge, failure: failure)
     }
 
     /// One request without following redirects, with transport failures turned into `failure` (transient).
     private static func send(
-        _ request: HTTPRequest, transport: any HTTPTransport, tooLarge: IDTokenError,
-        failure: (Int?, String) -> IDTokenError
+        _ request: HTTPRequest, transport: any HTTPTransport, tooLarge: SignInError,
+        failure: (Int?, String) -> SignInError
     ) async throws -> (HTTPResponse, Data) {
         let host = request.authority ?? "the server"
         do {

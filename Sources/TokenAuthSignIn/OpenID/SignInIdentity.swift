@@ -12,7 +12,7 @@ enum SignInIdentity {
 
     /// The identity of `response`, or `nil` when `scope` does not contain `openid`.
     ///
-    /// - Throws: ``IDTokenError``: ``IDTokenError/jwksMisconfigured`` when the client records no issuer or key set
+    /// - Throws: ``SignInError``: ``SignInError/Code/jwksMisconfigured`` when the client records no issuer or key set
     ///   (configure them, or discover the issuer), or why the `id_token` is refused.
     static func resolve(
         _ response: TokenResponse,
@@ -24,7 +24,7 @@ enum SignInIdentity {
     ) async throws -> Identity? {
         guard requested(in: scope) else { return nil }
         guard let verifier = IDTokenVerifier(client: client, transport: transport, wallClock: wallClock) else {
-            throw IDTokenError.jwksMisconfigured(
+            throw SignInError.jwksMisconfigured(
                 "the scope asks for openid, but the client records no issuer and jwks_uri to check the id_token with")
         }
         return try await verifier.identity(from: response, nonce: nonce, userinfoEndpoint: client.userinfoEndpoint)

@@ -46,21 +46,9 @@ func reportingFailures(_ body: () async throws -> Void) async throws {
     } catch let error as TokenAuthError {
         Terminal.error(error.description + advice(for: error))
         throw Exit.status(of: error)
-    } catch let error as BrowserSignInError {
+    } catch let error as SignInError {
         Terminal.error(error.description)
-        throw error.isRefused ? Exit.noCredentials : error.isTransient ? Exit.transient : Exit.usage
-    } catch let error as DeviceAuthorizationError {
-        Terminal.error(error.description)
-        if error.isTransient { throw Exit.transient }
-        throw error == .accessDenied || error == .expired ? Exit.noCredentials : Exit.usage
-    } catch let error as IDTokenError {
-        // The id_token of a sign-in: who signed in could not be confirmed, so nothing was stored.
-        Terminal.error(error.description)
-        if error.isTransient { throw Exit.transient }
-        throw error == .jwksMisconfigured ? Exit.usage : Exit.noCredentials
-    } catch let error as DiscoveryError {
-        Terminal.error(error.description)
-        throw error.isTransient ? Exit.transient : Exit.usage
+        throw Exit.status(of: error)
     }
 }
 
@@ -86,8 +74,34 @@ extension Exit {
         .decodingFailed: httpStatus,
     ]
 
+    /// The exit status of each code of `SignInError`, in the same table. A code missing here exits 5 when it is
+    /// transient, 64 when it is a misconfiguration, else 3.
+    static let bySignInCode: [SignInError.Code: ExitCode] = [
+        // Declined, refused, expired, or an answer that cannot be trusted: nothing was stored; sign in again.
+        .denied: noCredentials, .rejected: noCredentials, .codeExpired: noCredentials,
+        .responseIssuerMismatch: noCredentials, .missingIDToken: noCredentials, .malformedIDToken: noCredentials,
+        .unsupportedAlgorithm: noCredentials, .unknownKey: noCredentials, .badSignature: noCredentials,
+        .wrongIssuer: noCredentials, .wrongAudience: noCredentials, .wrongAuthorizedParty: noCredentials,
+        .idTokenExpired: noCredentials, .issuedInFuture: noCredentials, .nonceMismatch: noCredentials,
+        .subjectChanged: noCredentials, .userinfoInvalid: noCredentials, .userinfoSubjectMismatch: noCredentials,
+        // Later may work.
+        .unavailable: transient, .timedOut: transient, .malformedResponse: transient, .jwksUnavailable: transient,
+        .keyNotYetFetched: transient, .userinfoUnavailable: transient,
+        // The issuer, client or server cannot be used as configured.
+        .insecureIssuer: usage, .invalidIssuer: usage, .metadataNotFound: usage, .redirected: usage,
+        .metadataNotJSON: usage, .issuerMismatch: usage, .missingEndpoint: usage, .insecureEndpoint: usage,
+        .responseTooLarge: usage, .noAuthorizationEndpoint: usage, .pkceUnsupported: usage, .invalidRedirect: usage,
+        .jwksMisconfigured: usage, .noGraphicalSession: usage, .browserNotStarted: usage,
+    ]
+
     static func status(of error: TokenAuthError) -> ExitCode {
         byCode[error.code] ?? (error.isTransient ? transient : usage)
+    }
+
+    static func status(of error: SignInError) -> ExitCode {
+        // A listener on an ephemeral port may work later; on a fixed port, the port has to change.
+        if error.code == .listenerUnavailable { return error.isTransient ? transient : usage }
+        return bySignInCode[error.code] ?? (error.isTransient ? transient : error.isMisconfiguration ? usage : noCredentials)
     }
 }
 

@@ -14,8 +14,9 @@ enum InteractiveSignIn {
         timeLimit: Duration,
         transport: any HTTPTransport
     ) async throws -> StoredCredentials {
+        let endpoint = try BrowserSignIn.authorizationEndpoint(of: metadata)
         let flow = try BrowserSignIn(
-            client: client, authorizationEndpoint: try authorizationEndpoint(of: metadata), issuer: metadata.issuer,
+            client: client, authorizationEndpoint: endpoint, issuer: metadata.issuer,
             requiresIssuerParameter: metadata.authorizationResponseIssParameterSupported, redirect: redirect,
             timeLimit: timeLimit, transport: transport)
         return try await flow.signIn(scope: scope) { url in
@@ -51,12 +52,5 @@ enum InteractiveSignIn {
             }
             Terminal.say(message + "\nWaiting for you to approve…")
         }
-    }
-
-    private static func authorizationEndpoint(of metadata: AuthorizationServerMetadata) throws -> URL {
-        guard let endpoint = metadata.authorizationEndpoint else { throw BrowserSignInError.noAuthorizationEndpoint }
-        let methods = metadata.codeChallengeMethodsSupported
-        guard methods.isEmpty || methods.contains(PKCE.method) else { throw BrowserSignInError.pkceUnsupported }
-        return endpoint
     }
 }

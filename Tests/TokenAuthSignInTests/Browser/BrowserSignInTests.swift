@@ -124,7 +124,7 @@ struct BrowserSignInTests {
             #expect(await loopbackPortIsFree(port) == false)
             clock.advance(by: .seconds(120))
             try await waitUntil("the sign-in ended at its time limit") { ended.withLock { $0 } }
-            await #expect(throws: BrowserSignInError.timedOut) { try await outcome.value }
+            await expectSignInError(.timedOut) { try await outcome.value }
             #expect(clock.sleeps == [.seconds(120)])
             #expect(await loopbackPortIsFree(port))
             #expect(server.browserFlowStats.codeExchanges == 0)
@@ -169,7 +169,7 @@ struct BrowserSignInTests {
             let port = taken.port
             let flow = try Self.browserSignIn(
                 try await server.discoveredMetadata(), redirect: .init(port: port, path: "/oauth/done"))
-            let error = await #expect(throws: BrowserSignInError.listenerUnavailable) {
+            let error = await expectSignInError(.listenerUnavailable) {
                 try await flow.signIn { _ in Issue.record("the browser must not be opened") }
             }
             #expect(error?.isMisconfiguration == true)
@@ -208,11 +208,11 @@ struct BrowserSignInTests {
             server.browserFlow.outcome = .deny
             let browser = PlainBrowser()
             let flow = try Self.browserSignIn(try await server.discoveredMetadata())
-            let error = await #expect(throws: BrowserSignInError.denied) {
+            let error = await expectSignInError(.denied) {
                 try await flow.signIn { try await browser.open($0) }
             }
             #expect(error?.oauthErrorCode == "access_denied")
-            #expect(error?.errorDescription == "The user declined.")
+            #expect(error?.oauthError?.errorDescription == "The user declined.")
             #expect(error?.isRefused == true)
             #expect(server.browserFlowStats.codesIssued == 0)
             #expect(server.browserFlowStats.codeExchanges == 0)
@@ -226,7 +226,7 @@ struct BrowserSignInTests {
             let metadata = try await server.discoveredMetadata()
             server.browserFlow.outcome = .error("invalid_scope", description: "<script>alert(1)</script>")
             let browser = PlainBrowser()
-            let rejected = await #expect(throws: BrowserSignInError.rejected) {
+            let rejected = await expectSignInError(.rejected) {
                 try await Self.browserSignIn(metadata).signIn { try await browser.open($0) }
             }
             #expect(rejected?.oauthErrorCode == "invalid_scope")
@@ -236,7 +236,7 @@ struct BrowserSignInTests {
             #expect(page.contains("&lt;script&gt;"))
 
             server.browserFlow.outcome = .error("temporarily_unavailable", description: nil)
-            let unavailable = await #expect(throws: BrowserSignInError.unavailable) {
+            let unavailable = await expectSignInError(.unavailable) {
                 try await Self.browserSignIn(metadata).signIn { try await PlainBrowser().open($0) }
             }
             #expect(unavailable?.isTransient == true)
@@ -249,12 +249,12 @@ struct BrowserSignInTests {
             let metadata = try await server.discoveredMetadata()
             #expect(metadata.authorizationResponseIssParameterSupported)
             server.browserFlow.issuerOverride = "https://evil.example"
-            await #expect(throws: BrowserSignInError.issuerMismatch) {
+            await expectSignInError(.responseIssuerMismatch) {
                 try await Self.browserSignIn(metadata).signIn { try await PlainBrowser().open($0) }
             }
             server.browserFlow.issuerOverride = nil
             server.browserFlow.sendsIssuer = false
-            await #expect(throws: BrowserSignInError.issuerMismatch) {
+            await expectSignInError(.responseIssuerMismatch) {
                 try await Self.browserSignIn(metadata).signIn { try await PlainBrowser().open($0) }
             }
             #expect(server.browserFlowStats.codeExchanges == 0)
@@ -270,12 +270,12 @@ struct BrowserSignInTests {
     func unusableMetadata() async throws {
         try await withServer { server in
             server.browserFlow.advertisesPlainPKCEOnly = true
-            await #expect(throws: BrowserSignInError.pkceUnsupported) {
+            await expectSignInError(.pkceUnsupported) {
                 _ = try Self.browserSignIn(try await server.discoveredMetadata())
             }
             server.browserFlow.advertisesPlainPKCEOnly = false
             server.discovery.omittedMembers = ["authorization_endpoint"]
-            let error = await #expect(throws: BrowserSignInError.noAuthorizationEndpoint) {
+            let error = await expectSignInError(.noAuthorizationEndpoint) {
                 _ = try Self.browserSignIn(try await server.discoveredMetadata())
             }
             #expect(error?.isMisconfiguration == true)
@@ -283,13 +283,13 @@ struct BrowserSignInTests {
     }
 
     @Test("configuration checks: an insecure authorization endpoint and a redirect path that is not a path")
-    func configurationChecks() throws {
+    func configurationChecks() async throws {
         let client = OAuthClient(tokenEndpoint: URL(string: "https://auth.example.com/token")!, clientID: "c")
-        #expect(throws: BrowserSignInError.insecureEndpoint) {
+        await expectSignInError(.insecureEndpoint) {
             try BrowserSignIn(client: client, authorizationEndpoint: URL(string: "http://auth.example.com/authorize")!)
         }
         for path in ["callback", "/a?b=c", "/a#b", "/a b"] {
-            #expect(throws: BrowserSignInError.invalidRedirect) {
+            await expectSignInError(.invalidRedirect) {
                 try BrowserSignIn(
                     client: client, authorizationEndpoint: URL(string: "https://auth.example.com/authorize")!,
                     redirect: .init(port: 0, path: path))

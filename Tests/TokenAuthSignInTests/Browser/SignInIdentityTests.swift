@@ -32,12 +32,12 @@ struct SignInIdentityTests {
     func browserRefusedIDTokens() async throws {
         try await withServer { server in
             let metadata = try await server.discoveredMetadata()
-            for (fault, expected) in [(OAuthTestServer.IDTokenFault.wrongNonce, IDTokenError.nonceMismatch), (.badSignature, .badSignature)] {
+            for (fault, expected) in [(OAuthTestServer.IDTokenFault.wrongNonce, SignInError.Code.nonceMismatch), (.badSignature, .badSignature)] {
                 server.updateFaults { $0.idTokenFaults = [fault] }
                 let browser = PlainBrowser()
                 let flow = try BrowserSignIn(
                     metadata: metadata, clientID: "test-client", transport: Self.transport, clock: ManualClock())
-                let error = await #expect(throws: IDTokenError.self) {
+                let error = await #expect(throws: SignInError.self) {
                     try await flow.signIn(scope: "openid") { try await browser.open($0) }
                 }
                 #expect(error == expected, "\(fault)")
@@ -77,7 +77,7 @@ struct SignInIdentityTests {
     func openIDWithoutKeySet() async throws {
         try await withServer { server in
             let signIn = SignIn(client: server.client(), transport: Self.transport)
-            let error = await #expect(throws: IDTokenError.self) {
+            let error = await #expect(throws: SignInError.self) {
                 try await signIn.perform(.password(username: "alice", password: "wonderland"), scope: "openid")
             }
             #expect(error == .jwksMisconfigured)

@@ -135,7 +135,7 @@ struct DeviceAuthorizationTests {
     func denied() async throws {
         try await withServer { server in
             let clock = ManualClock(advancingOnSleep: true)
-            let error = await #expect(throws: DeviceAuthorizationError.accessDenied) {
+            let error = await expectSignInError(.denied) {
                 try await Self.device(server, clock: clock).signIn { prompt in
                     server.decide(userCode: prompt.userCode, .deny, afterPolls: 1)
                 }
@@ -151,7 +151,7 @@ struct DeviceAuthorizationTests {
     func expiredByServer() async throws {
         try await withServer { server in
             let clock = ManualClock(advancingOnSleep: true)
-            let error = await #expect(throws: DeviceAuthorizationError.expired) {
+            let error = await expectSignInError(.codeExpired) {
                 try await Self.device(server, clock: clock).signIn { prompt in
                     server.decide(userCode: prompt.userCode, .expire)
                 }
@@ -169,7 +169,7 @@ struct DeviceAuthorizationTests {
         // first poll, and the server answered expired_token.
         try await withServer(Self.configuration(following: clock)) { server in
             server.deviceFlow.expiresIn = 12
-            let error = await #expect(throws: DeviceAuthorizationError.expired) {
+            let error = await expectSignInError(.codeExpired) {
                 try await Self.device(server, clock: clock).signIn { _ in }
             }
             #expect(error?.oauthErrorCode == nil)
@@ -196,7 +196,7 @@ struct DeviceAuthorizationTests {
     func unknownClient() async throws {
         try await withServer { server in
             let clock = ManualClock(advancingOnSleep: true)
-            let error = await #expect(throws: DeviceAuthorizationError.rejected) {
+            let error = await expectTokenAuthError(.rejected) {
                 try await Self.device(server, clock: clock, clientID: "stranger").signIn { _ in
                     Issue.record("no prompt without a code")
                 }
@@ -213,16 +213,16 @@ struct DeviceAuthorizationTests {
         let transport = CannedTransport(
             status: .badRequest, json: #"{"error":"invalid_client","error_description":"bad secret s3cret-value"}"#)
         let device = Self.offline(transport, secret: "s3cret-value")
-        let error = await #expect(throws: DeviceAuthorizationError.rejected) { try await device.signIn { _ in } }
+        let error = await expectTokenAuthError(.rejected) { try await device.signIn { _ in } }
         #expect(error.map { "\($0)".contains("s3cret-value") } == false)
-        #expect(error?.errorDescription == "bad secret <redacted>")
+        #expect(error?.oauthError?.errorDescription == "bad secret <redacted>")
     }
 
     @Test("plain http to a host that is not loopback is refused before anything is sent")
     func insecureEndpoint() async throws {
         let transport = CannedTransport(status: .ok, json: "{}")
         let device = Self.offline(transport, endpoint: "http://auth.example.com/device")
-        await #expect(throws: DeviceAuthorizationError.insecureEndpoint) { try await device.signIn { _ in } }
+        await expectTokenAuthError(.insecureEndpoint) { try await device.signIn { _ in } }
         #expect(transport.sendCount == 0)
     }
 
@@ -231,7 +231,7 @@ struct DeviceAuthorizationTests {
         let transport = CannedTransport(
             status: .ok, json: #"{"user_code":"ABCD-EFGH","verification_uri":"https://x.example/d","expires_in":600}"#)
         let device = Self.offline(transport)
-        let error = await #expect(throws: DeviceAuthorizationError.malformedResponse) { try await device.signIn { _ in } }
+        let error = await expectTokenAuthError(.malformedResponse) { try await device.signIn { _ in } }
         #expect(error?.isTransient == true)
         #expect(transport.sendCount == 1)
     }
@@ -242,7 +242,7 @@ struct DeviceAuthorizationTests {
             server.discovery.omittedMembers = ["device_authorization_endpoint"]
             let metadata = try await Discovery(transport: Self.transport).metadata(forIssuer: server.issuer)
             #expect(metadata.deviceAuthorizationEndpoint == nil)
-            let error = #expect(throws: DiscoveryError.missingEndpoint) {
+            let error = await expectSignInError(.missingEndpoint) {
                 try DeviceAuthorization(metadata: metadata, clientID: "test-client")
             }
             #expect(error?.member == "device_authorization_endpoint")

@@ -83,7 +83,7 @@ struct DiscoveryTests {
     func issuerMismatch() async throws {
         try await withServer { server in
             server.discovery.advertisedIssuer = "https://evil.example.com"
-            let error = await #expect(throws: DiscoveryError.issuerMismatch) {
+            let error = await expectSignInError(.issuerMismatch) {
                 try await Self.discovery.metadata(forIssuer: server.issuer)
             }
             #expect(error?.isTransient == false)
@@ -92,7 +92,7 @@ struct DiscoveryTests {
 
             // A trailing slash is a different issuer (RFC 8414 §3.3: identical).
             server.discovery.advertisedIssuer = nil
-            await #expect(throws: DiscoveryError.issuerMismatch) {
+            await expectSignInError(.issuerMismatch) {
                 try await Self.discovery.metadata(forIssuer: URL(string: server.baseURL.absoluteString + "/")!)
             }
         }
@@ -102,7 +102,7 @@ struct DiscoveryTests {
     func notJSON() async throws {
         try await withServer { server in
             server.discovery.servesHTML = true
-            let error = await #expect(throws: DiscoveryError.notJSON) {
+            let error = await expectSignInError(.metadataNotJSON) {
                 try await Self.discovery.metadata(forIssuer: server.issuer)
             }
             #expect(error?.isTransient == false)
@@ -114,7 +114,7 @@ struct DiscoveryTests {
     func missingTokenEndpoint() async throws {
         try await withServer { server in
             server.discovery.omittedMembers = ["token_endpoint"]
-            let error = await #expect(throws: DiscoveryError.missingEndpoint) {
+            let error = await expectSignInError(.missingEndpoint) {
                 try await Self.discovery.metadata(forIssuer: server.issuer)
             }
             #expect(error?.member == "token_endpoint")
@@ -126,7 +126,7 @@ struct DiscoveryTests {
     func insecureEndpointInDocument() async throws {
         try await withServer { server in
             server.discovery.additionalMembers = ["token_endpoint": .string("http://auth.example.com/token")]
-            let error = await #expect(throws: DiscoveryError.insecureEndpoint) {
+            let error = await expectSignInError(.insecureEndpoint) {
                 try await Self.discovery.metadata(forIssuer: server.issuer)
             }
             #expect(error?.member == "token_endpoint")
@@ -137,7 +137,7 @@ struct DiscoveryTests {
     func notFound() async throws {
         try await withServer { server in
             server.discovery = .init(issuerPath: "/tenant-a", servedAt: [])
-            let error = await #expect(throws: DiscoveryError.notFound) {
+            let error = await expectSignInError(.metadataNotFound) {
                 try await Self.discovery.metadata(forIssuer: server.issuer)
             }
             #expect(error?.isTransient == false)
@@ -153,11 +153,11 @@ struct DiscoveryTests {
     func insecureIssuer() async throws {
         let transport = CannedTransport(status: .ok, json: "{}")
         let discovery = Discovery(transport: transport)
-        let error = await #expect(throws: DiscoveryError.insecureIssuer) {
+        let error = await expectSignInError(.insecureIssuer) {
             try await discovery.metadata(forIssuer: URL(string: "http://auth.example.com")!)
         }
         #expect(error?.isTransient == false)
-        await #expect(throws: DiscoveryError.invalidIssuer) {
+        await expectSignInError(.invalidIssuer) {
             try await discovery.metadata(forIssuer: URL(string: "https://auth.example.com/?tenant=a")!)
         }
         #expect(transport.sendCount == 0)
@@ -166,7 +166,7 @@ struct DiscoveryTests {
     @Test("a redirect is not followed: it is an error naming the Location")
     func redirect() async throws {
         let transport = CannedTransport(status: .found, headers: [.location: "https://elsewhere.example.com/meta"], json: "")
-        let error = await #expect(throws: DiscoveryError.redirected) {
+        let error = await expectSignInError(.redirected) {
             try await Discovery(transport: transport).metadata(forIssuer: URL(string: "https://auth.example.com")!)
         }
         #expect(error.map { "\($0)".contains("https://elsewhere.example.com/meta") } == true)
@@ -177,7 +177,7 @@ struct DiscoveryTests {
     @Test("every discovery request asks the transport not to follow redirects")
     func refusesRedirectsAtTheTransport() async throws {
         let recorder = RecordingTransport(passingTo: CannedTransport(status: .notFound, json: ""))
-        await #expect(throws: DiscoveryError.self) {
+        await #expect(throws: SignInError.self) {
             try await Discovery(transport: recorder).metadata(forIssuer: URL(string: "https://auth.example.com/tenant")!)
         }
         #expect(recorder.exchanges.count == 3)
@@ -187,7 +187,7 @@ struct DiscoveryTests {
     @Test("a 5xx is transient and stops discovery; it is not read as 'not here'")
     func serverError() async throws {
         let transport = CannedTransport(status: .serviceUnavailable, json: "")
-        let error = await #expect(throws: DiscoveryError.unavailable) {
+        let error = await expectSignInError(.unavailable) {
             try await Discovery(transport: transport).metadata(forIssuer: URL(string: "https://auth.example.com")!)
         }
         #expect(error?.isTransient == true)
@@ -198,7 +198,7 @@ struct DiscoveryTests {
     func tooLarge() async throws {
         let padding = String(repeating: " ", count: AuthorizationServerMetadata.maximumSize)
         let transport = CannedTransport(status: .ok, json: #"{"issuer":"https://auth.example.com"}"# + padding)
-        await #expect(throws: DiscoveryError.responseTooLarge) {
+        await expectSignInError(.responseTooLarge) {
             try await Discovery(transport: transport).metadata(forIssuer: URL(string: "https://auth.example.com")!)
         }
     }
@@ -218,7 +218,7 @@ struct DiscoveryTests {
         clock.advance(by: .seconds(29))
         #expect(gate.waiting == 1)
         clock.advance(by: .seconds(1))
-        let error = await #expect(throws: DiscoveryError.unavailable) {
+        let error = await expectSignInError(.unavailable) {
             // Cancelled with the test (e.g. past its time limit), so a broken limit fails instead of hanging.
             try await withTaskCancellationHandler { try await lookup.value } onCancel: { lookup.cancel() }
         }

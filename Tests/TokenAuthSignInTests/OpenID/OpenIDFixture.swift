@@ -58,12 +58,12 @@ func withOpenID<T>(_ body: (OpenIDFixture) async throws -> T) async throws -> T 
     }
 }
 
-/// The `IDTokenError` that `body` throws, or `nil` when it throws nothing (or something else).
-func idTokenError(_ body: () async throws -> Void) async -> IDTokenError? {
+/// The `SignInError` that `body` throws, or `nil` when it throws nothing (or something else).
+func idTokenError(_ body: () async throws -> Void) async -> SignInError? {
     do {
         try await body()
         return nil
-    } catch let error as IDTokenError {
+    } catch let error as SignInError {
         return error
     } catch {
         return nil

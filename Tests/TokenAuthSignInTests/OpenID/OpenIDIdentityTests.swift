@@ -124,13 +124,13 @@ struct OpenIDIdentityTests {
     @Test(
         "the server's id_token faults are each refused",
         arguments: [
-            (OAuthTestServer.IDTokenFault.badSignature, IDTokenError.badSignature),
+            (OAuthTestServer.IDTokenFault.badSignature, SignInError.Code.badSignature),
             (.algNone, .unsupportedAlgorithm), (.hmac, .unsupportedAlgorithm), (.wrongAudience, .wrongAudience),
             (.extraAudienceWithoutAuthorizedParty, .wrongAudience), (.wrongAuthorizedParty, .wrongAuthorizedParty),
-            (.wrongIssuer, .wrongIssuer), (.expired, .expired), (.issuedInFuture, .issuedInFuture),
+            (.wrongIssuer, .wrongIssuer), (.expired, .idTokenExpired), (.issuedInFuture, .issuedInFuture),
             (.unknownKey, .unknownKey),
         ])
-    func serverFaults(fault: OAuthTestServer.IDTokenFault, expected: IDTokenError) async throws {
+    func serverFaults(fault: OAuthTestServer.IDTokenFault, expected: SignInError.Code) async throws {
         try await withOpenID { fixture in
             fixture.server.updateFaults { $0.idTokenFaults = [fault] }
             let response = try await fixture.passwordGrant()

@@ -198,8 +198,8 @@ final class CountingIdentityCheck: IdentityCheck {
 }
 
 extension TokenAuthError {
-    /// The ``IDTokenError`` behind an identity check's failure, if that is what failed.
-    var idTokenError: IDTokenError? {
-        (underlying as? IDTokenError) ?? ((underlying as? TokenAuthError)?.underlying as? IDTokenError)
+    /// The ``SignInError`` behind an identity check's failure, if that is what failed.
+    var idTokenError: SignInError? {
+        (underlying as? SignInError) ?? ((underlying as? TokenAuthError)?.underlying as? SignInError)
     }
 }

@@ -1,0 +1,108 @@
+import Foundation
+import TokenAuth
+
+/// Every failure of signing in: discovery, the browser sign-in and its loopback listener, the device code, and
+/// OpenID Connect identity (the `id_token`, the issuer's keys, UserInfo) — one type, with a stable ``code``.
+///
+/// ```swift
+/// do {
+///     credentials = try await signIn.withBrowser { url in try SystemBrowser().open(url) }
+/// } catch let error as SignInError where error.isTransient {
+///     showRetry(error.description)
+/// } catch let error as SignInError {
+///     show(error.reason, error.fix)  // refused, or not usable as configured
+/// }
+/// ```
+///
+/// Decide with ``isTransient`` (try again later, nothing changes), ``isMisconfiguration`` (the issuer, client or
+/// server is configured so that it cannot work: fix that first) and ``isRefused`` (the user or the provider said no,
+/// or the answer cannot be trusted: nothing was stored; sign in again). ``reason`` says what happened and ``fix``
+/// what to do, for a person; ``description`` is both. Failures of the OAuth endpoints — the token endpoint's code
+/// exchange and device polling, the device authorization endpoint — are the core's `TokenAuthError`, with the
+/// server's `OAuthErrorResponse`, as for a refresh.
+///
+/// No text contains a token, code, verifier, `state`, nonce or secret: what a server or a token said is cleaned
+/// before it is quoted. Compare codes (`error.code == .denied`), or errors (`error == other`, by code).
+public struct SignInError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What failed.
+    public let code: Code
+    /// What happened, in a sentence or two; never a secret.
+    public let reason: String
+    /// What to do about it.
+    public let fix: String
+    /// The server's OAuth error answer, when it refused (the authorization redirect's or the device authorization
+    /// endpoint's `error`, `error_description`, `error_uri`).
+    public let oauthError: OAuthErrorResponse?
+    /// The HTTP status of the answer behind the failure, when there was one.
+    public let statusCode: Int?
+    /// The metadata member concerned (such as `token_endpoint`), for ``Code/missingEndpoint`` and
+    /// ``Code/insecureEndpoint`` of discovery.
+    public let member: String?
+    /// The cause, when there is one (the core's error behind a refused device code, say).
+    public let underlying: (any Error & Sendable)?
+    private let transient: Bool?
+
+    init(
+        _ code: Code, _ reason: String, fix: String, oauthError: OAuthErrorResponse? = nil, statusCode: Int? = nil,
+        member: String? = nil, underlying: (any Error & Sendable)? = nil, transient: Bool? = nil
+    ) {
+        self.code = code
+        self.reason = reason
+        self.fix = fix
+        self.oauthError = oauthError
+        self.statusCode = statusCode
+        self.member = member
+        self.underlying = underlying
+        self.transient = transient
+    }
+
+    /// What happened, what the server said (cleaned), and what to do.
+    public var description: String {
+        var text = reason
+        if let said = oauthError?.errorDescription, !said.isEmpty, !reason.contains(said) {
+            text += " The server said: \"\(said)\"."
+        }
+        return text + " " + fix
+    }
+
+    /// The OAuth `error` code the server sent, such as `access_denied`.
+    public var oauthErrorCode: String? { oauthError?.error }
+
+    // MARK: - What to do
+
+    /// Whether trying again later may succeed without any change: a server that could not be used just now, no
+    /// answer in time, keys that cannot be fetched yet.
+    public var isTransient: Bool {
+        transient ?? [
+            .unavailable, .timedOut, .malformedResponse, .listenerUnavailable, .jwksUnavailable, .keyNotYetFetched,
+            .userinfoUnavailable,
+        ].contains(code)
+    }
+
+    /// Whether the sign-in cannot work until the issuer URL, the client or the server's configuration changes.
+    public var isMisconfiguration: Bool {
+        !isTransient && [
+            .insecureIssuer, .invalidIssuer, .metadataNotFound, .redirected, .metadataNotJSON, .issuerMismatch,
+            .missingEndpoint, .insecureEndpoint, .responseTooLarge,
+            .noAuthorizationEndpoint, .pkceUnsupported, .invalidRedirect, .listenerUnavailable, .jwksMisconfigured,
+            .noGraphicalSession, .browserNotStarted,
+        ].contains(code)
+    }
+
+    /// Whether the user or the provider said no, or what came back cannot be trusted: nothing was stored, and
+    /// signing in again (after the fix, for a refusal of the client) is what to do.
+    public var isRefused: Bool { !isTransient && !isMisconfiguration }
+
+    /// Two errors are equal when they have the same code.
+    public static func == (lhs: SignInError, rhs: SignInError) -> Bool { lhs.code == rhs.code }
+
+    /// Text from a server or a token made safe to quote: printable ASCII, at most `limit` characters.
+    static func clean(_ text: String, limit: Int = 200) -> String {
+        TokenAuthError.sanitize(text, secrets: [], limit: limit)
+    }
+
+    /// ` (HTTP 503)`, or nothing.
+    static func statusText(_ statusCode: Int?) -> String {
+        statusCode.map { " (HTTP \($0))" } ?? ""
+    }
+}
