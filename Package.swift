@@ -140,17 +140,23 @@ let package = Package(
                 .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
             ]
         ),
+        // The tests' one bounded wait, `waitUntil`, for every test target and both support targets. Depends on nothing.
+        .target(
+            name: "TestSupport",
+            path: "Tests/TestSupport"
+        ),
         // Shared by the test targets: the Secret Service requirement, keyring admin, child processes.
         .target(
             name: "KeyringTestSupport",
-            dependencies: ["Keyring"],
+            dependencies: ["Keyring", "TestSupport"],
             path: "Tests/KeyringTestSupport"
         ),
         // Shared by the TokenAuth test targets: a real OAuth server with a manual wall clock, and event capture.
         .target(
             name: "OAuthTestSupport",
             dependencies: [
-                "TokenAuth", "TokenAuthTesting", "OAuthTestServer", .product(name: "Logging", package: "swift-log"),
+                "TokenAuth", "TokenAuthTesting", "OAuthTestServer", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
             ],
@@ -158,12 +164,12 @@ let package = Package(
         ),
         .testTarget(
             name: "KeyringTests",
-            dependencies: ["Keyring", "KeyringTestSupport"]
+            dependencies: ["Keyring", "KeyringTestSupport", "TestSupport"]
         ),
         // The core's tests: no keyring. Doubles from TokenAuthTesting, real HTTP from OAuthTestServer.
         .testTarget(
             name: "TokenAuthTests",
-            dependencies: ["TokenAuth", "TokenAuthTesting", "OAuthTestServer", "OAuthTestSupport"]
+            dependencies: ["TokenAuth", "TokenAuthTesting", "OAuthTestServer", "OAuthTestSupport", "TestSupport"]
         ),
         // Sign-in's tests: discovery, the browser and device flows, OpenID identity, and AuthManager checking
         // refreshed id_tokens — against a real OAuth server on loopback.
@@ -171,6 +177,7 @@ let package = Package(
             name: "TokenAuthSignInTests",
             dependencies: [
                 "TokenAuthSignIn", "TokenAuth", "TokenAuthTesting", "OAuthTestServer", "OAuthTestSupport",
+                "TestSupport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
@@ -179,7 +186,7 @@ let package = Package(
             name: "TokenAuthKeyringTests",
             dependencies: [
                 "TokenAuthKeyring", "TokenAuth", "TokenAuthSignIn", "TokenAuthTesting", "Keyring", "OAuthTestServer",
-                "KeyringTestSupport", "OAuthTestSupport",
+                "KeyringTestSupport", "OAuthTestSupport", "TestSupport",
             ]
         ),
         // Runs the built `tokenctl` as a child process: exit codes, output, and the keyring items it leaves.
@@ -187,7 +194,7 @@ let package = Package(
             name: "tokenctlTests",
             dependencies: [
                 "KeyringTestSupport", "Keyring", "TokenAuth", "TokenAuthKeyring", "OAuthTestServer", "OAuthTestSupport",
-                "tokenctl",
+                "TestSupport", "tokenctl",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),

@@ -1,5 +1,6 @@
 import Foundation
 import OAuthTestServer
+import TestSupport
 import Testing
 import TokenAuth
 import TokenAuthTesting

@@ -2,6 +2,7 @@ import Foundation
 import Keyring
 import KeyringTestSupport
 import OAuthTestSupport
+import TestSupport
 import Testing
 import TokenAuth
 import TokenAuthKeyring

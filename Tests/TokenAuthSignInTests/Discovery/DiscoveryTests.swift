@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import OAuthTestServer
 import OAuthTestSupport
+import TestSupport
 import Testing
 @testable import TokenAuth
 import TokenAuthTesting
@@ -211,10 +212,7 @@ struct DiscoveryTests {
         let lookup = Task { try await discovery.metadata(forIssuer: URL(string: "https://auth.example.com")!) }
         await gate.waitUntilArrivals(1)
         // Not clock.waitUntilSleeps(1): it cannot be cancelled, and with a broken limit no sleep ever comes.
-        while clock.sleeps.isEmpty {
-            try Task.checkCancellation()
-            await Task.yield()
-        }
+        try await waitUntil("the lookup's time limit to sleep on the clock") { !clock.sleeps.isEmpty }
         clock.advance(by: .seconds(29))
         #expect(gate.waiting == 1)
         clock.advance(by: .seconds(1))

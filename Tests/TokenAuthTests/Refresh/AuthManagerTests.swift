@@ -1,6 +1,7 @@
 import Foundation
 import OAuthTestServer
 import OAuthTestSupport
+import TestSupport
 import Testing
 @testable import TokenAuth
 

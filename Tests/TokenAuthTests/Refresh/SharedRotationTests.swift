@@ -1,6 +1,7 @@
 import Foundation
 import OAuthTestServer
 import OAuthTestSupport
+import TestSupport
 import Testing
 import TokenAuth
 import TokenAuthTesting
@@ -192,7 +193,7 @@ struct SharedRotationTests {
     ) async throws {
         let generation = await manager.sessionGeneration
         let changing = Task { try await change(manager) }
-        try await waitUntil { await manager.sessionGeneration > generation }
+        try await waitUntil("the change to take the session") { await manager.sessionGeneration > generation }
         fixture.server.releaseTokenAnswers()
         try await changing.value
     }
