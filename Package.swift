@@ -209,7 +209,9 @@ let package = Package(
         ),
         .testTarget(
             name: "TokenAuthOpenCombineTests",
-            dependencies: ["TokenAuthOpenCombine", "TokenAuth", "TokenAuthTesting", "OAuthTestServer"]
+            dependencies: [
+                "TokenAuthOpenCombine", "TokenAuth", "TokenAuthTesting", "OAuthTestServer", "OAuthTestSupport",
+            ]
         ),
         .testTarget(
             name: "TokenAuthOpenAPITests",

@@ -11,11 +11,18 @@ package struct RefreshFixture: Sendable {
     package let clock: ManualWallClock
     package let client: OAuthClient
 
-    package static func start(_ configuration: OAuthTestServer.Configuration = .init()) async throws -> RefreshFixture {
-        let server = try await OAuthTestServer.start(configuration)
-        return RefreshFixture(
-            server: server, clock: ManualWallClock(),
-            client: OAuthClient(tokenEndpoint: server.tokenEndpoint, clientID: "test-client"))
+    /// Runs `body` with a fixture on a new server, and awaits the server's shutdown afterwards, also when `body`
+    /// throws.
+    package static func with(
+        _ configuration: OAuthTestServer.Configuration = .init(),
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: (RefreshFixture) async throws -> Void
+    ) async throws {
+        try await withServer(configuration) { server in
+            try await body(RefreshFixture(
+                server: server, clock: ManualWallClock(),
+                client: OAuthClient(tokenEndpoint: server.tokenEndpoint, clientID: "test-client")))
+        }
     }
 
     package var refresher: TokenEndpointClient {
@@ -38,8 +45,6 @@ package struct RefreshFixture: Sendable {
     ) -> AuthManager {
         AuthManager(store: store, refresher: refresher, configuration: configuration, lock: lock, wallClock: clock.wallClock)
     }
-
-    package func shutdown() async { await server.shutdown() }
 }
 
 /// Collects a manager's events as they arrive.

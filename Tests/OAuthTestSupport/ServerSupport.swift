@@ -3,24 +3,22 @@ import HTTPTypes
 import HTTPTypesFoundation
 import OAuthTestServer
 import Synchronization
+import TestSupport
 import Testing
 import TokenAuth
 import TokenAuthTesting
 
-/// Starts a server for the duration of `body` and shuts it down afterwards, also when `body` throws.
+/// Starts a server for the duration of `body` and awaits its shutdown afterwards, also when `body` throws: no test
+/// leaves a server to stop on its own. `try await withServer { $0.tokenEndpoint }` is an endpoint where nothing
+/// listens any more.
+@discardableResult
 package func withServer<T>(
     _ configuration: OAuthTestServer.Configuration = OAuthTestServer.Configuration(),
+    isolation: isolated (any Actor)? = #isolation,
     _ body: (OAuthTestServer) async throws -> T
 ) async throws -> T {
     let server = try await OAuthTestServer.start(configuration)
-    do {
-        let result = try await body(server)
-        await server.shutdown()
-        return result
-    } catch {
-        await server.shutdown()
-        throw error
-    }
+    return try await cleaningUp({ await server.shutdown() }) { try await body(server) }
 }
 
 /// A confidential client registered on test servers.

@@ -288,9 +288,7 @@ struct TokenEndpointClientTests {
 
     @Test("a token endpoint where nothing listens is a transient network failure")
     func connectionRefused() async throws {
-        let server = try await OAuthTestServer.start()
-        let client = server.tokenClient()
-        await server.shutdown()
+        let client = try await withServer { $0.tokenClient() }  // nothing listens there any more
         let error = await tokenError { try await client.password(username: "alice", password: "wonderland") }
         #expect(error?.code == .networkFailure)
         #expect(error?.isTransient == true)

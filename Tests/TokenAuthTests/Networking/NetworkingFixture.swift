@@ -14,8 +14,12 @@ struct NetworkingFixture {
     var server: OAuthTestServer { base.server }
     var clock: ManualWallClock { base.clock }
 
-    static func start(_ configuration: OAuthTestServer.Configuration = .init()) async throws -> NetworkingFixture {
-        NetworkingFixture(base: try await RefreshFixture.start(configuration))
+    /// Runs `body` with a fixture on a new server, and awaits the server's shutdown afterwards, also when `body`
+    /// throws.
+    static func with(
+        _ configuration: OAuthTestServer.Configuration = .init(), _ body: (NetworkingFixture) async throws -> Void
+    ) async throws {
+        try await RefreshFixture.with(configuration) { try await body(NetworkingFixture(base: $0)) }
     }
 
     /// A session the server issued, seen by the client as expiring in `expiresIn` seconds (negative: expired).
@@ -47,8 +51,6 @@ struct NetworkingFixture {
     var resourceAuthorizations: [String?] {
         server.recordedRequests.filter { $0.uri.hasPrefix("/resource") }.map { $0.header("authorization") }
     }
-
-    func shutdown() async { await base.shutdown() }
 }
 
 /// The JSON echo of `/resource`.

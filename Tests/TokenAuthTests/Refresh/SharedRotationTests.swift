@@ -22,16 +22,11 @@ struct SharedRotationTests {
             wallClock: fixture.clock.wallClock)
     }
 
+    /// Runs `body` with a fixture, then awaits its server's shutdown and removes the lock directory, also when
+    /// `body` throws.
     func withFixture(_ body: (RefreshFixture) async throws -> Void) async throws {
-        let fixture = try await RefreshFixture.start()
         defer { try? FileManager.default.removeItem(at: lockDirectory) }
-        do {
-            try await body(fixture)
-        } catch {
-            await fixture.shutdown()
-            throw error
-        }
-        await fixture.shutdown()
+        try await RefreshFixture.with { try await body($0) }
     }
 
     @Test("a long-lived process whose tokens another process rotated refreshes with the stored refresh token")
