@@ -5,11 +5,14 @@ import Testing
 import TokenAuth
 import TokenAuthTesting
 
-/// A real OAuth server on loopback, a wall clock the test controls, and helpers to seed sessions.
+/// A real OAuth server on loopback, a wall clock the test controls, one real `URLSessionTransport` shared by the
+/// token client and the authorized clients, and helpers to seed sessions and build managers over them. The fixture
+/// of every test that refreshes against the real server.
 package struct RefreshFixture: Sendable {
     package let server: OAuthTestServer
     package let clock: ManualWallClock
     package let client: OAuthClient
+    package let transport: URLSessionTransport
 
     /// Runs `body` with a fixture on a new server, and awaits the server's shutdown afterwards, also when `body`
     /// throws.
@@ -21,12 +24,13 @@ package struct RefreshFixture: Sendable {
         try await withServer(configuration) { server in
             try await body(RefreshFixture(
                 server: server, clock: ManualWallClock(),
-                client: OAuthClient(tokenEndpoint: server.tokenEndpoint, clientID: "test-client")))
+                client: OAuthClient(tokenEndpoint: server.tokenEndpoint, clientID: "test-client"),
+                transport: URLSessionTransport()))
         }
     }
 
     package var refresher: TokenEndpointClient {
-        TokenEndpointClient(client: client, wallClock: clock.wallClock)
+        TokenEndpointClient(client: client, transport: transport, wallClock: clock.wallClock)
     }
 
     /// A session the server really issued, whose access token the client sees as expiring in `expiresIn` seconds
@@ -38,12 +42,31 @@ package struct RefreshFixture: Sendable {
             expiresAt: clock.now.addingTimeInterval(expiresIn))
     }
 
+    /// A manager over `store` that refreshes through ``refresher``, reads ``clock`` and backs off without jitter.
     package func manager(
         store: any AuthStore,
         configuration: AuthManager.Configuration = .init(backoff: Backoff(jitter: false)),
         lock: (any RefreshLock)? = nil
     ) -> AuthManager {
         AuthManager(store: store, refresher: refresher, configuration: configuration, lock: lock, wallClock: clock.wallClock)
+    }
+
+    /// An authorized client over a manager of a store holding `auth` (or nothing), sending through ``transport``
+    /// unless told otherwise; and the store.
+    package func authorizedClient(
+        _ auth: Auth?,
+        classifier: TokenRejectionClassifier = .standard,
+        transport: (any HTTPTransport)? = nil
+    ) -> (AuthorizedClient, InMemoryAuthStore) {
+        let store = InMemoryAuthStore(auth)
+        let client = AuthorizedClient(
+            manager: manager(store: store), transport: transport ?? self.transport, classifier: classifier)
+        return (client, store)
+    }
+
+    /// The `Authorization` headers the server saw on `/resource` requests, oldest first.
+    package var resourceAuthorizations: [String?] {
+        server.recordedRequests.filter { $0.uri.hasPrefix("/resource") }.map { $0.header("authorization") }
     }
 }
 

@@ -9,19 +9,20 @@ import TokenAuth
 import TokenAuthOpenAPI
 import OAuthTestSupport
 
-/// A real OAuth server on loopback, a manager over a real `URLSessionTransport`, and the `next` step of a
-/// generated client's middleware chain sending through that transport.
+/// A manager over a session on a real OAuth server (``RefreshFixture``), and the `next` step of a generated client's
+/// middleware chain sending through the fixture's transport.
 private final class Fixture: Sendable {
-    let server: OAuthTestServer
+    let base: RefreshFixture
     let store: InMemoryAuthStore
     let manager: AuthManager
-    let transport = URLSessionTransport()
     private let sent = Mutex(0)
 
-    private init(server: OAuthTestServer, store: InMemoryAuthStore, manager: AuthManager) {
-        self.server = server
+    var server: OAuthTestServer { base.server }
+
+    private init(base: RefreshFixture, store: InMemoryAuthStore) {
+        self.base = base
         self.store = store
-        self.manager = manager
+        self.manager = base.manager(store: store)
     }
 
     /// Runs `body` with a session the server issued, which the client sees as expiring in `expiresIn` seconds; the
@@ -30,15 +31,8 @@ private final class Fixture: Sendable {
         _ configuration: OAuthTestServer.Configuration = .init(), expiresIn: TimeInterval,
         _ body: (Fixture) async throws -> Void
     ) async throws {
-        try await withServer(configuration) { server in
-            let issued = server.issueTokens(clientID: "test-client", subject: "alice")
-            let store = InMemoryAuthStore(Auth(
-                accessToken: issued.accessToken, refreshToken: issued.refreshToken,
-                expiresAt: Date().addingTimeInterval(expiresIn)))
-            let refresher = TokenEndpointClient(
-                client: OAuthClient(tokenEndpoint: server.tokenEndpoint, clientID: "test-client"))
-            let manager = AuthManager(store: store, refresher: refresher)
-            try await body(Fixture(server: server, store: store, manager: manager))
+        try await RefreshFixture.with(configuration) { base in
+            try await body(Fixture(base: base, store: InMemoryAuthStore(base.seed(expiresIn: expiresIn))))
         }
     }
 
@@ -49,7 +43,7 @@ private final class Fixture: Sendable {
     func call(
         _ middleware: AuthorizationMiddleware, _ request: HTTPRequest, body: HTTPBody? = nil
     ) async throws -> (HTTPResponse, Data) {
-        let transport = self.transport
+        let transport = base.transport
         let (response, responseBody) = try await middleware.intercept(
             request, body: body, baseURL: server.baseURL, operationID: "test"
         ) { request, body, baseURL in

@@ -9,7 +9,7 @@ import Testing
 import TokenAuth
 import TokenAuthOpenCombine
 
-/// A real OAuth server on loopback and a manager and client over one real `URLSessionTransport`.
+/// A session on a real OAuth server (``RefreshFixture``), and an authorized client over it.
 private struct Fixture {
     let server: OAuthTestServer
     let store: InMemoryAuthStore
@@ -18,17 +18,9 @@ private struct Fixture {
     /// Runs `body` with a session the server issued, which the client sees as expiring in `expiresIn` seconds; the
     /// server is shut down afterwards, also when `body` throws.
     static func with(expiresIn: TimeInterval, _ body: (Fixture) async throws -> Void) async throws {
-        try await withServer { server in
-            let issued = server.issueTokens(clientID: "test-client", subject: "alice")
-            let store = InMemoryAuthStore(Auth(
-                accessToken: issued.accessToken, refreshToken: issued.refreshToken,
-                expiresAt: Date().addingTimeInterval(expiresIn)))
-            let transport = URLSessionTransport()
-            let refresher = TokenEndpointClient(
-                client: OAuthClient(tokenEndpoint: server.tokenEndpoint, clientID: "test-client"), transport: transport)
-            let manager = AuthManager(store: store, refresher: refresher)
-            try await body(Fixture(
-                server: server, store: store, client: AuthorizedClient(manager: manager, transport: transport)))
+        try await RefreshFixture.with { base in
+            let (client, store) = base.authorizedClient(base.seed(expiresIn: expiresIn))
+            try await body(Fixture(server: base.server, store: store, client: client))
         }
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import HTTPTypesFoundation
 import OAuthTestServer
+import OAuthTestSupport
 import Synchronization
 import Testing
 @testable import TokenAuth
@@ -55,11 +56,11 @@ struct AuthorizedClientCallbackTests {
 
     @Test("completions run on the requested queue; requests held during a refresh reach the transport after it, in order")
     func heldDuringRefreshAndOrdered() async throws {
-        try await NetworkingFixture.with { fixture in
+        try await RefreshFixture.with { fixture in
             // The refresh cannot finish before every request has been submitted.
             fixture.server.holdTokenAnswers()
             let recorder = RecordingTransport(passingTo: fixture.transport)
-            let (client, store) = fixture.client(fixture.seed(expiresIn: -10), transport: recorder)
+            let (client, store) = fixture.authorizedClient(fixture.seed(expiresIn: -10), transport: recorder)
             let paths = (0..<12).map { fixture.server.url("/resource/\($0)") }
 
             let completions = await submit(client, paths: paths, queue: makeQueue()) { _ in
@@ -78,10 +79,10 @@ struct AuthorizedClientCallbackTests {
 
     @Test("a callback request cancelled while it waits completes with CancellationError on the queue and is never sent")
     func cancelWhileQueued() async throws {
-        try await NetworkingFixture.with { fixture in
+        try await RefreshFixture.with { fixture in
             // The refresh cannot finish before the cancellation.
             fixture.server.holdTokenAnswers()
-            let (client, _) = fixture.client(fixture.seed(expiresIn: -10))
+            let (client, _) = fixture.authorizedClient(fixture.seed(expiresIn: -10))
             let paths = [fixture.server.url("/resource/kept"), fixture.server.url("/resource/cancelled")]
 
             let completions = await submit(client, paths: paths, queue: makeQueue()) { handles in
@@ -99,8 +100,8 @@ struct AuthorizedClientCallbackTests {
 
     @Test("loginRequired reaches the completion handler as a distinct error")
     func loginRequiredThroughCallback() async throws {
-        try await NetworkingFixture.with { fixture in
-            let (client, _) = fixture.client(nil)
+        try await RefreshFixture.with { fixture in
+            let (client, _) = fixture.authorizedClient(nil)
 
             let completions = await submit(client, paths: [fixture.server.resourceURL], queue: makeQueue())
 

@@ -13,9 +13,9 @@ import Testing
 struct AuthorizedClientTests {
     @Test("an authorized request carries the stored token as a Bearer header and needs no refresh")
     func happyPath() async throws {
-        try await NetworkingFixture.with { fixture in
+        try await RefreshFixture.with { fixture in
             let auth = fixture.seed(expiresIn: 3600)
-            let (client, _) = fixture.client(auth)
+            let (client, _) = fixture.authorizedClient(auth)
 
             let echo = try await client.load(Echo.self, from: fixture.server.url("/resource/items?page=2"), decoder: .snakeCase)
 
@@ -29,8 +29,8 @@ struct AuthorizedClientTests {
 
     @Test("a request that needs no authentication is sent untouched, even without a session")
     func unauthenticatedPassThrough() async throws {
-        try await NetworkingFixture.with { fixture in
-            let (client, _) = fixture.client(nil)
+        try await RefreshFixture.with { fixture in
+            let (client, _) = fixture.authorizedClient(nil)
             let request = HTTPRequest(method: .get, url: fixture.server.publicURL, headerFields: [.accept: "application/json"])
 
             let (response, data) = try await client.send(request, requiresAuthentication: false)
@@ -45,8 +45,8 @@ struct AuthorizedClientTests {
 
     @Test("without a session the request fails with loginRequired and nothing is sent")
     func loginRequired() async throws {
-        try await NetworkingFixture.with { fixture in
-            let (client, _) = fixture.client(nil)
+        try await RefreshFixture.with { fixture in
+            let (client, _) = fixture.authorizedClient(nil)
 
             let error = await #expect(throws: TokenAuthError.self) {
                 try await client.send(HTTPRequest(method: .get, url: fixture.server.resourceURL))
@@ -60,9 +60,9 @@ struct AuthorizedClientTests {
 
     @Test("a token about to expire is refreshed before the request leaves, which then carries the new token")
     func proactiveRefresh() async throws {
-        try await NetworkingFixture.with { fixture in
+        try await RefreshFixture.with { fixture in
             let auth = fixture.seed(expiresIn: 30)  // inside the 60 s leeway
-            let (client, store) = fixture.client(auth)
+            let (client, store) = fixture.authorizedClient(auth)
 
             let (response, _) = try await client.send(HTTPRequest(method: .get, url: fixture.server.resourceURL))
 
@@ -77,8 +77,8 @@ struct AuthorizedClientTests {
 
     @Test("200 concurrent requests over an expired token cause exactly one refresh, and all 200 succeed")
     func concurrentRequestsShareOneRefresh() async throws {
-        try await NetworkingFixture.with { fixture in
-            let (client, _) = fixture.client(fixture.seed(expiresIn: -10))
+        try await RefreshFixture.with { fixture in
+            let (client, _) = fixture.authorizedClient(fixture.seed(expiresIn: -10))
             let url = fixture.server.resourceURL
 
             let successes = try await withThrowingTaskGroup(of: Int.self) { group in
@@ -97,9 +97,9 @@ struct AuthorizedClientTests {
 
     @Test("a token revoked at the server gets a 401, one refresh, and the retry succeeds")
     func revokedTokenIsRefreshedAndRetried() async throws {
-        try await NetworkingFixture.with { fixture in
+        try await RefreshFixture.with { fixture in
             let auth = fixture.seed(expiresIn: 3600)
-            let (client, store) = fixture.client(auth)
+            let (client, store) = fixture.authorizedClient(auth)
             fixture.server.revokeAllAccessTokens()
 
             let (response, _) = try await client.send(HTTPRequest(method: .get, url: fixture.server.resourceURL))
@@ -115,8 +115,8 @@ struct AuthorizedClientTests {
     @Test("a token rejected again after the refresh throws unauthorized with the challenge and body, after one refresh")
     func secondRejectionThrowsUnauthorized() async throws {
         // Every access token this server issues is expired on arrival, the refreshed one included.
-        try await NetworkingFixture.with(.init(accessTokenLifetime: .zero)) { fixture in
-            let (client, _) = fixture.client(fixture.seed(expiresIn: 3600))
+        try await RefreshFixture.with(.init(accessTokenLifetime: .zero)) { fixture in
+            let (client, _) = fixture.authorizedClient(fixture.seed(expiresIn: 3600))
 
             let error = await #expect(throws: TokenAuthError.self) {
                 try await client.send(HTTPRequest(method: .get, url: fixture.server.resourceURL))
@@ -136,9 +136,9 @@ struct AuthorizedClientTests {
 
     @Test("a 401 for a token that was already replaced is retried with the current token, without another refresh")
     func staleTokenRejectionDoesNotRefresh() async throws {
-        try await NetworkingFixture.with { fixture in
+        try await RefreshFixture.with { fixture in
             let old = fixture.seed(expiresIn: 3600)
-            let (client, store) = fixture.client(old)
+            let (client, store) = fixture.authorizedClient(old)
             fixture.server.revokeAllAccessTokens()
             let request = HTTPRequest(method: .get, url: fixture.server.resourceURL)
 
@@ -155,8 +155,8 @@ struct AuthorizedClientTests {
 
     @Test("concurrent requests that all carry a revoked token share one refresh, and all succeed")
     func concurrentRejectionsShareOneRefresh() async throws {
-        try await NetworkingFixture.with { fixture in
-            let (client, _) = fixture.client(fixture.seed(expiresIn: 3600))
+        try await RefreshFixture.with { fixture in
+            let (client, _) = fixture.authorizedClient(fixture.seed(expiresIn: 3600))
             fixture.server.revokeAllAccessTokens()
             let url = fixture.server.resourceURL
 
@@ -174,8 +174,8 @@ struct AuthorizedClientTests {
 
     @Test("the body of a retried POST or PUT arrives again byte for byte", arguments: [HTTPRequest.Method.post, .put])
     func bodyReplayedAfter401(method: HTTPRequest.Method) async throws {
-        try await NetworkingFixture.with { fixture in
-            let (client, _) = fixture.client(fixture.seed(expiresIn: 3600))
+        try await RefreshFixture.with { fixture in
+            let (client, _) = fixture.authorizedClient(fixture.seed(expiresIn: 3600))
             fixture.server.revokeAllAccessTokens()
             let body = Data((0...255).map { UInt8($0) } + Array("héllo, wörld".utf8))
             let request = HTTPRequest(
@@ -194,8 +194,8 @@ struct AuthorizedClientTests {
 
     @Test("403 insufficient_scope is a permission error and causes no refresh")
     func insufficientScope() async throws {
-        try await NetworkingFixture.with { fixture in
-            let (client, _) = fixture.client(fixture.seed(expiresIn: 3600))
+        try await RefreshFixture.with { fixture in
+            let (client, _) = fixture.authorizedClient(fixture.seed(expiresIn: 3600))
 
             let error = await #expect(throws: TokenAuthError.self) {
                 try await client.send(HTTPRequest(method: .get, url: fixture.server.adminResourceURL))
@@ -211,10 +211,10 @@ struct AuthorizedClientTests {
 
     @Test("a redirect to another loopback port does not carry Authorization; one within the origin keeps it")
     func redirectsKeepTheTokenOnItsOrigin() async throws {
-        try await NetworkingFixture.with { fixture in
+        try await RefreshFixture.with { fixture in
             try await withServer { other in
                 let auth = fixture.seed(expiresIn: 3600)
-                let (client, _) = fixture.client(auth)
+                let (client, _) = fixture.authorizedClient(auth)
                 #expect(other.port != fixture.server.port)
 
                 let (crossOrigin, data) = try await client.send(
@@ -238,8 +238,8 @@ struct AuthorizedClientTests {
 
     @Test("a request cancelled while waiting for a shared refresh stops at once; the refresh goes on for the others")
     func cancellationDuringSharedRefresh() async throws {
-        try await NetworkingFixture.with { fixture in
-            let (client, store) = fixture.client(fixture.seed(expiresIn: -10))
+        try await RefreshFixture.with { fixture in
+            let (client, store) = fixture.authorizedClient(fixture.seed(expiresIn: -10))
             fixture.server.holdTokenAnswers()
             let url = fixture.server.resourceURL
 
@@ -262,8 +262,8 @@ struct AuthorizedClientTests {
 
     @Test("a request cancelled while the server is still answering throws CancellationError before the answer exists")
     func cancellationInFlight() async throws {
-        try await NetworkingFixture.with { fixture in
-            let (client, _) = fixture.client(fixture.seed(expiresIn: 3600))
+        try await RefreshFixture.with { fixture in
+            let (client, _) = fixture.authorizedClient(fixture.seed(expiresIn: 3600))
             // The token endpoint, holding its answer until the test releases it, stands in for a slow API.
             fixture.server.holdTokenAnswers()
             let slow = HTTPRequest(method: .post, url: fixture.server.tokenEndpoint)
@@ -280,8 +280,8 @@ struct AuthorizedClientTests {
 
     @Test("a URLRequest is sent with its body and answered with an HTTPURLResponse; a body stream is refused")
     func urlRequestConvenience() async throws {
-        try await NetworkingFixture.with { fixture in
-            let (client, _) = fixture.client(fixture.seed(expiresIn: 3600))
+        try await RefreshFixture.with { fixture in
+            let (client, _) = fixture.authorizedClient(fixture.seed(expiresIn: 3600))
             var request = URLRequest(url: fixture.server.url("/resource/notes"))
             request.httpMethod = "POST"
             request.httpBody = Data(#"{"note":"hi"}"#.utf8)
@@ -302,8 +302,8 @@ struct AuthorizedClientTests {
 
     @Test("load throws unacceptableStatus for a non-2xx answer, with its status and body")
     func loadRejectsErrorStatus() async throws {
-        try await NetworkingFixture.with { fixture in
-            let (client, _) = fixture.client(fixture.seed(expiresIn: 3600))
+        try await RefreshFixture.with { fixture in
+            let (client, _) = fixture.authorizedClient(fixture.seed(expiresIn: 3600))
 
             let error = await #expect(throws: TokenAuthError.self) {
                 try await client.load(Echo.self, from: fixture.server.url("/missing"))

@@ -5,6 +5,7 @@ import FoundationNetworking
 import HTTPTypes
 import HTTPTypesFoundation
 import OAuthTestServer
+import OAuthTestSupport
 import Testing
 @testable import TokenAuth
 import TokenAuthTesting
@@ -20,10 +21,10 @@ struct PlainHTTPTests {
 
     @Test("a request to plain http on another host is refused before a token is taken or anything is sent")
     func refusedBeforeAnything() async throws {
-        try await NetworkingFixture.with { fixture in
+        try await RefreshFixture.with { fixture in
             let auth = fixture.seed(expiresIn: -10)  // expired: a refresh would come first
             let transport = CannedTransport(json: "{}")
-            let (client, _) = fixture.client(auth, transport: transport)
+            let (client, _) = fixture.authorizedClient(auth, transport: transport)
 
             let error = await #expect(throws: TokenAuthError.self) {
                 try await client.send(HTTPRequest(method: .get, url: Self.insecureURL))
@@ -44,10 +45,10 @@ struct PlainHTTPTests {
     @Test("https, and plain http to loopback hosts, are sent; a request that needs no token is never checked",
           arguments: ["https://api.example.com/me", "http://localhost:9/me", "http://127.0.0.2/me", "http://[::1]:9/me"])
     func allowedURLs(url: String) async throws {
-        try await NetworkingFixture.with { fixture in
+        try await RefreshFixture.with { fixture in
             let auth = fixture.seed(expiresIn: 3600)
             let transport = CannedTransport(json: "{}")
-            let (client, _) = fixture.client(auth, transport: transport)
+            let (client, _) = fixture.authorizedClient(auth, transport: transport)
 
             let (response, _) = try await client.send(HTTPRequest(method: .get, url: URL(string: url)!))
             _ = try await client.send(HTTPRequest(method: .get, url: Self.insecureURL), requiresAuthentication: false)
@@ -59,7 +60,7 @@ struct PlainHTTPTests {
 
     @Test("allowsInsecureHTTP sends the token over plain http, for development")
     func optOut() async throws {
-        try await NetworkingFixture.with { fixture in
+        try await RefreshFixture.with { fixture in
             let auth = fixture.seed(expiresIn: 3600)
             let transport = CannedTransport(json: "{}")
             let client = AuthorizedClient(
@@ -75,9 +76,9 @@ struct PlainHTTPTests {
 
     @Test("the callback API refuses the same way, before waiting for a token")
     func callbackAPI() async throws {
-        try await NetworkingFixture.with { fixture in
+        try await RefreshFixture.with { fixture in
             let transport = CannedTransport(json: "{}")
-            let (client, _) = fixture.client(fixture.seed(expiresIn: -10), transport: transport)
+            let (client, _) = fixture.authorizedClient(fixture.seed(expiresIn: -10), transport: transport)
 
             let result = await withCheckedContinuation { continuation in
                 client.send(HTTPRequest(method: .get, url: Self.insecureURL), queue: .global()) { continuation.resume(returning: $0) }
