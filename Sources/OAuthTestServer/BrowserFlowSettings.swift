@@ -10,40 +10,26 @@ extension OAuthTestServer {
     }
 
     /// How the authorization endpoint (`/authorize`) answers, changeable while the server runs through
-    /// ``OAuthTestServer/browserFlow``.
+    /// ``OAuthTestServer/browserFlow``: a test changes the settings it needs, one by one.
     package struct BrowserFlowSettings: Sendable, Equatable {
-        /// What happens to every valid authorization request.
-        package var outcome: AuthorizationOutcome
+        /// What happens to every valid authorization request; approving as `ada` by default.
+        package var outcome = AuthorizationOutcome.approve(subject: "ada")
         /// Whether responses carry `iss` (RFC 9207) and the metadata advertises
-        /// `authorization_response_iss_parameter_supported`.
-        package var sendsIssuer: Bool
+        /// `authorization_response_iss_parameter_supported`; by default they do.
+        package var sendsIssuer = true
         /// An `iss` to send instead of the server's own, to test that clients refuse it.
         package var issuerOverride: String?
-        /// The redirect paths the client registered; `nil` accepts any path. Any loopback port is accepted either
-        /// way (RFC 8252 §7.3).
+        /// The redirect paths the client registered; `nil` (the default) accepts any path. Any loopback port is
+        /// accepted either way (RFC 8252 §7.3).
         package var registeredRedirectPaths: Set<String>?
-        /// How long a code can be exchanged, in seconds by the server's clock.
-        package var codeLifetime: Int
+        /// How long a code can be exchanged, in seconds by the server's clock; 60 by default.
+        package var codeLifetime = 60
         /// Whether the metadata lists `code_challenge_methods_supported` as `["plain"]` only, as a server without
         /// S256 would.
-        package var advertisesPlainPKCEOnly: Bool
+        package var advertisesPlainPKCEOnly = false
 
-        /// Creates settings; the defaults approve as `ada`, send `iss`, accept any path, and keep codes 60 s.
-        package init(
-            outcome: AuthorizationOutcome = .approve(subject: "ada"),
-            sendsIssuer: Bool = true,
-            issuerOverride: String? = nil,
-            registeredRedirectPaths: Set<String>? = nil,
-            codeLifetime: Int = 60,
-            advertisesPlainPKCEOnly: Bool = false
-        ) {
-            self.outcome = outcome
-            self.sendsIssuer = sendsIssuer
-            self.issuerOverride = issuerOverride
-            self.registeredRedirectPaths = registeredRedirectPaths
-            self.codeLifetime = codeLifetime
-            self.advertisesPlainPKCEOnly = advertisesPlainPKCEOnly
-        }
+        /// Creates the default settings.
+        package init() {}
     }
 
     /// Counters of the browser flow, read through ``OAuthTestServer/browserFlowStats``.

@@ -1,23 +1,19 @@
 extension OAuthTestServer {
     /// How the device authorization endpoint answers, changeable while the server runs through
-    /// ``OAuthTestServer/deviceFlow``.
+    /// ``OAuthTestServer/deviceFlow``: a test changes the settings it needs, one by one.
     package struct DeviceFlowSettings: Sendable, Equatable {
-        /// `expires_in` of new device codes, in seconds; the code expires after it by the server's clock.
-        package var expiresIn: Int
-        /// `interval` of new device codes, in seconds; `nil` sends none (clients then use 5 s).
-        package var interval: Int?
-        /// Whether the response carries `verification_uri_complete`.
-        package var sendsVerificationURIComplete: Bool
+        /// `expires_in` of new device codes, in seconds (600 by default); the code expires after it by the server's
+        /// clock.
+        package var expiresIn = 600
+        /// `interval` of new device codes, in seconds (5 by default); `nil` sends none (clients then use 5 s).
+        package var interval: Int? = 5
+        /// Whether the response carries `verification_uri_complete`; by default it does.
+        package var sendsVerificationURIComplete = true
         /// The next this many polls of any device code answer `slow_down`, whatever else is decided. Counted down.
-        package var slowDownPolls: Int
+        package var slowDownPolls = 0
 
-        /// Creates settings; the defaults are a 600 s code polled every 5 s, with `verification_uri_complete`.
-        package init(expiresIn: Int = 600, interval: Int? = 5, sendsVerificationURIComplete: Bool = true, slowDownPolls: Int = 0) {
-            self.expiresIn = expiresIn
-            self.interval = interval
-            self.sendsVerificationURIComplete = sendsVerificationURIComplete
-            self.slowDownPolls = slowDownPolls
-        }
+        /// Creates the default settings.
+        package init() {}
     }
 
     /// What the user does about a device code, as the test decides it (``OAuthTestServer/decide(userCode:_:afterPolls:)``).

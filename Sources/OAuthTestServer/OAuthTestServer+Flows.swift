@@ -5,8 +5,8 @@ extension OAuthTestServer {
 
     /// What the well-known metadata URLs serve. Setting it takes effect with the next request.
     package var discovery: DiscoverySettings {
-        get { state.withLock { $0.flows.discovery } }
-        set { state.withLock { $0.flows.discovery = newValue } }
+        get { state[\.flows.discovery] }
+        set { state[\.flows.discovery] = newValue }
     }
 
     /// The issuer identifier the metadata document names by default: ``baseURL`` followed by
@@ -38,14 +38,12 @@ extension OAuthTestServer {
 
     /// How the authorization endpoint answers. Setting it takes effect with the next request.
     package var browserFlow: BrowserFlowSettings {
-        get { state.withLock { $0.flows.browser } }
-        set { state.withLock { $0.flows.browser = newValue } }
+        get { state[\.flows.browser] }
+        set { state[\.flows.browser] = newValue }
     }
 
     /// The browser flow's counters so far.
-    package var browserFlowStats: BrowserFlowStats {
-        state.withLock { $0.flows.browserStats }
-    }
+    package var browserFlowStats: BrowserFlowStats { state[\.flows.browserStats] }
 
     // MARK: - Device authorization
 
@@ -55,14 +53,12 @@ extension OAuthTestServer {
     /// How new device codes are issued and how many polls answer `slow_down`. Setting it takes effect with the
     /// next request.
     package var deviceFlow: DeviceFlowSettings {
-        get { state.withLock { $0.flows.deviceFlow } }
-        set { state.withLock { $0.flows.deviceFlow = newValue } }
+        get { state[\.flows.deviceFlow] }
+        set { state[\.flows.deviceFlow] = newValue }
     }
 
     /// The device flow's counters so far.
-    package var deviceFlowStats: DeviceFlowStats {
-        state.withLock { $0.flows.deviceStats }
-    }
+    package var deviceFlowStats: DeviceFlowStats { state[\.flows.deviceStats] }
 
     /// The user codes of the device codes still live, in no particular order.
     package var pendingUserCodes: [String] {

@@ -140,19 +140,17 @@ package final class OAuthTestServer: Sendable {
     // MARK: - Inspection and control
 
     /// The counters so far.
-    package var stats: Stats {
-        state.withLock { $0.stats }
-    }
+    package var stats: Stats { state[\.stats] }
 
     /// Sets every counter back to zero.
     package func resetStats() {
-        state.withLock { $0.stats = Stats() }
+        state[\.stats] = Stats()
     }
 
     /// The faults still pending. Setting it replaces them all.
     package var faults: Faults {
-        get { state.withLock { $0.faults } }
-        set { state.withLock { $0.faults = newValue } }
+        get { state[\.faults] }
+        set { state[\.faults] = newValue }
     }
 
     /// Changes the pending faults in place, for example `server.updateFaults { $0.serverErrors = 2 }`.
@@ -176,9 +174,7 @@ package final class OAuthTestServer: Sendable {
     }
 
     /// The most recent requests outside `/_admin`, oldest first, at most ``Configuration/recordedRequestLimit``.
-    package var recordedRequests: [RecordedRequest] {
-        state.withLock { $0.recordedRequests }
-    }
+    package var recordedRequests: [RecordedRequest] { state[\.recordedRequests] }
 
     /// Issues tokens without a token request, as if a grant had happened: for seeding a store in tests.
     ///

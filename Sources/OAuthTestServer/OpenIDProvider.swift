@@ -157,8 +157,8 @@ extension OAuthTestServer {
 
     /// How `id_token`s are made and what UserInfo answers. Setting it takes effect with the next request.
     package var openID: OpenIDSettings {
-        get { state.withLock { $0.openID } }
-        set { state.withLock { $0.openID = newValue } }
+        get { state[\.openID] }
+        set { state[\.openID] = newValue }
     }
 
     /// The `sub` of the user `name` in `id_token`s and UserInfo: stable, and not the user name.

@@ -20,7 +20,8 @@ struct DiscoveryTests {
         arguments: OAuthTestServer.WellKnownURL.allCases)
     func wellKnownOrder(served: OAuthTestServer.WellKnownURL) async throws {
         try await withServer { server in
-            server.discovery = .init(issuerPath: "/tenant-a", servedAt: [served])
+            server.discovery.issuerPath = "/tenant-a"
+            server.discovery.servedAt = [served]
             let metadata = try await Self.discovery.metadata(forIssuer: server.issuer)
 
             #expect(metadata.issuer == server.baseURL.absoluteString + "/tenant-a")
@@ -137,7 +138,8 @@ struct DiscoveryTests {
     @Test("no document at any URL: notFound names every URL tried, each asked once")
     func notFound() async throws {
         try await withServer { server in
-            server.discovery = .init(issuerPath: "/tenant-a", servedAt: [])
+            server.discovery.issuerPath = "/tenant-a"
+            server.discovery.servedAt = []
             let error = await expectSignInError(.metadataNotFound) {
                 try await Self.discovery.metadata(forIssuer: server.issuer)
             }
