@@ -91,5 +91,12 @@ extension OAuthTestServer {
         func client(withID id: String) -> RegisteredClient? {
             clients.first { $0.id == id }
         }
+
+        /// The items of `scope` outside ``grantableScopes``, in their order: none when it is `nil` (every scope is
+        /// granted) or `scope` is.
+        func ungrantableItems(of scope: String?) -> [String] {
+            guard let grantableScopes else { return [] }
+            return TokenLedger.scopeItems(scope).filter { !grantableScopes.contains($0) }
+        }
     }
 }

@@ -99,7 +99,7 @@ struct OpenIDProvider: Sendable {
             return true
         }
         guard request.method == .get else {
-            return Reply.json(["error": "invalid_request"], status: .methodNotAllowed, headers: [.allow: "GET"])
+            return Reply.methodNotAllowed(.get)
         }
         if unavailable {
             return Reply.bytes(Data("Service Unavailable".utf8), contentType: "text/plain", status: .serviceUnavailable, headers: [:])
