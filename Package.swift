@@ -157,17 +157,23 @@ let package = Package(
                 .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
             ]
         ),
+        // The tests' one bounded wait, `waitUntil`, for every test target and both support targets. Depends on nothing.
+        .target(
+            name: "TestSupport",
+            path: "Tests/TestSupport"
+        ),
         // Shared by the test targets: the Secret Service requirement, keyring admin, child processes.
         .target(
             name: "KeyringTestSupport",
-            dependencies: ["Keyring"],
+            dependencies: ["Keyring", "TestSupport"],
             path: "Tests/KeyringTestSupport"
         ),
         // Shared by the TokenAuth test targets: a real OAuth server with a manual wall clock, and event capture.
         .target(
             name: "OAuthTestSupport",
             dependencies: [
-                "TokenAuth", "TokenAuthTesting", "OAuthTestServer", .product(name: "Logging", package: "swift-log"),
+                "TokenAuth", "TokenAuthTesting", "OAuthTestServer", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
             ],
@@ -175,14 +181,15 @@ let package = Package(
         ),
         .testTarget(
             name: "KeyringTests",
-            dependencies: ["Keyring", "KeyringTestSupport", "CLibSecret"]
+            dependencies: ["Keyring", "KeyringTestSupport", "TestSupport", "CLibSecret"]
         ),
         // The core's tests: no keyring. Doubles from TokenAuthTesting, real HTTP from OAuthTestServer.
         .testTarget(
             name: "TokenAuthTests",
             dependencies: [
-                "TokenAuth", "TokenAuthTesting", "OAuthTestServer", "OAuthTestSupport",
-                .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
+                "TokenAuth", "TokenAuthTesting", "OAuthTestServer", "OAuthTestSupport", "TestSupport",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
             ]
         ),
         // Sign-in's tests: discovery, the browser and device flows, OpenID identity, and AuthManager checking
@@ -191,6 +198,7 @@ let package = Package(
             name: "TokenAuthSignInTests",
             dependencies: [
                 "TokenAuthSignIn", "TokenAuth", "TokenAuthTesting", "OAuthTestServer", "OAuthTestSupport",
+                "TestSupport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
@@ -199,7 +207,7 @@ let package = Package(
             name: "TokenAuthKeyringTests",
             dependencies: [
                 "TokenAuthKeyring", "TokenAuth", "TokenAuthSignIn", "TokenAuthTesting", "Keyring", "OAuthTestServer",
-                "KeyringTestSupport", "OAuthTestSupport", .product(name: "HTTPTypes", package: "swift-http-types"),
+                "KeyringTestSupport", "OAuthTestSupport", "TestSupport", .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
         // Runs the built `tokenctl` as a child process: exit codes, output, and the keyring items it leaves.
@@ -207,25 +215,29 @@ let package = Package(
             name: "tokenctlTests",
             dependencies: [
                 "KeyringTestSupport", "Keyring", "TokenAuth", "TokenAuthKeyring", "OAuthTestServer", "OAuthTestSupport",
-                "TokenCtlCommands", "tokenctl", "tokenctl-signin",
+                "TestSupport", "TokenCtlCommands", "tokenctl", "tokenctl-signin",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
         // Adapters over AuthorizedClient, each its own product so apps that do not want them do not build them.
         .target(
             name: "TokenAuthOpenCombine",
-            dependencies: ["TokenAuth", .product(name: "OpenCombine", package: "OpenCombine"), .product(name: "HTTPTypes", package: "swift-http-types")]
+            dependencies: [
+                "TokenAuth", .product(name: "OpenCombine", package: "OpenCombine"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
         ),
         .target(
             name: "TokenAuthOpenAPI",
             dependencies: [
-                "TokenAuth", .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"), .product(name: "HTTPTypes", package: "swift-http-types"),
+                "TokenAuth", .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
         .testTarget(
             name: "TokenAuthOpenCombineTests",
             dependencies: [
-                "TokenAuthOpenCombine", "TokenAuth", "TokenAuthTesting", "OAuthTestServer",
+                "TokenAuthOpenCombine", "TokenAuth", "TokenAuthTesting", "OAuthTestServer", "OAuthTestSupport",
                 .product(name: "OpenCombine", package: "OpenCombine"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HTTPTypesFoundation", package: "swift-http-types"),

@@ -6,17 +6,17 @@ extension OAuthTestServer {
     /// A held request has been counted (``Stats/tokenRequests`` and its grant) but has not been looked at
     /// further: it has not spent a refresh token, issued anything or sent a response. Tests use it to act while a
     /// client is provably waiting for the token endpoint, without guessing a latency.
-    public func holdTokenAnswers() {
+    package func holdTokenAnswers() {
         state.hold.close()
     }
 
     /// Lets every held token request answer, and later ones at once. ``shutdown()`` also releases them.
-    public func releaseTokenAnswers() {
+    package func releaseTokenAnswers() {
         state.hold.open()
     }
 
     /// How many token requests are held now.
-    public var heldTokenRequests: Int {
+    package var heldTokenRequests: Int {
         state.hold.waiting
     }
 
@@ -24,7 +24,7 @@ extension OAuthTestServer {
     ///
     /// - Throws: ``HoldTimeout`` when that does not happen within `limit`, so a request that never arrives fails
     ///   the test instead of hanging it; `CancellationError` when the calling task is cancelled.
-    public func waitForHeldTokenRequests(_ count: Int = 1, within limit: Duration = .seconds(60)) async throws {
+    package func waitForHeldTokenRequests(_ count: Int = 1, within limit: Duration = .seconds(60)) async throws {
         try await state.hold.waitUntilWaiting(count, within: limit)
     }
 
@@ -33,26 +33,26 @@ extension OAuthTestServer {
     /// moment their token is looked at is the test's to choose.
     ///
     /// A held request has been counted (``Stats/resourceRequests``) and nothing else.
-    public func holdResourceAnswers() {
+    package func holdResourceAnswers() {
         state.resourceHold.close()
     }
 
     /// Lets every held resource request go on, and later ones at once. ``shutdown()`` also releases them.
-    public func releaseResourceAnswers() {
+    package func releaseResourceAnswers() {
         state.resourceHold.open()
     }
 
     /// Returns once `count` resource requests are held at the same time; throws ``HoldTimeout`` after `limit`.
-    public func waitForHeldResourceRequests(_ count: Int = 1, within limit: Duration = .seconds(60)) async throws {
+    package func waitForHeldResourceRequests(_ count: Int = 1, within limit: Duration = .seconds(60)) async throws {
         try await state.resourceHold.waitUntilWaiting(count, within: limit)
     }
 
     /// Fewer requests than expected were held when the wait's limit ran out.
-    public struct HoldTimeout: Error, CustomStringConvertible {
-        public let expected: Int
-        public let held: Int
-        public let limit: Duration
-        public var description: String {
+    package struct HoldTimeout: Error, CustomStringConvertible {
+        package let expected: Int
+        package let held: Int
+        package let limit: Duration
+        package var description: String {
             "\(held) of the \(expected) expected requests were held after \(limit)"
         }
     }

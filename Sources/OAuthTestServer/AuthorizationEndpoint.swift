@@ -11,7 +11,7 @@ struct AuthorizationEndpoint: Sendable {
     func respond(to request: Request) -> Response {
         state.withLock { $0.flows.browserStats.authorizationRequests += 1 }
         guard request.method == .get else {
-            return Reply.json(["error": "invalid_request"], status: .methodNotAllowed, headers: [.allow: "GET"])
+            return Reply.methodNotAllowed(.get)
         }
         let query = FormDecoding.pairs(request.uri.query ?? "") ?? []
         var parameters: [String: String] = [:]
@@ -55,11 +55,8 @@ struct AuthorizationEndpoint: Sendable {
         guard parameters["code_challenge_method"] == "S256" else {
             return back([("error", "invalid_request"), ("error_description", "Only the S256 PKCE method is accepted.")])
         }
-        if let scope = parameters["scope"], let grantable = state.configuration.grantableScopes {
-            let unknown = TokenLedger.scopeItems(scope).filter { !grantable.contains($0) }
-            if !unknown.isEmpty {
-                return back([("error", "invalid_scope"), ("error_description", "The scope cannot be granted.")])
-            }
+        if !state.configuration.ungrantableItems(of: parameters["scope"]).isEmpty {
+            return back([("error", "invalid_scope"), ("error_description", "The scope cannot be granted.")])
         }
         switch settings.outcome {
         case .deny:

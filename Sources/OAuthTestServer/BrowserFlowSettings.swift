@@ -1,6 +1,6 @@
 extension OAuthTestServer {
     /// What the user does on the authorization page, as the test decides it.
-    public enum AuthorizationOutcome: Sendable, Equatable {
+    package enum AuthorizationOutcome: Sendable, Equatable {
         /// The user signs in as `subject` and approves: the browser is sent back with a code.
         case approve(subject: String)
         /// The user declines: the browser is sent back with `error=access_denied`.
@@ -10,62 +10,48 @@ extension OAuthTestServer {
     }
 
     /// How the authorization endpoint (`/authorize`) answers, changeable while the server runs through
-    /// ``OAuthTestServer/browserFlow``.
-    public struct BrowserFlowSettings: Sendable, Equatable {
-        /// What happens to every valid authorization request.
-        public var outcome: AuthorizationOutcome
+    /// ``OAuthTestServer/browserFlow``: a test changes the settings it needs, one by one.
+    package struct BrowserFlowSettings: Sendable, Equatable {
+        /// What happens to every valid authorization request; approving as `ada` by default.
+        package var outcome = AuthorizationOutcome.approve(subject: "ada")
         /// Whether responses carry `iss` (RFC 9207) and the metadata advertises
-        /// `authorization_response_iss_parameter_supported`.
-        public var sendsIssuer: Bool
+        /// `authorization_response_iss_parameter_supported`; by default they do.
+        package var sendsIssuer = true
         /// An `iss` to send instead of the server's own, to test that clients refuse it.
-        public var issuerOverride: String?
-        /// The redirect paths the client registered; `nil` accepts any path. Any loopback port is accepted either
-        /// way (RFC 8252 §7.3).
-        public var registeredRedirectPaths: Set<String>?
-        /// How long a code can be exchanged, in seconds by the server's clock.
-        public var codeLifetime: Int
+        package var issuerOverride: String?
+        /// The redirect paths the client registered; `nil` (the default) accepts any path. Any loopback port is
+        /// accepted either way (RFC 8252 §7.3).
+        package var registeredRedirectPaths: Set<String>?
+        /// How long a code can be exchanged, in seconds by the server's clock; 60 by default.
+        package var codeLifetime = 60
         /// Whether the metadata lists `code_challenge_methods_supported` as `["plain"]` only, as a server without
         /// S256 would.
-        public var advertisesPlainPKCEOnly: Bool
+        package var advertisesPlainPKCEOnly = false
 
-        /// Creates settings; the defaults approve as `ada`, send `iss`, accept any path, and keep codes 60 s.
-        public init(
-            outcome: AuthorizationOutcome = .approve(subject: "ada"),
-            sendsIssuer: Bool = true,
-            issuerOverride: String? = nil,
-            registeredRedirectPaths: Set<String>? = nil,
-            codeLifetime: Int = 60,
-            advertisesPlainPKCEOnly: Bool = false
-        ) {
-            self.outcome = outcome
-            self.sendsIssuer = sendsIssuer
-            self.issuerOverride = issuerOverride
-            self.registeredRedirectPaths = registeredRedirectPaths
-            self.codeLifetime = codeLifetime
-            self.advertisesPlainPKCEOnly = advertisesPlainPKCEOnly
-        }
+        /// Creates the default settings.
+        package init() {}
     }
 
     /// Counters of the browser flow, read through ``OAuthTestServer/browserFlowStats``.
-    public struct BrowserFlowStats: Sendable, Equatable {
+    package struct BrowserFlowStats: Sendable, Equatable {
         /// Requests to `/authorize`, whatever their outcome.
-        public var authorizationRequests = 0
+        package var authorizationRequests = 0
         /// Codes issued.
-        public var codesIssued = 0
+        package var codesIssued = 0
         /// Authorization requests refused before any redirect (unknown client or unusable redirect URI).
-        public var refusedWithoutRedirect = 0
+        package var refusedWithoutRedirect = 0
         /// Token requests with the `authorization_code` grant, whatever their outcome.
-        public var codeExchanges = 0
+        package var codeExchanges = 0
         /// Exchanges refused because the verifier does not match the challenge.
-        public var verifierMismatches = 0
+        package var verifierMismatches = 0
         /// Exchanges that got tokens.
-        public var successfulExchanges = 0
+        package var successfulExchanges = 0
         /// The `nonce` of the last authorization request, if it had one.
-        public var lastNonce: String?
+        package var lastNonce: String?
         /// The `code_challenge_method` of the last authorization request.
-        public var lastChallengeMethod: String?
+        package var lastChallengeMethod: String?
 
         /// Creates zeroed counters.
-        public init() {}
+        package init() {}
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Hummingbird
 
 /// Client authentication at the token endpoint (RFC 6749 §2.3): none, `client_secret_post` or
 /// `client_secret_basic`.
@@ -47,6 +48,19 @@ enum ClientAuthentication {
             return verify(id: id, secret: secret, method: .clientSecretPost, configuration: configuration)
         }
         return verify(id: id, secret: nil, method: .none, configuration: configuration)
+    }
+
+    /// The client of `request`, whose form is `form`, and how it authenticated: what the token, revocation and
+    /// device authorization endpoints ask of ``authenticate(authorization:form:configuration:)``.
+    ///
+    /// - Throws: ``Refused`` with the RFC 6749 §5.2 error when the client does not authenticate.
+    static func client(
+        of request: Request, form: [String: String], configuration: OAuthTestServer.Configuration
+    ) throws -> (OAuthTestServer.RegisteredClient, Method) {
+        switch authenticate(authorization: request.headers[.authorization], form: form, configuration: configuration) {
+        case .failure(let failure): throw Refused(reply: Reply.oauthError(failure.code, failure.description))
+        case .success(let authenticated): return authenticated
+        }
     }
 
     private static func verify(

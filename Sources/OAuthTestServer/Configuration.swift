@@ -2,16 +2,16 @@ import Foundation
 
 extension OAuthTestServer {
     /// A client the server knows (RFC 6749 §2).
-    public struct RegisteredClient: Sendable, Equatable {
+    package struct RegisteredClient: Sendable, Equatable {
         /// The client identifier.
-        public var id: String
+        package var id: String
         /// The secret of a confidential client, or `nil` for a public client that sends only `client_id`.
-        public var secret: String?
+        package var secret: String?
         /// The grant types this client may use, or `nil` for all three. Others answer `unauthorized_client`.
-        public var allowedGrantTypes: Set<String>?
+        package var allowedGrantTypes: Set<String>?
 
         /// Registers a client.
-        public init(id: String, secret: String? = nil, allowedGrantTypes: Set<String>? = nil) {
+        package init(id: String, secret: String? = nil, allowedGrantTypes: Set<String>? = nil) {
             self.id = id
             self.secret = secret
             self.allowedGrantTypes = allowedGrantTypes
@@ -19,7 +19,7 @@ extension OAuthTestServer {
     }
 
     /// How the token response carries `expires_in`, so clients can be tested against each form seen in the wild.
-    public enum ExpiresInStyle: String, Sendable, Equatable, CaseIterable {
+    package enum ExpiresInStyle: String, Sendable, Equatable, CaseIterable {
         /// A JSON number, as RFC 6749 §5.1 says.
         case number
         /// A numeric string such as `"3600"`, as some servers send.
@@ -29,38 +29,38 @@ extension OAuthTestServer {
     }
 
     /// Everything fixed for the lifetime of one server.
-    public struct Configuration: Sendable {
+    package struct Configuration: Sendable {
         /// The address to listen on. Keep it on loopback.
-        public var host: String
+        package var host: String
         /// The port to listen on; `0` asks the system for a free one, reported by ``OAuthTestServer/port``.
-        public var port: Int
+        package var port: Int
         /// The clients the token endpoint accepts.
-        public var clients: [RegisteredClient]
+        package var clients: [RegisteredClient]
         /// Resource owners for the `password` grant: username to password.
-        public var users: [String: String]
+        package var users: [String: String]
         /// How long issued access tokens live, by the server's ``clock``.
-        public var accessTokenLifetime: Duration
+        package var accessTokenLifetime: Duration
         /// How `expires_in` appears in token responses.
-        public var expiresInStyle: ExpiresInStyle
+        package var expiresInStyle: ExpiresInStyle
         /// The `token_type` the server sends; vary its case to test clients that must compare it case-insensitively.
-        public var tokenType: String
+        package var tokenType: String
         /// Whether a refresh grant issues a new refresh token (rotation, RFC 9700 §4.14.2).
         ///
         /// When `false` the response carries no `refresh_token` and the presented one stays valid, so clients must
         /// keep it (RFC 6749 §6).
-        public var rotateRefreshTokens: Bool
+        package var rotateRefreshTokens: Bool
         /// Whether the `client_credentials` grant also issues a refresh token (RFC 6749 §4.4.3 says it should not).
-        public var refreshTokensForClientCredentials: Bool
+        package var refreshTokensForClientCredentials: Bool
         /// The scopes the server grants, or `nil` to grant whatever is asked. Others answer `invalid_scope`.
-        public var grantableScopes: Set<String>?
+        package var grantableScopes: Set<String>?
         /// The server's notion of now, for access-token expiry.
-        public var clock: @Sendable () -> Date
+        package var clock: @Sendable () -> Date
         /// The most of recent requests kept for ``OAuthTestServer/recordedRequests``.
-        public var recordedRequestLimit: Int
+        package var recordedRequestLimit: Int
 
         /// Creates a configuration. The defaults register the public client `test-client` and the user `alice`
         /// with password `wonderland`.
-        public init(
+        package init(
             host: String = "127.0.0.1",
             port: Int = 0,
             clients: [RegisteredClient] = [RegisteredClient(id: "test-client")],
@@ -90,6 +90,13 @@ extension OAuthTestServer {
 
         func client(withID id: String) -> RegisteredClient? {
             clients.first { $0.id == id }
+        }
+
+        /// The items of `scope` outside ``grantableScopes``, in their order: none when it is `nil` (every scope is
+        /// granted) or `scope` is.
+        func ungrantableItems(of scope: String?) -> [String] {
+            guard let grantableScopes else { return [] }
+            return TokenLedger.scopeItems(scope).filter { !grantableScopes.contains($0) }
         }
     }
 }

@@ -8,37 +8,15 @@ struct DeviceAuthorizationEndpoint: Sendable {
 
     func respond(to request: Request) async throws -> Response {
         state.withLock { $0.flows.deviceStats.authorizationRequests += 1 }
-        guard request.method == .post else {
-            return Reply.json(
-                ["error": "invalid_request", "error_description": "The endpoint accepts only POST."],
-                status: .methodNotAllowed, headers: [.allow: "POST"])
-        }
-        var request = request
-        let body = try await request.collectBody(upTo: TokenEndpoint.maximumRequestSize)
-        guard (request.headers[.contentType]?.lowercased() ?? "").hasPrefix("application/x-www-form-urlencoded"),
-            let pairs = FormDecoding.pairs(String(buffer: body))
-        else {
-            return Reply.oauthError("invalid_request", "The body must be a valid application/x-www-form-urlencoded form.")
-        }
-        let form = Dictionary(pairs.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
+        let form = try await FormPost.parameters(of: request)
         let configuration = state.configuration
-        let client: OAuthTestServer.RegisteredClient
-        switch ClientAuthentication.authenticate(
-            authorization: request.headers[.authorization], form: form, configuration: configuration)
-        {
-        case .failure(let failure):
-            return Reply.oauthError(failure.code, failure.description)
-        case .success(let (authenticated, _)):
-            client = authenticated
-        }
+        let (client, _) = try ClientAuthentication.client(of: request, form: form, configuration: configuration)
         if let allowed = client.allowedGrantTypes, !allowed.contains(DeviceCodeGrant.grantType) {
             return Reply.oauthError("unauthorized_client", "The client may not use the device authorization grant.")
         }
-        if let scope = form["scope"], let grantable = configuration.grantableScopes {
-            let unknown = TokenLedger.scopeItems(scope).filter { !grantable.contains($0) }
-            if !unknown.isEmpty {
-                return Reply.oauthError("invalid_scope", "The scope \(unknown.joined(separator: " ")) cannot be granted.")
-            }
+        let ungrantable = configuration.ungrantableItems(of: form["scope"])
+        if !ungrantable.isEmpty {
+            return Reply.oauthError("invalid_scope", "The scope \(ungrantable.joined(separator: " ")) cannot be granted.")
         }
 
         let deviceCode = TokenLedger.randomToken()

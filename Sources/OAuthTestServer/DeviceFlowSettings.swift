@@ -1,27 +1,23 @@
 extension OAuthTestServer {
     /// How the device authorization endpoint answers, changeable while the server runs through
-    /// ``OAuthTestServer/deviceFlow``.
-    public struct DeviceFlowSettings: Sendable, Equatable {
-        /// `expires_in` of new device codes, in seconds; the code expires after it by the server's clock.
-        public var expiresIn: Int
-        /// `interval` of new device codes, in seconds; `nil` sends none (clients then use 5 s).
-        public var interval: Int?
-        /// Whether the response carries `verification_uri_complete`.
-        public var sendsVerificationURIComplete: Bool
+    /// ``OAuthTestServer/deviceFlow``: a test changes the settings it needs, one by one.
+    package struct DeviceFlowSettings: Sendable, Equatable {
+        /// `expires_in` of new device codes, in seconds (600 by default); the code expires after it by the server's
+        /// clock.
+        package var expiresIn = 600
+        /// `interval` of new device codes, in seconds (5 by default); `nil` sends none (clients then use 5 s).
+        package var interval: Int? = 5
+        /// Whether the response carries `verification_uri_complete`; by default it does.
+        package var sendsVerificationURIComplete = true
         /// The next this many polls of any device code answer `slow_down`, whatever else is decided. Counted down.
-        public var slowDownPolls: Int
+        package var slowDownPolls = 0
 
-        /// Creates settings; the defaults are a 600 s code polled every 5 s, with `verification_uri_complete`.
-        public init(expiresIn: Int = 600, interval: Int? = 5, sendsVerificationURIComplete: Bool = true, slowDownPolls: Int = 0) {
-            self.expiresIn = expiresIn
-            self.interval = interval
-            self.sendsVerificationURIComplete = sendsVerificationURIComplete
-            self.slowDownPolls = slowDownPolls
-        }
+        /// Creates the default settings.
+        package init() {}
     }
 
     /// What the user does about a device code, as the test decides it (``OAuthTestServer/decide(userCode:_:afterPolls:)``).
-    public enum DeviceDecision: Sendable, Equatable {
+    package enum DeviceDecision: Sendable, Equatable {
         /// The user approves as `subject`: the next poll gets tokens.
         case approve(subject: String)
         /// The user declines: the next poll gets `access_denied`.
@@ -31,22 +27,22 @@ extension OAuthTestServer {
     }
 
     /// Counters of the device flow, read through ``OAuthTestServer/deviceFlowStats``.
-    public struct DeviceFlowStats: Sendable, Equatable {
+    package struct DeviceFlowStats: Sendable, Equatable {
         /// Requests to the device authorization endpoint, whatever their outcome.
-        public var authorizationRequests = 0
+        package var authorizationRequests = 0
         /// Device codes issued.
-        public var codesIssued = 0
+        package var codesIssued = 0
         /// Token requests with the device code grant, whatever their outcome.
-        public var polls = 0
+        package var polls = 0
         /// Answers to those polls by `error` code (`authorization_pending`, `slow_down`, `access_denied`,
         /// `expired_token`, `invalid_grant`), and `tokens` for successful ones.
-        public var answers: [String: Int] = [:]
+        package var answers: [String: Int] = [:]
 
         /// Creates zeroed counters.
-        public init() {}
+        package init() {}
 
         /// How many polls got `answer`.
-        public func polls(answered answer: String) -> Int {
+        package func polls(answered answer: String) -> Int {
             answers[answer, default: 0]
         }
     }

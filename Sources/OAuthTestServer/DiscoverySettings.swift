@@ -1,6 +1,6 @@
 extension OAuthTestServer {
     /// The three well-known URLs a metadata document can be served at.
-    public enum WellKnownURL: String, Sendable, Equatable, Hashable, Codable, CaseIterable {
+    package enum WellKnownURL: String, Sendable, Equatable, Hashable, Codable, CaseIterable {
         /// `/.well-known/oauth-authorization-server` inserted before the issuer's path (RFC 8414 §3.1).
         case oauthAuthorizationServer
         /// `/.well-known/openid-configuration` inserted before the issuer's path (RFC 8414 §5).
@@ -10,7 +10,7 @@ extension OAuthTestServer {
     }
 
     /// A member value of a metadata document.
-    public enum MetadataValue: Sendable, Equatable {
+    package enum MetadataValue: Sendable, Equatable {
         /// A JSON string, such as a URL.
         case string(String)
         /// A JSON array of strings, such as `code_challenge_methods_supported`.
@@ -28,44 +28,30 @@ extension OAuthTestServer {
     }
 
     /// What the server publishes about itself at the well-known URLs, changeable while it runs through
-    /// ``OAuthTestServer/discovery``.
+    /// ``OAuthTestServer/discovery``: a test changes the settings it needs, one by one. The defaults serve a correct
+    /// document at every well-known URL for an issuer without a path.
     ///
     /// The document names the issuer `http://HOST:PORT` followed by ``issuerPath`` (HOST:PORT as the request's
     /// `Host` says), the token, revocation and device authorization endpoints, and ``additionalMembers``.
-    public struct DiscoverySettings: Sendable, Equatable {
-        /// The path of the issuer identifier, such as `/tenant-a`; empty for an issuer without a path.
-        public var issuerPath: String
-        /// The URLs at which the document is served; the others answer 404.
-        public var servedAt: Set<WellKnownURL>
+    package struct DiscoverySettings: Sendable, Equatable {
+        /// The path of the issuer identifier, such as `/tenant-a`; empty (the default) for an issuer without a path.
+        package var issuerPath = ""
+        /// The URLs at which the document is served (all by default); the others answer 404.
+        package var servedAt = Set(WellKnownURL.allCases)
         /// An issuer to name instead of the server's own, to test that clients refuse a document for another issuer.
-        public var advertisedIssuer: String?
+        package var advertisedIssuer: String?
         /// Members left out of the document, such as `token_endpoint`.
-        public var omittedMembers: Set<String>
+        package var omittedMembers: Set<String> = []
         /// Members added to (or replacing those in) the document, such as `jwks_uri`.
-        public var additionalMembers: [String: MetadataValue]
+        package var additionalMembers: [String: MetadataValue] = [:]
         /// Whether the document is an HTML page instead of JSON, as a misconfigured server or proxy sends.
-        public var servesHTML: Bool
+        package var servesHTML = false
 
-        /// Creates settings; the defaults serve a correct document at every well-known URL for an issuer without a
-        /// path.
-        public init(
-            issuerPath: String = "",
-            servedAt: Set<WellKnownURL> = Set(WellKnownURL.allCases),
-            advertisedIssuer: String? = nil,
-            omittedMembers: Set<String> = [],
-            additionalMembers: [String: MetadataValue] = [:],
-            servesHTML: Bool = false
-        ) {
-            self.issuerPath = issuerPath
-            self.servedAt = servedAt
-            self.advertisedIssuer = advertisedIssuer
-            self.omittedMembers = omittedMembers
-            self.additionalMembers = additionalMembers
-            self.servesHTML = servesHTML
-        }
+        /// Creates the default settings.
+        package init() {}
 
         /// The path of `form` for this issuer path.
-        public func path(of form: WellKnownURL) -> String {
+        package func path(of form: WellKnownURL) -> String {
             var issuerPath = issuerPath
             while issuerPath.hasSuffix("/") { issuerPath.removeLast() }
             switch form {

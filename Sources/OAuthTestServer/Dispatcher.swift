@@ -15,6 +15,8 @@ struct Dispatcher: HTTPResponder {
         let response: Response
         do {
             response = try await route(request, path: path)
+        } catch let refused as Refused {
+            response = refused.reply
         } catch {
             state.count(status: 500)
             throw error

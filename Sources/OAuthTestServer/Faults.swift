@@ -8,35 +8,35 @@ extension OAuthTestServer {
     /// `expiresInJSON` is not counted: it applies to every token response while it is set. Set over HTTP with
     /// `POST /_admin/faults` and a JSON body of these properties; missing properties are zero or absent, so `{}`
     /// clears every fault.
-    public struct Faults: Sendable, Equatable, Codable {
+    package struct Faults: Sendable, Equatable, Codable {
         /// Delay added before each token response, in milliseconds.
-        public var tokenLatencyMilliseconds: Int
+        package var tokenLatencyMilliseconds: Int
         /// The next this many token requests answer `500 Internal Server Error`.
-        public var serverErrors: Int
+        package var serverErrors: Int
         /// The next this many token requests answer `503 Service Unavailable`.
-        public var unavailable: Int
+        package var unavailable: Int
         /// The `Retry-After` value sent with those 503s, in seconds or as an HTTP-date; `nil` sends none.
-        public var retryAfter: String?
+        package var retryAfter: String?
         /// The next this many token requests answer `200 OK` with a body that is not JSON.
-        public var malformed: Int
+        package var malformed: Int
         /// The next this many refresh grants answer `invalid_grant` without spending the refresh token.
-        public var invalidGrantRefreshes: Int
+        package var invalidGrantRefreshes: Int
         /// The next this many token requests answer `200 OK` with a token response whose `access_token` holds a
         /// space and a line break, as a server that puts free text into tokens would.
-        public var headerBreakingTokens: Int
+        package var headerBreakingTokens: Int
         /// What is wrong with the next `id_token`s, one fault each, in order.
-        public var idTokenFaults: [IDTokenFault]
+        package var idTokenFaults: [IDTokenFault]
         /// The next this many requests to `/jwks` answer `503 Service Unavailable`.
-        public var jwksUnavailable: Int
+        package var jwksUnavailable: Int
         /// The next this many UserInfo answers name another `sub` than the access token's user.
-        public var userinfoSubjectMismatches: Int
+        package var userinfoSubjectMismatches: Int
         /// While set, every token response sends this text, verbatim and unchecked, as the JSON value of
         /// `expires_in` (`1e17`, `-5`, `0`, `"3599"` with its quotes), instead of the configured lifetime. Only the
         /// response says so: the tokens themselves still live ``Configuration/accessTokenLifetime``.
-        public var expiresInJSON: String?
+        package var expiresInJSON: String?
 
         /// Creates a set of faults; the defaults inject nothing.
-        public init(
+        package init(
             tokenLatencyMilliseconds: Int = 0,
             serverErrors: Int = 0,
             unavailable: Int = 0,
@@ -63,7 +63,7 @@ extension OAuthTestServer {
         }
 
         /// Decodes faults from JSON, treating each missing property as its default.
-        public init(from decoder: any Decoder) throws {
+        package init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             self.init(
                 tokenLatencyMilliseconds: try container.decodeIfPresent(Int.self, forKey: .tokenLatencyMilliseconds) ?? 0,

@@ -2,14 +2,14 @@ import Foundation
 
 extension OAuthTestServer {
     /// Tokens issued directly by a test through ``OAuthTestServer/issueTokens(clientID:subject:scope:withRefreshToken:)``.
-    public struct IssuedTokens: Sendable, Equatable {
+    package struct IssuedTokens: Sendable, Equatable {
         /// The access token.
-        public var accessToken: String
+        package var accessToken: String
         /// The refresh token, the first of a new family, when one was asked for.
-        public var refreshToken: String?
+        package var refreshToken: String?
         /// The granted scope.
-        public var scope: String?
+        package var scope: String?
         /// When the access token expires by the server's clock.
-        public var expiresAt: Date
+        package var expiresAt: Date
     }
 }

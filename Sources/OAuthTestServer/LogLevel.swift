@@ -2,7 +2,7 @@ import Logging
 
 extension OAuthTestServer {
     /// The least severe server log message written, so callers need not import swift-log.
-    public enum LogLevel: String, Sendable, CaseIterable {
+    package enum LogLevel: String, Sendable, CaseIterable {
         /// Everything, including per-request tracing.
         case trace
         /// Debugging detail.

@@ -4,68 +4,64 @@ extension OAuthTestServer {
     // MARK: - Discovery
 
     /// What the well-known metadata URLs serve. Setting it takes effect with the next request.
-    public var discovery: DiscoverySettings {
-        get { state.withLock { $0.flows.discovery } }
-        set { state.withLock { $0.flows.discovery = newValue } }
+    package var discovery: DiscoverySettings {
+        get { state[\.flows.discovery] }
+        set { state[\.flows.discovery] = newValue }
     }
 
     /// The issuer identifier the metadata document names by default: ``baseURL`` followed by
     /// ``DiscoverySettings/issuerPath``.
-    public var issuer: URL {
+    package var issuer: URL {
         URL(string: baseURL.absoluteString + discovery.issuerPath)!
     }
 
     /// The well-known URL of `form` for the current ``discovery`` settings.
-    public func metadataURL(_ form: WellKnownURL) -> URL {
+    package func metadataURL(_ form: WellKnownURL) -> URL {
         url(discovery.path(of: form))
     }
 
     /// How many requests reached the well-known URL of `form`, whether or not it serves the document there.
-    public func discoveryRequests(at form: WellKnownURL) -> Int {
+    package func discoveryRequests(at form: WellKnownURL) -> Int {
         let path = discovery.path(of: form)
         return state.withLock { $0.flows.discoveryRequests[path, default: 0] }
     }
 
     /// How many requests reached any well-known URL.
-    public var totalDiscoveryRequests: Int {
+    package var totalDiscoveryRequests: Int {
         state.withLock { $0.flows.discoveryRequests.values.reduce(0, +) }
     }
 
     // MARK: - Browser sign-in
 
     /// The authorization endpoint, `/authorize` (RFC 6749 §3.1).
-    public var authorizationEndpoint: URL { url("/authorize") }
+    package var authorizationEndpoint: URL { url("/authorize") }
 
     /// How the authorization endpoint answers. Setting it takes effect with the next request.
-    public var browserFlow: BrowserFlowSettings {
-        get { state.withLock { $0.flows.browser } }
-        set { state.withLock { $0.flows.browser = newValue } }
+    package var browserFlow: BrowserFlowSettings {
+        get { state[\.flows.browser] }
+        set { state[\.flows.browser] = newValue }
     }
 
     /// The browser flow's counters so far.
-    public var browserFlowStats: BrowserFlowStats {
-        state.withLock { $0.flows.browserStats }
-    }
+    package var browserFlowStats: BrowserFlowStats { state[\.flows.browserStats] }
 
     // MARK: - Device authorization
 
     /// The device authorization endpoint, `/device_authorization` (RFC 8628 §3.1).
-    public var deviceAuthorizationEndpoint: URL { url("/device_authorization") }
+    package var deviceAuthorizationEndpoint: URL { url("/device_authorization") }
 
     /// How new device codes are issued and how many polls answer `slow_down`. Setting it takes effect with the
     /// next request.
-    public var deviceFlow: DeviceFlowSettings {
-        get { state.withLock { $0.flows.deviceFlow } }
-        set { state.withLock { $0.flows.deviceFlow = newValue } }
+    package var deviceFlow: DeviceFlowSettings {
+        get { state[\.flows.deviceFlow] }
+        set { state[\.flows.deviceFlow] = newValue }
     }
 
     /// The device flow's counters so far.
-    public var deviceFlowStats: DeviceFlowStats {
-        state.withLock { $0.flows.deviceStats }
-    }
+    package var deviceFlowStats: DeviceFlowStats { state[\.flows.deviceStats] }
 
     /// The user codes of the device codes still live, in no particular order.
-    public var pendingUserCodes: [String] {
+    package var pendingUserCodes: [String] {
         state.withLock { $0.flows.deviceGrants.values.map(\.userCode) }
     }
 
@@ -77,7 +73,7 @@ extension OAuthTestServer {
     ///   - afterPolls: How many more polls answer `authorization_pending` first.
     /// - Returns: Whether a live device code has that user code.
     @discardableResult
-    public func decide(userCode: String, _ decision: DeviceDecision, afterPolls: Int = 0) -> Bool {
+    package func decide(userCode: String, _ decision: DeviceDecision, afterPolls: Int = 0) -> Bool {
         state.withLock { contents in
             guard let deviceCode = contents.flows.deviceGrants.first(where: { $0.value.userCode == userCode })?.key else {
                 return false

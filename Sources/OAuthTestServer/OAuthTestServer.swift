@@ -17,11 +17,11 @@ import ServiceLifecycle
 /// scope includes `openid`; see ``OpenIDSettings``), and `/_admin/…` to read ``Stats`` and set ``Faults`` from
 /// another process. Each server has
 /// its own tokens and counters, so tests that each start one can run in parallel.
-public final class OAuthTestServer: Sendable {
+package final class OAuthTestServer: Sendable {
     /// The configuration the server was started with.
-    public let configuration: Configuration
+    package let configuration: Configuration
     /// The port the server listens on: the one the system chose when the configuration asked for port 0.
-    public let port: Int
+    package let port: Int
 
     let state: ServerState
     private let serviceGroup: ServiceGroup
@@ -42,7 +42,7 @@ public final class OAuthTestServer: Sendable {
     }
 
     /// How long ``shutdown()`` lets requests in flight finish before cutting them off.
-    public static let shutdownGracePeriod = Duration.milliseconds(500)
+    package static let shutdownGracePeriod = Duration.milliseconds(500)
 
     /// Starts a server and returns once it accepts connections.
     ///
@@ -50,7 +50,7 @@ public final class OAuthTestServer: Sendable {
     ///   - configuration: Clients, users, token lifetimes, the clock and where to listen.
     ///   - logLevel: The least severe server log message written (to the process's log handler).
     /// - Throws: The error that kept the server from listening, for example a port already in use.
-    public static func start(
+    package static func start(
         _ configuration: Configuration = Configuration(),
         logLevel: LogLevel = .warning
     ) async throws -> OAuthTestServer {
@@ -96,7 +96,7 @@ public final class OAuthTestServer: Sendable {
 
     /// Releases held token and resource answers, stops listening, lets requests in flight finish for up to
     /// ``shutdownGracePeriod``, then closes every connection. Calling it again does nothing.
-    public func shutdown() async {
+    package func shutdown() async {
         releaseTokenAnswers()
         releaseResourceAnswers()
         await serviceGroup.triggerGracefulShutdown()
@@ -106,26 +106,26 @@ public final class OAuthTestServer: Sendable {
     // MARK: - Addresses
 
     /// `http://HOST:PORT` with no trailing slash.
-    public var baseURL: URL {
+    package var baseURL: URL {
         let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
         return URL(string: "http://\(host):\(port)")!
     }
 
     /// The token endpoint, `/token`.
-    public var tokenEndpoint: URL { url("/token") }
+    package var tokenEndpoint: URL { url("/token") }
 
     /// The protected resource, `/resource`.
-    public var resourceURL: URL { url("/resource") }
+    package var resourceURL: URL { url("/resource") }
 
     /// The resource that needs the `admin` scope, `/resource/admin`.
-    public var adminResourceURL: URL { url("/resource/admin") }
+    package var adminResourceURL: URL { url("/resource/admin") }
 
     /// The unauthenticated resource, `/public`.
-    public var publicURL: URL { url("/public") }
+    package var publicURL: URL { url("/public") }
 
     /// A URL on this server that redirects to `target` with `status` (301, 302, 303, 307 or 308), whatever the
     /// request's method.
-    public func redirectURL(to target: URL, status: Int = 307) -> URL {
+    package func redirectURL(to target: URL, status: Int = 307) -> URL {
         var components = URLComponents(url: url("/redirect"), resolvingAgainstBaseURL: false)!
         components.queryItems = [URLQueryItem(name: "to", value: target.absoluteString)]
         if status != 307 { components.queryItems?.append(URLQueryItem(name: "status", value: "\(status)")) }
@@ -133,30 +133,28 @@ public final class OAuthTestServer: Sendable {
     }
 
     /// The URL of `path` (which starts with `/`) on this server.
-    public func url(_ path: String) -> URL {
+    package func url(_ path: String) -> URL {
         URL(string: baseURL.absoluteString + path)!
     }
 
     // MARK: - Inspection and control
 
     /// The counters so far.
-    public var stats: Stats {
-        state.withLock { $0.stats }
-    }
+    package var stats: Stats { state[\.stats] }
 
     /// Sets every counter back to zero.
-    public func resetStats() {
-        state.withLock { $0.stats = Stats() }
+    package func resetStats() {
+        state[\.stats] = Stats()
     }
 
     /// The faults still pending. Setting it replaces them all.
-    public var faults: Faults {
-        get { state.withLock { $0.faults } }
-        set { state.withLock { $0.faults = newValue } }
+    package var faults: Faults {
+        get { state[\.faults] }
+        set { state[\.faults] = newValue }
     }
 
     /// Changes the pending faults in place, for example `server.updateFaults { $0.serverErrors = 2 }`.
-    public func updateFaults(_ update: (inout Faults) -> Void) {
+    package func updateFaults(_ update: (inout Faults) -> Void) {
         state.withLock { update(&$0.faults) }
     }
 
@@ -165,26 +163,24 @@ public final class OAuthTestServer: Sendable {
     ///
     /// - Returns: How many tokens were live before.
     @discardableResult
-    public func revokeAllAccessTokens() -> Int {
+    package func revokeAllAccessTokens() -> Int {
         state.withLock { $0.ledger.revokeAllAccessTokens() }
     }
 
     /// The subject `token` — an access or refresh token this server issued — belongs to, whether or not it is still
     /// valid; `nil` for a token it never issued.
-    public func subject(ofToken token: String) -> String? {
+    package func subject(ofToken token: String) -> String? {
         state.withLock { $0.ledger.subject(of: token) }
     }
 
     /// The most recent requests outside `/_admin`, oldest first, at most ``Configuration/recordedRequestLimit``.
-    public var recordedRequests: [RecordedRequest] {
-        state.withLock { $0.recordedRequests }
-    }
+    package var recordedRequests: [RecordedRequest] { state[\.recordedRequests] }
 
     /// Issues tokens without a token request, as if a grant had happened: for seeding a store in tests.
     ///
     /// Counts nothing in ``stats``. The tokens behave exactly like those from `POST /token`: the refresh token
     /// rotates and is subject to reuse detection.
-    public func issueTokens(
+    package func issueTokens(
         clientID: String,
         subject: String,
         scope: String? = nil,

@@ -99,7 +99,7 @@ struct OpenIDProvider: Sendable {
             return true
         }
         guard request.method == .get else {
-            return Reply.json(["error": "invalid_request"], status: .methodNotAllowed, headers: [.allow: "GET"])
+            return Reply.methodNotAllowed(.get)
         }
         if unavailable {
             return Reply.bytes(Data("Service Unavailable".utf8), contentType: "text/plain", status: .serviceUnavailable, headers: [:])
@@ -150,38 +150,38 @@ extension OAuthTestServer {
     // MARK: - OpenID Connect
 
     /// The key set, `/jwks`.
-    public var jwksURI: URL { url("/jwks") }
+    package var jwksURI: URL { url("/jwks") }
 
     /// The UserInfo endpoint, `/userinfo`.
-    public var userinfoEndpoint: URL { url("/userinfo") }
+    package var userinfoEndpoint: URL { url("/userinfo") }
 
     /// How `id_token`s are made and what UserInfo answers. Setting it takes effect with the next request.
-    public var openID: OpenIDSettings {
-        get { state.withLock { $0.openID } }
-        set { state.withLock { $0.openID = newValue } }
+    package var openID: OpenIDSettings {
+        get { state[\.openID] }
+        set { state[\.openID] = newValue }
     }
 
     /// The `sub` of the user `name` in `id_token`s and UserInfo: stable, and not the user name.
-    public static func subjectIdentifier(ofUser name: String) -> String {
+    package static func subjectIdentifier(ofUser name: String) -> String {
         "sub-\(name)"
     }
 
     /// The claims of a correct `id_token` for `user` to `clientID` now, by the server's clock: start here to mint
     /// tokens with ``mintIDToken(_:signer:)``.
-    public func idTokenClaims(user: String, clientID: String, nonce: String? = nil) -> MintedIDTokenClaims {
+    package func idTokenClaims(user: String, clientID: String, nonce: String? = nil) -> MintedIDTokenClaims {
         let provider = OpenIDProvider(state: state)
         return provider.claims(
             user: user, clientID: clientID, nonce: nonce, issuer: issuer.absoluteString, settings: openID)
     }
 
     /// An `id_token` with exactly `claims`, signed as `signer` says. Counts nothing.
-    public func mintIDToken(_ claims: MintedIDTokenClaims, signer: IDTokenSigner = .rs256) async -> String {
+    package func mintIDToken(_ claims: MintedIDTokenClaims, signer: IDTokenSigner = .rs256) async -> String {
         await OpenIDProvider(state: state).sign(claims, with: signer)
     }
 
     /// Replaces the published RSA key with a new one under the next `kid` (`rs256-2` …), as a provider rotating
     /// its signing key does; `id_token`s signed RS256 use the new key from now on.
-    public func rotateSigningKey() async {
+    package func rotateSigningKey() async {
         let current = await state.signingKeys()
         let rotated = await current.rotated()
         state.withLock { $0.signingKeys = rotated }

@@ -2,7 +2,7 @@ import Foundation
 
 extension OAuthTestServer {
     /// How a token is signed: by a published key, or in one of the wrong ways a client must refuse.
-    public enum IDTokenSigner: String, Sendable, Equatable, Codable, CaseIterable {
+    package enum IDTokenSigner: String, Sendable, Equatable, Codable, CaseIterable {
         /// RS256 with the published RSA key.
         case rs256
         /// ES256 with the published P-256 key.
@@ -18,7 +18,7 @@ extension OAuthTestServer {
     }
 
     /// Something wrong with the next `id_token` the token endpoint issues. Set as ``Faults/idTokenFaults``.
-    public enum IDTokenFault: String, Sendable, Equatable, Codable, CaseIterable {
+    package enum IDTokenFault: String, Sendable, Equatable, Codable, CaseIterable {
         /// Signed by a key that is not in the key set, under the published key's `kid`.
         case badSignature
         /// Signed by a key under a `kid` the key set does not have.
@@ -52,19 +52,19 @@ extension OAuthTestServer {
     /// client id, `iat` and `exp` by the server's clock, `nonce` when the grant recorded one, and the profile claims
     /// (`preferred_username` the user name, `email` NAME@example.com, `name` the capitalised user name) when
     /// ``profileInIDToken`` is set. `GET` or `POST /userinfo` with a valid access token answers the same profile.
-    public struct OpenIDSettings: Sendable, Equatable {
+    package struct OpenIDSettings: Sendable, Equatable {
         /// How `id_token`s are signed.
-        public var signer: IDTokenSigner
+        package var signer: IDTokenSigner
         /// Whether `id_token`s carry `preferred_username`, `email` and `name`; without them a client has to ask
         /// UserInfo for a name to show.
-        public var profileInIDToken: Bool
+        package var profileInIDToken: Bool
         /// Whether the UserInfo answer carries them.
-        public var profileInUserinfo: Bool
+        package var profileInUserinfo: Bool
         /// How long `id_token`s live.
-        public var idTokenLifetime: Duration
+        package var idTokenLifetime: Duration
 
         /// Creates settings; the defaults sign with RS256 and put the profile everywhere.
-        public init(
+        package init(
             signer: IDTokenSigner = .rs256,
             profileInIDToken: Bool = true,
             profileInUserinfo: Bool = true,
@@ -79,17 +79,17 @@ extension OAuthTestServer {
 
     /// The claims of an `id_token` to mint with ``OAuthTestServer/mintIDToken(_:signer:)``: anything a test needs,
     /// right or wrong. Start from ``OAuthTestServer/idTokenClaims(user:clientID:nonce:)``.
-    public struct MintedIDTokenClaims: Sendable, Equatable, Codable {
-        public var iss: String
-        public var sub: String
-        public var aud: [String]
-        public var azp: String?
-        public var exp: Date
-        public var iat: Date
-        public var nonce: String?
-        public var preferredUsername: String?
-        public var email: String?
-        public var name: String?
+    package struct MintedIDTokenClaims: Sendable, Equatable, Codable {
+        package var iss: String
+        package var sub: String
+        package var aud: [String]
+        package var azp: String?
+        package var exp: Date
+        package var iat: Date
+        package var nonce: String?
+        package var preferredUsername: String?
+        package var email: String?
+        package var name: String?
 
         enum CodingKeys: String, CodingKey {
             case iss, sub, aud, azp, exp, iat, nonce, email, name
@@ -97,7 +97,7 @@ extension OAuthTestServer {
         }
 
         /// Creates claims.
-        public init(
+        package init(
             iss: String, sub: String, aud: [String], azp: String? = nil, exp: Date, iat: Date, nonce: String? = nil,
             preferredUsername: String? = nil, email: String? = nil, name: String? = nil
         ) {
@@ -113,7 +113,7 @@ extension OAuthTestServer {
             self.name = name
         }
 
-        public func encode(to encoder: any Encoder) throws {
+        package func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(iss, forKey: .iss)
             try container.encode(sub, forKey: .sub)

@@ -1,23 +1,23 @@
 extension OAuthTestServer {
     /// A request as the server received it, kept so tests can check what a client sent — for example that an
     /// `Authorization` header did not follow a redirect to another origin.
-    public struct RecordedRequest: Sendable, Equatable, Codable {
+    package struct RecordedRequest: Sendable, Equatable, Codable {
         /// The HTTP method.
-        public var method: String
+        package var method: String
         /// The path and query, as sent.
-        public var uri: String
+        package var uri: String
         /// The header fields, with lowercased names; repeated fields are joined with `", "`.
-        public var headers: [String: String]
+        package var headers: [String: String]
 
         /// Creates a record.
-        public init(method: String, uri: String, headers: [String: String]) {
+        package init(method: String, uri: String, headers: [String: String]) {
             self.method = method
             self.uri = uri
             self.headers = headers
         }
 
         /// The value of a header field, by case-insensitive name.
-        public func header(_ name: String) -> String? {
+        package func header(_ name: String) -> String? {
             headers[name.lowercased()]
         }
     }

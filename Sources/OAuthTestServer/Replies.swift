@@ -30,6 +30,14 @@ enum Reply {
         return Response(status: status, headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
     }
 
+    /// `405 Method Not Allowed` from an endpoint that accepts only `allowed`, named in `Allow` and in the
+    /// description.
+    static func methodNotAllowed(_ allowed: HTTPRequest.Method) -> Response {
+        json(
+            ["error": "invalid_request", "error_description": "The endpoint accepts only \(allowed.rawValue)."],
+            status: .methodNotAllowed, headers: [.allow: allowed.rawValue])
+    }
+
     /// An RFC 6749 §5.2 error response from the token endpoint.
     ///
     /// `invalid_client` answers 401 with a `Basic` challenge (§5.2 allows 400 when the client did not use the
@@ -58,6 +66,12 @@ enum Reply {
         let headers: HTTPFields = [.wwwAuthenticate: "Bearer " + parameters.joined(separator: ", ")]
         return json(body, status: status, headers: headers)
     }
+}
+
+/// A request an endpoint answers with `reply` at once: thrown by what the endpoints share (``FormPost``,
+/// ``ClientAuthentication/client(of:form:configuration:)``), and sent by the ``Dispatcher``.
+struct Refused: Error {
+    let reply: Response
 }
 
 extension HTTPField.Name {

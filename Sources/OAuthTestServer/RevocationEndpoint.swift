@@ -11,26 +11,8 @@ struct RevocationEndpoint: Sendable {
 
     func respond(to request: Request) async throws -> Response {
         state.withLock { $0.stats.revocationRequests += 1 }
-        guard request.method == .post else {
-            return Reply.json(
-                ["error": "invalid_request", "error_description": "The revocation endpoint accepts only POST."],
-                status: .methodNotAllowed, headers: [.allow: "POST"])
-        }
-        var request = request
-        let body = try await request.collectBody(upTo: TokenEndpoint.maximumRequestSize)
-        guard let pairs = FormDecoding.pairs(String(buffer: body)) else {
-            return Reply.oauthError("invalid_request", "The form body is not validly encoded.")
-        }
-        let form = Dictionary(pairs.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
-        let client: OAuthTestServer.RegisteredClient
-        switch ClientAuthentication.authenticate(
-            authorization: request.headers[.authorization], form: form, configuration: state.configuration)
-        {
-        case .failure(let failure):
-            return Reply.oauthError(failure.code, failure.description)
-        case .success(let (authenticated, _)):
-            client = authenticated
-        }
+        let form = try await FormPost.parameters(of: request)
+        let (client, _) = try ClientAuthentication.client(of: request, form: form, configuration: state.configuration)
         guard let token = form["token"], !token.isEmpty else {
             return Reply.oauthError("invalid_request", "The token parameter is missing.")
         }
@@ -48,5 +30,5 @@ struct RevocationEndpoint: Sendable {
 
 extension OAuthTestServer {
     /// The token revocation endpoint (RFC 7009), `/revoke`.
-    public var revocationEndpoint: URL { url("/revoke") }
+    package var revocationEndpoint: URL { url("/revoke") }
 }

@@ -32,6 +32,13 @@ final class ServerState: Sendable {
         try contents.withLock { contents in try body(&contents) }
     }
 
+    /// The part of the state at `part`, read or replaced as a whole under the lock: what the server's settings and
+    /// counters properties (``OAuthTestServer/faults``, ``OAuthTestServer/browserFlow``…) are made of.
+    subscript<Part>(part: WritableKeyPath<Contents, Part>) -> Part {
+        get { withLock { $0[keyPath: part] } }
+        set { withLock { $0[keyPath: part] = newValue } }
+    }
+
     /// Remembers a request for ``OAuthTestServer/recordedRequests``, dropping the oldest past the limit.
     func record(_ request: OAuthTestServer.RecordedRequest) {
         let limit = configuration.recordedRequestLimit

@@ -6,33 +6,9 @@ import Hummingbird
 struct TokenEndpoint: Sendable {
     let state: ServerState
 
-    /// The largest request body accepted.
-    static let maximumRequestSize = 64 * 1024
-
     func respond(to request: Request) async throws -> Response {
         state.withLock { $0.stats.tokenRequests += 1 }
-        guard request.method == .post else {
-            return Reply.json(
-                ["error": "invalid_request", "error_description": "The token endpoint accepts only POST."],
-                status: .methodNotAllowed,
-                headers: [.allow: "POST"]
-            )
-        }
-        var request = request
-        let body = try await request.collectBody(upTo: Self.maximumRequestSize)
-        let contentType = request.headers[.contentType]?.lowercased() ?? ""
-        guard contentType.hasPrefix("application/x-www-form-urlencoded") else {
-            return Reply.oauthError("invalid_request", "The body must be application/x-www-form-urlencoded.")
-        }
-        guard let pairs = FormDecoding.pairs(String(buffer: body)) else {
-            return Reply.oauthError("invalid_request", "The form body is not validly encoded.")
-        }
-        var form: [String: String] = [:]
-        for (name, value) in pairs {
-            guard form.updateValue(value, forKey: name) == nil else {
-                return Reply.oauthError("invalid_request", "The parameter \(name) appears more than once.")
-            }
-        }
+        let form = try await FormPost.parameters(of: request)
         let grantType = form["grant_type"]
         // The issuer of id_tokens: what the discovery document names for this request's Host.
         let issuer = OpenIDProvider(state: state).issuer(authority: request.head.authority)
@@ -48,18 +24,8 @@ struct TokenEndpoint: Sendable {
         }
 
         let configuration = state.configuration
-        let client: OAuthTestServer.RegisteredClient
-        switch ClientAuthentication.authenticate(
-            authorization: request.headers[.authorization],
-            form: form,
-            configuration: configuration
-        ) {
-        case .failure(let failure):
-            return Reply.oauthError(failure.code, failure.description)
-        case .success(let (authenticated, method)):
-            client = authenticated
-            state.withLock { $0.stats.clientAuthentications[method.rawValue, default: 0] += 1 }
-        }
+        let (client, method) = try ClientAuthentication.client(of: request, form: form, configuration: configuration)
+        state.withLock { $0.stats.clientAuthentications[method.rawValue, default: 0] += 1 }
 
         guard let grantType else {
             return Reply.oauthError("invalid_request", "The grant_type parameter is missing.")
@@ -71,11 +37,9 @@ struct TokenEndpoint: Sendable {
         if let allowed = client.allowedGrantTypes, !allowed.contains(grantType) {
             return Reply.oauthError("unauthorized_client", "The client may not use the \(grantType) grant.")
         }
-        if let scope = form["scope"], let grantable = configuration.grantableScopes {
-            let unknown = TokenLedger.scopeItems(scope).filter { !grantable.contains($0) }
-            if !unknown.isEmpty {
-                return Reply.oauthError("invalid_scope", "The scope \(unknown.joined(separator: " ")) cannot be granted.")
-            }
+        let ungrantable = configuration.ungrantableItems(of: form["scope"])
+        if !ungrantable.isEmpty {
+            return Reply.oauthError("invalid_scope", "The scope \(ungrantable.joined(separator: " ")) cannot be granted.")
         }
 
         switch grantType {

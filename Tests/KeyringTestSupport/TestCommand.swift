@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TestSupport
 
 /// The outcome of a finished child process.
 public struct CommandResult: Sendable {
@@ -84,32 +85,19 @@ public final class RunningCommand: Sendable {
     public var stderrSoFar: String { state.withLock { String(decoding: $0.stderr, as: UTF8.self) } }
 
     /// Waits until standard error contains `text` (`true`), or the process has exited without printing it (`false`).
-    /// - Throws: ``CommandWaitTimedOut`` when neither happens within `limit`: the test fails instead of going on.
+    /// - Throws: `WaitTimedOut` when neither happens within `limit`, naming `text` and what the process printed so
+    ///   far: the test fails instead of going on.
     public func waitForStderr(containing text: String, within limit: Duration = .seconds(60)) async throws -> Bool {
-        let clock = ContinuousClock()
-        let deadline = clock.now + limit
-        while true {
-            let (found, exited) = state.withLock {
-                (String(decoding: $0.stderr, as: UTF8.self).contains(text), $0.exited)
-            }
-            if found || exited { return found }
-            guard clock.now < deadline else { throw CommandWaitTimedOut(text: text, limit: limit, stderr: stderrSoFar) }
-            try await Task.sleep(for: .milliseconds(5))
+        try await waitUntil("\"\(text)\" on standard error, or the exit; it printed: \(stderrSoFar)", within: limit) {
+            state.withLock { $0.exited } || stderrSoFar.contains(text)
         }
+        return stderrSoFar.contains(text)
     }
 
     /// Waits for the process to exit (it is killed once its time limit has passed) and returns its outcome.
     public func finish() async -> CommandResult {
         await exit.value
     }
-}
-
-/// A child process did not print what a test waited for, nor exit, in time.
-public struct CommandWaitTimedOut: Error, CustomStringConvertible {
-    public let text: String
-    public let limit: Duration
-    public let stderr: String
-    public var description: String { "waited \(limit) for \"\(text)\" on standard error, in vain; it printed: \(stderr)" }
 }
 
 /// Starts a program with optional standard input and environment changes (`nil` removes a variable), and returns at

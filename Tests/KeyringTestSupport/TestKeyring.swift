@@ -1,5 +1,6 @@
 import Foundation
 import Keyring
+import TestSupport
 
 /// Helpers for tests that use the real Secret Service.
 public enum TestKeyring {
@@ -94,21 +95,5 @@ public enum TestKeyring {
     public struct AdminError: Error, CustomStringConvertible {
         public let message: String
         public var description: String { message }
-    }
-}
-
-/// Runs `body`, then `cleanup`, and waits for both — also when `body` throws.
-///
-/// For every test that makes keyring items. A clean-up left to run on its own (`defer { Task { … } }`) may not have
-/// run when the test process exits — `scripts/test` fails when a run leaves an item behind — and in the suites run one
-/// test at a time it could still be deleting while the next test locks the collection.
-public func cleaningUp<T>(_ cleanup: () async -> Void, _ body: () async throws -> T) async throws -> T {
-    do {
-        let result = try await body()
-        await cleanup()
-        return result
-    } catch {
-        await cleanup()
-        throw error
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Keyring
 import KeyringTestSupport
+import TestSupport
 import Testing
 
 /// KWallet only: `scripts/test` runs this suite in the KWallet run alone, and it fails on any other provider.

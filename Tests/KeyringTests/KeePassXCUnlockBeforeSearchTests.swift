@@ -1,6 +1,7 @@
 import Foundation
 import Keyring
 import KeyringTestSupport
+import TestSupport
 import Testing
 
 /// KeePassXC with its default `UnlockBeforeSearch=true`: a search of a locked database waits inside KeePassXC for

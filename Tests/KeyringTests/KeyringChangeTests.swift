@@ -2,6 +2,7 @@ import Foundation
 @testable import Keyring
 import KeyringTestSupport
 import Synchronization
+import TestSupport
 import Testing
 
 /// `Keyring.changes()` against a real Secret Service: what this process and others do to items is announced to every

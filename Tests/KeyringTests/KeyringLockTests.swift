@@ -1,6 +1,7 @@
 import Foundation
 import Keyring
 import KeyringTestSupport
+import TestSupport
 import Testing
 
 /// Each test locks a collection of its own, so the login collection stays unlocked for the other tests.

@@ -1,6 +1,7 @@
 import Foundation
 import Keyring
 import KeyringTestSupport
+import TestSupport
 import Testing
 
 /// Lookups after another client changed the item: every lookup reads the item's attributes as the service has them

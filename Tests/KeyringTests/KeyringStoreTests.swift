@@ -1,6 +1,7 @@
 import Foundation
 import Keyring
 import KeyringTestSupport
+import TestSupport
 import Testing
 
 @Suite("Keyring against a real Secret Service", .needsSecretService)

@@ -1,6 +1,7 @@
 import Foundation
 @testable import Keyring
 import KeyringTestSupport
+import TestSupport
 import Testing
 
 /// A write waits for an earlier write to the same attributes, but no longer than its timeout and not after its
@@ -76,12 +77,9 @@ struct KeyringWriteLockTests {
         }
     }
 
-    /// Returns once `count` writes wait for `key`. Yields instead of sleeping; the suite's time limit ends it.
+    /// Returns once `count` writes wait for `key`; fails the test, saying so, when they do not within 30 s.
     private func waitUntilQueued(_ key: String, _ count: Int) async throws {
-        while Keyring.writes.queued(key) < count {
-            try Task.checkCancellation()
-            await Task.yield()
-        }
+        try await waitUntil("\(count) writes queued for the item's lock") { Keyring.writes.queued(key) >= count }
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Keyring
 import KeyringTestSupport
+import TestSupport
 import Testing
 
 /// Locks the whole default collection with the provider's own mechanism, so `scripts/test` runs these on their own

@@ -1,6 +1,7 @@
 import Foundation
 import Keyring
 import KeyringTestSupport
+import TestSupport
 import Testing
 
 /// What differs between gnome-keyring, KeePassXC and KWallet, checked on the provider this run started

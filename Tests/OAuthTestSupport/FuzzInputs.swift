@@ -3,23 +3,23 @@ import Testing
 
 /// The inputs of one fuzz target (`Fuzz/`, run by `scripts/fuzz`): its seed corpus and every input that ever
 /// crashed it, for the replay tests.
-public enum FuzzInputs {
-    public struct Input: Sendable {
+package enum FuzzInputs {
+    package struct Input: Sendable {
         /// `Corpus/<target>/<file>` or `Crashes/<target>/<file>`, for failure messages.
-        public var name: String
-        public var bytes: Data
+        package var name: String
+        package var bytes: Data
         /// The bytes as the fuzz targets read text: invalid UTF-8 becomes U+FFFD.
-        public var text: String { String(decoding: bytes, as: UTF8.self) }
+        package var text: String { String(decoding: bytes, as: UTF8.self) }
     }
 
     /// `Fuzz/` at the top of the repository, found from this file's path.
-    public static let root = URL(filePath: #filePath)
+    package static let root = URL(filePath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appending(path: "Fuzz")
 
     /// Every input of `target`: `Fuzz/Corpus/<target>/*`, then `Fuzz/Crashes/<target>/*`, hidden files left out.
     /// Fails when there are no seeds, so a moved or renamed directory cannot make a replay pass on nothing.
-    public static func all(of target: String) throws -> [Input] {
+    package static func all(of target: String) throws -> [Input] {
         let seeds = try inputs(in: "Corpus/\(target)")
         try #require(!seeds.isEmpty, "no seeds in \(root.path(percentEncoded: false))/Corpus/\(target)")
         return seeds + (try inputs(in: "Crashes/\(target)"))

@@ -5,18 +5,18 @@ import Synchronization
 ///
 /// Inject ``logger(_:)`` into each component instead of bootstrapping swift-log: `LoggingSystem.bootstrap` is
 /// process-wide and works once, and tests run in parallel.
-public final class LogCapture: Sendable {
+package final class LogCapture: Sendable {
     /// One logged line.
-    public struct Line: Sendable, CustomStringConvertible {
-        public let label: String
-        public let level: Logger.Level
-        public let message: String
-        public let metadata: [String: String]
+    package struct Line: Sendable, CustomStringConvertible {
+        package let label: String
+        package let level: Logger.Level
+        package let message: String
+        package let metadata: [String: String]
         /// The error attached to the line, as text.
-        public let error: String?
+        package let error: String?
 
         /// The label, level, message, every metadata key and value, and the error.
-        public var description: String {
+        package var description: String {
             ([label, "\(level)", message] + metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
                 + [error].compactMap { $0 }).joined(separator: " ")
         }
@@ -24,13 +24,13 @@ public final class LogCapture: Sendable {
 
     private let captured = Mutex<[Line]>([])
 
-    public init() {}
+    package init() {}
 
     /// The lines so far, oldest first.
-    public var lines: [Line] { captured.withLock { $0 } }
+    package var lines: [Line] { captured.withLock { $0 } }
 
     /// A logger at trace level whose lines this capture keeps.
-    public func logger(_ label: String) -> Logger {
+    package func logger(_ label: String) -> Logger {
         var logger = Logger(label: label) { label in Handler(label: label, capture: self) }
         logger.logLevel = .trace
         return logger

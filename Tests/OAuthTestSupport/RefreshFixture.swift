@@ -1,36 +1,49 @@
 import Foundation
 import OAuthTestServer
+import TestSupport
 import Testing
 import TokenAuth
 import TokenAuthTesting
 
-/// A real OAuth server on loopback, a wall clock the test controls, and helpers to seed sessions.
-public struct RefreshFixture: Sendable {
-    public let server: OAuthTestServer
-    public let clock: ManualWallClock
-    public let client: OAuthClient
+/// A real OAuth server on loopback, a wall clock the test controls, one real `URLSessionTransport` shared by the
+/// token client and the authorized clients, and helpers to seed sessions and build managers over them. The fixture
+/// of every test that refreshes against the real server.
+package struct RefreshFixture: Sendable {
+    package let server: OAuthTestServer
+    package let clock: ManualWallClock
+    package let client: OAuthClient
+    package let transport: URLSessionTransport
 
-    public static func start(_ configuration: OAuthTestServer.Configuration = .init()) async throws -> RefreshFixture {
-        let server = try await OAuthTestServer.start(configuration)
-        return RefreshFixture(
-            server: server, clock: ManualWallClock(),
-            client: OAuthClient(tokenEndpoint: server.tokenEndpoint, clientID: "test-client"))
+    /// Runs `body` with a fixture on a new server, and awaits the server's shutdown afterwards, also when `body`
+    /// throws.
+    package static func with(
+        _ configuration: OAuthTestServer.Configuration = .init(),
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: (RefreshFixture) async throws -> Void
+    ) async throws {
+        try await withServer(configuration) { server in
+            try await body(RefreshFixture(
+                server: server, clock: ManualWallClock(),
+                client: OAuthClient(tokenEndpoint: server.tokenEndpoint, clientID: "test-client"),
+                transport: URLSessionTransport()))
+        }
     }
 
-    public var refresher: TokenEndpointClient {
-        TokenEndpointClient(client: client, wallClock: clock.wallClock)
+    package var refresher: TokenEndpointClient {
+        TokenEndpointClient(client: client, transport: transport, wallClock: clock.wallClock)
     }
 
     /// A session the server really issued, whose access token the client sees as expiring in `expiresIn` seconds
     /// (negative: already expired).
-    public func seed(expiresIn: TimeInterval = -10, withRefreshToken: Bool = true) -> Auth {
+    package func seed(expiresIn: TimeInterval = -10, withRefreshToken: Bool = true) -> Auth {
         let issued = server.issueTokens(clientID: client.clientID, subject: "alice", withRefreshToken: withRefreshToken)
         return Auth(
             accessToken: issued.accessToken, refreshToken: issued.refreshToken,
             expiresAt: clock.now.addingTimeInterval(expiresIn))
     }
 
-    public func manager(
+    /// A manager over `store` that refreshes through ``refresher``, reads ``clock`` and backs off without jitter.
+    package func manager(
         store: any AuthStore,
         configuration: AuthManager.Configuration = .init(backoff: Backoff(jitter: false)),
         lock: (any RefreshLock)? = nil
@@ -38,14 +51,30 @@ public struct RefreshFixture: Sendable {
         AuthManager(store: store, refresher: refresher, configuration: configuration, lock: lock, wallClock: clock.wallClock)
     }
 
-    public func shutdown() async { await server.shutdown() }
+    /// An authorized client over a manager of a store holding `auth` (or nothing), sending through ``transport``
+    /// unless told otherwise; and the store.
+    package func authorizedClient(
+        _ auth: Auth?,
+        classifier: TokenRejectionClassifier = .standard,
+        transport: (any HTTPTransport)? = nil
+    ) -> (AuthorizedClient, InMemoryAuthStore) {
+        let store = InMemoryAuthStore(auth)
+        let client = AuthorizedClient(
+            manager: manager(store: store), transport: transport ?? self.transport, classifier: classifier)
+        return (client, store)
+    }
+
+    /// The `Authorization` headers the server saw on `/resource` requests, oldest first.
+    package var resourceAuthorizations: [String?] {
+        server.recordedRequests.filter { $0.uri.hasPrefix("/resource") }.map { $0.header("authorization") }
+    }
 }
 
 /// Collects a manager's events as they arrive.
-public actor EventLog {
-    public private(set) var events: [AuthEvent] = []
+package actor EventLog {
+    package private(set) var events: [AuthEvent] = []
 
-    public init(_ manager: AuthManager) {
+    package init(_ manager: AuthManager) {
         let stream = manager.events
         Task { await self.follow(stream) }
     }
@@ -57,7 +86,7 @@ public actor EventLog {
     /// Waits until `predicate` holds for the events seen so far, and returns them.
     /// - Throws: ``WaitTimedOut`` when it does not hold within `limit`, failing the test.
     @discardableResult
-    public func waitFor(
+    package func waitFor(
         _ predicate: @Sendable ([AuthEvent]) -> Bool,
         within limit: Duration = .seconds(30)
     ) async throws -> [AuthEvent] {

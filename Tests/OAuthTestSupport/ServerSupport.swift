@@ -3,37 +3,35 @@ import HTTPTypes
 import HTTPTypesFoundation
 import OAuthTestServer
 import Synchronization
+import TestSupport
 import Testing
 import TokenAuth
 import TokenAuthTesting
 
-/// Starts a server for the duration of `body` and shuts it down afterwards, also when `body` throws.
-public func withServer<T>(
+/// Starts a server for the duration of `body` and awaits its shutdown afterwards, also when `body` throws: no test
+/// leaves a server to stop on its own. `try await withServer { $0.tokenEndpoint }` is an endpoint where nothing
+/// listens any more.
+@discardableResult
+package func withServer<T>(
     _ configuration: OAuthTestServer.Configuration = OAuthTestServer.Configuration(),
+    isolation: isolated (any Actor)? = #isolation,
     _ body: (OAuthTestServer) async throws -> T
 ) async throws -> T {
     let server = try await OAuthTestServer.start(configuration)
-    do {
-        let result = try await body(server)
-        await server.shutdown()
-        return result
-    } catch {
-        await server.shutdown()
-        throw error
-    }
+    return try await cleaningUp({ await server.shutdown() }) { try await body(server) }
 }
 
 /// A confidential client registered on test servers.
-public let confidentialClient = OAuthTestServer.RegisteredClient(id: "confidential", secret: "s3cret-value")
+package let confidentialClient = OAuthTestServer.RegisteredClient(id: "confidential", secret: "s3cret-value")
 
 extension OAuthTestServer {
     /// An `OAuthClient` for this server's token endpoint.
-    public func client(id: String = "test-client", secret: String? = nil, authentication: OAuthClient.Authentication? = nil) -> OAuthClient {
+    package func client(id: String = "test-client", secret: String? = nil, authentication: OAuthClient.Authentication? = nil) -> OAuthClient {
         OAuthClient(tokenEndpoint: tokenEndpoint, clientID: id, clientSecret: secret, authentication: authentication)
     }
 
     /// A token-endpoint client for this server with the real URLSession transport.
-    public func tokenClient(
+    package func tokenClient(
         id: String = "test-client",
         secret: String? = nil,
         authentication: OAuthClient.Authentication? = nil,
@@ -45,7 +43,7 @@ extension OAuthTestServer {
 
 /// Sends a request with the real transport and returns status, headers and the body decoded as a JSON object.
 @discardableResult
-public func call(
+package func call(
     _ method: HTTPRequest.Method,
     _ url: URL,
     bearer token: String? = nil,
@@ -62,7 +60,7 @@ public func call(
 }
 
 /// The error `body` throws, or a recorded test failure when it throws none or another type.
-public func tokenError(_ body: () async throws -> some Any, sourceLocation: SourceLocation = #_sourceLocation) async -> TokenAuthError? {
+package func tokenError(_ body: () async throws -> some Any, sourceLocation: SourceLocation = #_sourceLocation) async -> TokenAuthError? {
     do {
         _ = try await body()
         Issue.record("expected a TokenAuthError, got a result", sourceLocation: sourceLocation)
@@ -77,7 +75,7 @@ public func tokenError(_ body: () async throws -> some Any, sourceLocation: Sour
 /// The ``TokenAuthError`` that `body` throws, after checking that its code is `code`; a recorded test failure when
 /// it throws nothing, another error or another code.
 @discardableResult
-public func expectTokenAuthError(
+package func expectTokenAuthError(
     _ code: TokenAuthError.Code,
     sourceLocation: SourceLocation = #_sourceLocation,
     _ body: () async throws -> some Any

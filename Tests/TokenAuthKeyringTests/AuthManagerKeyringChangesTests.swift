@@ -2,6 +2,7 @@ import Foundation
 import Keyring
 import KeyringTestSupport
 import OAuthTestSupport
+import TestSupport
 import Testing
 import TokenAuth
 import TokenAuthKeyring
@@ -15,10 +16,10 @@ struct AuthManagerKeyringChangesTests {
         followsChanges: Bool = true,
         _ body: (KeyringAuthStore, AuthManager, _ first: String, RefreshFixture) async throws -> Void
     ) async throws {
-        let fixture = try await RefreshFixture.start()
-        let store = KeyringAuthStore(
-            service: TestKeyring.uniqueService(), account: "alice", client: fixture.client, keyring: TestKeyring.keyring)
-        do {
+        try await RefreshFixture.with { fixture in
+            let store = KeyringAuthStore(
+                service: TestKeyring.uniqueService(), account: "alice", client: fixture.client,
+                keyring: TestKeyring.keyring)
             try await cleaningUp({ _ = try? await store.erase() }) {
                 try await store.save(fixture.seed(expiresIn: 3600))
                 let manager = try await AuthManager.forKeyringItem(
@@ -27,11 +28,7 @@ struct AuthManagerKeyringChangesTests {
                 let first = try await manager.validToken()
                 try await body(store, manager, first, fixture)
             }
-        } catch {
-            await fixture.shutdown()
-            throw error
         }
-        await fixture.shutdown()
     }
 
     @Test("a sign-in elsewhere is handed out on the next use, without waiting for the old token to expire")

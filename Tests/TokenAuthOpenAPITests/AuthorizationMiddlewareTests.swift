@@ -9,30 +9,31 @@ import TokenAuth
 import TokenAuthOpenAPI
 import OAuthTestSupport
 
-/// A real OAuth server on loopback, a manager over a real `URLSessionTransport`, and the `next` step of a
-/// generated client's middleware chain sending through that transport.
+/// A manager over a session on a real OAuth server (``RefreshFixture``), and the `next` step of a generated client's
+/// middleware chain sending through the fixture's transport.
 private final class Fixture: Sendable {
-    let server: OAuthTestServer
+    let base: RefreshFixture
     let store: InMemoryAuthStore
     let manager: AuthManager
-    let transport = URLSessionTransport()
     private let sent = Mutex(0)
 
-    private init(server: OAuthTestServer, store: InMemoryAuthStore, manager: AuthManager) {
-        self.server = server
+    var server: OAuthTestServer { base.server }
+
+    private init(base: RefreshFixture, store: InMemoryAuthStore) {
+        self.base = base
         self.store = store
-        self.manager = manager
+        self.manager = base.manager(store: store)
     }
 
-    /// A session the server issued, which the client sees as expiring in `expiresIn` seconds.
-    static func start(_ configuration: OAuthTestServer.Configuration = .init(), expiresIn: TimeInterval) async throws -> Fixture {
-        let server = try await OAuthTestServer.start(configuration)
-        let issued = server.issueTokens(clientID: "test-client", subject: "alice")
-        let store = InMemoryAuthStore(Auth(
-            accessToken: issued.accessToken, refreshToken: issued.refreshToken,
-            expiresAt: Date().addingTimeInterval(expiresIn)))
-        let refresher = TokenEndpointClient(client: OAuthClient(tokenEndpoint: server.tokenEndpoint, clientID: "test-client"))
-        return Fixture(server: server, store: store, manager: AuthManager(store: store, refresher: refresher))
+    /// Runs `body` with a session the server issued, which the client sees as expiring in `expiresIn` seconds; the
+    /// server is shut down afterwards, also when `body` throws.
+    static func with(
+        _ configuration: OAuthTestServer.Configuration = .init(), expiresIn: TimeInterval,
+        _ body: (Fixture) async throws -> Void
+    ) async throws {
+        try await RefreshFixture.with(configuration) { base in
+            try await body(Fixture(base: base, store: InMemoryAuthStore(base.seed(expiresIn: expiresIn))))
+        }
     }
 
     /// How many times `next` was called.
@@ -42,7 +43,7 @@ private final class Fixture: Sendable {
     func call(
         _ middleware: AuthorizationMiddleware, _ request: HTTPRequest, body: HTTPBody? = nil
     ) async throws -> (HTTPResponse, Data) {
-        let transport = self.transport
+        let transport = base.transport
         let (response, responseBody) = try await middleware.intercept(
             request, body: body, baseURL: server.baseURL, operationID: "test"
         ) { request, body, baseURL in
@@ -74,94 +75,94 @@ private func singleUseBody(_ data: Data) -> HTTPBody {
 struct AuthorizationMiddlewareTests {
     @Test("a revoked token gets a 401, one refresh, and the retry succeeds with the same single-use body")
     func refreshAndRetry() async throws {
-        let fixture = try await Fixture.start(expiresIn: 3600)
-        defer { Task { await fixture.server.shutdown() } }
-        let old = try #require(fixture.store.current)
-        fixture.server.revokeAllAccessTokens()
-        let payload = Data((0..<300).map { UInt8($0 % 256) })
-        let request = HTTPRequest(method: .post, scheme: nil, authority: nil, path: "/resource/upload")
+        try await Fixture.with(expiresIn: 3600) { fixture in
+            let old = try #require(fixture.store.current)
+            fixture.server.revokeAllAccessTokens()
+            let payload = Data((0..<300).map { UInt8($0 % 256) })
+            let request = HTTPRequest(method: .post, scheme: nil, authority: nil, path: "/resource/upload")
 
-        let (response, data) = try await fixture.call(
-            AuthorizationMiddleware(manager: fixture.manager), request, body: singleUseBody(payload))
+            let (response, data) = try await fixture.call(
+                AuthorizationMiddleware(manager: fixture.manager), request, body: singleUseBody(payload))
 
-        #expect(response.status == .ok)
-        let echo = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-        #expect((echo["body_base64"] as? String).flatMap { Data(base64Encoded: $0) } == payload)
-        #expect(fixture.sendCount == 2)
-        #expect(fixture.server.stats.refreshGrants == 1)
-        let current = try #require(fixture.store.current)
-        #expect(current.accessToken != old.accessToken)
-        #expect(fixture.server.recordedRequests.compactMap { $0.header("authorization") }
-            == ["Bearer \(old.accessToken)", "Bearer \(current.accessToken)"])
+            #expect(response.status == .ok)
+            let echo = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+            #expect((echo["body_base64"] as? String).flatMap { Data(base64Encoded: $0) } == payload)
+            #expect(fixture.sendCount == 2)
+            #expect(fixture.server.stats.refreshGrants == 1)
+            let current = try #require(fixture.store.current)
+            #expect(current.accessToken != old.accessToken)
+            #expect(fixture.server.recordedRequests.compactMap { $0.header("authorization") }
+                == ["Bearer \(old.accessToken)", "Bearer \(current.accessToken)"])
+        }
     }
 
     @Test("a token rejected again after the refresh throws unauthorized, after exactly one refresh")
     func secondRejection() async throws {
-        let fixture = try await Fixture.start(.init(accessTokenLifetime: .zero), expiresIn: 3600)
-        defer { Task { await fixture.server.shutdown() } }
-        let request = HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/resource")
+        try await Fixture.with(.init(accessTokenLifetime: .zero), expiresIn: 3600) { fixture in
+            let request = HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/resource")
 
-        let error = await #expect(throws: TokenAuthError.self) {
-            try await fixture.call(AuthorizationMiddleware(manager: fixture.manager), request)
+            let error = await #expect(throws: TokenAuthError.self) {
+                try await fixture.call(AuthorizationMiddleware(manager: fixture.manager), request)
+            }
+
+            #expect(error?.code == .unauthorized)
+            #expect(error?.challenge?.error == "invalid_token")
+            #expect(fixture.sendCount == 2)
+            #expect(fixture.server.stats.refreshGrants == 1)
         }
-
-        #expect(error?.code == .unauthorized)
-        #expect(error?.challenge?.error == "invalid_token")
-        #expect(fixture.sendCount == 2)
-        #expect(fixture.server.stats.refreshGrants == 1)
     }
 
     @Test("403 insufficient_scope goes back to the generated client without a refresh")
     func insufficientScopePassesThrough() async throws {
-        let fixture = try await Fixture.start(expiresIn: 3600)
-        defer { Task { await fixture.server.shutdown() } }
-        let request = HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/resource/admin")
+        try await Fixture.with(expiresIn: 3600) { fixture in
+            let request = HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/resource/admin")
 
-        let (response, data) = try await fixture.call(AuthorizationMiddleware(manager: fixture.manager), request)
+            let (response, data) = try await fixture.call(AuthorizationMiddleware(manager: fixture.manager), request)
 
-        #expect(response.status == .forbidden)
-        #expect(String(decoding: data, as: UTF8.self).contains("insufficient_scope"))
-        #expect(fixture.sendCount == 1)
-        #expect(fixture.server.stats.tokenRequests == 0)
+            #expect(response.status == .forbidden)
+            #expect(String(decoding: data, as: UTF8.self).contains("insufficient_scope"))
+            #expect(fixture.sendCount == 1)
+            #expect(fixture.server.stats.tokenRequests == 0)
+        }
     }
 
     @Test("operations marked unauthenticated are sent without a token, even without a session")
     func unauthenticatedOperation() async throws {
-        let fixture = try await Fixture.start(expiresIn: 3600)
-        defer { Task { await fixture.server.shutdown() } }
-        try await fixture.manager.signOut()
-        let middleware = AuthorizationMiddleware(manager: fixture.manager, unauthenticatedOperations: ["test"])
+        try await Fixture.with(expiresIn: 3600) { fixture in
+            try await fixture.manager.signOut()
+            let middleware = AuthorizationMiddleware(manager: fixture.manager, unauthenticatedOperations: ["test"])
 
-        let (response, _) = try await fixture.call(
-            middleware, HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/public"))
+            let (response, _) = try await fixture.call(
+                middleware, HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/public"))
 
-        #expect(response.status == .ok)
-        #expect(fixture.server.recordedRequests.first?.header("authorization") == nil)
+            #expect(response.status == .ok)
+            #expect(fixture.server.recordedRequests.first?.header("authorization") == nil)
+        }
     }
 
     @Test("a plain-http baseURL to another host is refused before a token is taken; allowsInsecureHTTP lifts it")
     func plainHTTPBaseURL() async throws {
-        let fixture = try await Fixture.start(expiresIn: -10)  // expired: a refresh would come first
-        defer { Task { await fixture.server.shutdown() } }
-        let request = HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/me")
-        let baseURL = URL(string: "http://api.example.com/v1")!
-        let sent = Mutex<[String?]>([])
-        let next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?) = { request, _, _ in
-            sent.withLock { $0.append(request.headerFields[.authorization]) }
-            return (HTTPResponse(status: .ok), nil)
-        }
+        try await Fixture.with(expiresIn: -10) { fixture in  // expired: a refresh would come first
+            let request = HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/me")
+            let baseURL = URL(string: "http://api.example.com/v1")!
+            let sent = Mutex<[String?]>([])
+            let next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?) = { request, _, _ in
+                sent.withLock { $0.append(request.headerFields[.authorization]) }
+                return (HTTPResponse(status: .ok), nil)
+            }
 
-        let error = await #expect(throws: TokenAuthError.self) {
-            try await AuthorizationMiddleware(manager: fixture.manager)
+            let error = await #expect(throws: TokenAuthError.self) {
+                try await AuthorizationMiddleware(manager: fixture.manager)
+                    .intercept(request, body: nil, baseURL: baseURL, operationID: "getMe", next: next)
+            }
+            #expect(error?.code == .insecureURL)
+            #expect(sent.withLock { $0 }.isEmpty)
+            #expect(fixture.server.stats.tokenRequests == 0)
+
+            let (response, _) = try await AuthorizationMiddleware(manager: fixture.manager, allowsInsecureHTTP: true)
                 .intercept(request, body: nil, baseURL: baseURL, operationID: "getMe", next: next)
+            #expect(response.status == .ok)
+            #expect(sent.withLock { $0 } == ["Bearer \(try #require(fixture.store.current).accessToken)"])
         }
-        #expect(error?.code == .insecureURL)
-        #expect(sent.withLock { $0 }.isEmpty)
-        #expect(fixture.server.stats.tokenRequests == 0)
-
-        let (response, _) = try await AuthorizationMiddleware(manager: fixture.manager, allowsInsecureHTTP: true)
-            .intercept(request, body: nil, baseURL: baseURL, operationID: "getMe", next: next)
-        #expect(response.status == .ok)
-        #expect(sent.withLock { $0 } == ["Bearer \(try #require(fixture.store.current).accessToken)"])
     }
 }

@@ -3,29 +3,25 @@ import Synchronization
 import HTTPTypes
 import HTTPTypesFoundation
 import OAuthTestServer
+import OAuthTestSupport
 @preconcurrency import OpenCombine
 import Testing
 import TokenAuth
 import TokenAuthOpenCombine
 
-/// A real OAuth server on loopback and a manager and client over one real `URLSessionTransport`.
+/// A session on a real OAuth server (``RefreshFixture``), and an authorized client over it.
 private struct Fixture {
     let server: OAuthTestServer
     let store: InMemoryAuthStore
     let client: AuthorizedClient
 
-    /// A session the server issued, which the client sees as expiring in `expiresIn` seconds.
-    static func start(expiresIn: TimeInterval) async throws -> Fixture {
-        let server = try await OAuthTestServer.start()
-        let issued = server.issueTokens(clientID: "test-client", subject: "alice")
-        let store = InMemoryAuthStore(Auth(
-            accessToken: issued.accessToken, refreshToken: issued.refreshToken,
-            expiresAt: Date().addingTimeInterval(expiresIn)))
-        let transport = URLSessionTransport()
-        let refresher = TokenEndpointClient(
-            client: OAuthClient(tokenEndpoint: server.tokenEndpoint, clientID: "test-client"), transport: transport)
-        let manager = AuthManager(store: store, refresher: refresher)
-        return Fixture(server: server, store: store, client: AuthorizedClient(manager: manager, transport: transport))
+    /// Runs `body` with a session the server issued, which the client sees as expiring in `expiresIn` seconds; the
+    /// server is shut down afterwards, also when `body` throws.
+    static func with(expiresIn: TimeInterval, _ body: (Fixture) async throws -> Void) async throws {
+        try await RefreshFixture.with { base in
+            let (client, store) = base.authorizedClient(base.seed(expiresIn: expiresIn))
+            try await body(Fixture(server: base.server, store: store, client: client))
+        }
     }
 }
 
@@ -100,61 +96,61 @@ struct OpenCombineAdapterTests {
 
     @Test("sendPublisher: a revoked token gets a 401, one refresh, and the retried request succeeds")
     func refreshAndRetry() async throws {
-        let fixture = try await Fixture.start(expiresIn: 3600)
-        defer { Task { await fixture.server.shutdown() } }
-        let old = try #require(fixture.store.current)
-        fixture.server.revokeAllAccessTokens()
+        try await Fixture.with(expiresIn: 3600) { fixture in
+            let old = try #require(fixture.store.current)
+            fixture.server.revokeAllAccessTokens()
 
-        let (response, _) = try await firstValue(
-            of: fixture.client.sendPublisher(HTTPRequest(method: .get, url: fixture.server.resourceURL)))
+            let (response, _) = try await firstValue(
+                of: fixture.client.sendPublisher(HTTPRequest(method: .get, url: fixture.server.resourceURL)))
 
-        #expect(response.status == .ok)
-        #expect(fixture.server.stats.refreshGrants == 1)
-        #expect(fixture.server.stats.responses(withStatus: 401) == 1)
-        #expect(fixture.store.current?.accessToken != old.accessToken)
+            #expect(response.status == .ok)
+            #expect(fixture.server.stats.refreshGrants == 1)
+            #expect(fixture.server.stats.responses(withStatus: 401) == 1)
+            #expect(fixture.store.current?.accessToken != old.accessToken)
+        }
     }
 
     @Test("sendPublisher: a request to plain http on another host fails with insecureURL and is never sent")
     func plainHTTPIsRefused() async throws {
-        let fixture = try await Fixture.start(expiresIn: 3600)
-        defer { Task { await fixture.server.shutdown() } }
-        let url = URL(string: "http://127.0.0.1.example.com:\(fixture.server.port)/resource")!
+        try await Fixture.with(expiresIn: 3600) { fixture in
+            let url = URL(string: "http://127.0.0.1.example.com:\(fixture.server.port)/resource")!
 
-        do {
-            _ = try await firstValue(of: fixture.client.sendPublisher(HTTPRequest(method: .get, url: url)))
-            Issue.record("the request was sent")
-        } catch let error as TokenAuthError {
-            #expect(error.code == .insecureURL)
+            do {
+                _ = try await firstValue(of: fixture.client.sendPublisher(HTTPRequest(method: .get, url: url)))
+                Issue.record("the request was sent")
+            } catch let error as TokenAuthError {
+                #expect(error.code == .insecureURL)
+            }
+            #expect(fixture.server.stats.resourceRequests == 0)
         }
-        #expect(fixture.server.stats.resourceRequests == 0)
     }
 
     @Test("validTokenPublisher: many subscribers over an expired token share one refresh")
     func publishersShareOneRefresh() async throws {
-        let fixture = try await Fixture.start(expiresIn: -10)
-        defer { Task { await fixture.server.shutdown() } }
-        let manager = fixture.client.manager
+        try await Fixture.with(expiresIn: -10) { fixture in
+            let manager = fixture.client.manager
 
-        let tokens = try await withThrowingTaskGroup(of: String.self) { group in
-            for _ in 0..<20 {
-                group.addTask { try await firstValue(of: manager.validTokenPublisher()) }
+            let tokens = try await withThrowingTaskGroup(of: String.self) { group in
+                for _ in 0..<20 {
+                    group.addTask { try await firstValue(of: manager.validTokenPublisher()) }
+                }
+                return try await group.reduce(into: Set<String>()) { $0.insert($1) }
             }
-            return try await group.reduce(into: Set<String>()) { $0.insert($1) }
-        }
 
-        #expect(tokens == [fixture.store.current?.accessToken])
-        #expect(fixture.server.stats.refreshGrants == 1)
+            #expect(tokens == [fixture.store.current?.accessToken])
+            #expect(fixture.server.stats.refreshGrants == 1)
+        }
     }
 
     @Test("validTokenPublisher(forceRefresh: true) replaces a token that is still valid")
     func forceRefresh() async throws {
-        let fixture = try await Fixture.start(expiresIn: 3600)
-        defer { Task { await fixture.server.shutdown() } }
-        let old = try #require(fixture.store.current)
+        try await Fixture.with(expiresIn: 3600) { fixture in
+            let old = try #require(fixture.store.current)
 
-        let token = try await firstValue(of: fixture.client.manager.validTokenPublisher(forceRefresh: true))
+            let token = try await firstValue(of: fixture.client.manager.validTokenPublisher(forceRefresh: true))
 
-        #expect(token != old.accessToken)
-        #expect(fixture.server.stats.refreshGrants == 1)
+            #expect(token != old.accessToken)
+            #expect(fixture.server.stats.refreshGrants == 1)
+        }
     }
 }

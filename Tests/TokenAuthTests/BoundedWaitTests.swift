@@ -1,4 +1,4 @@
-import OAuthTestSupport
+import TestSupport
 import Testing
 
 /// The test support's bounded waits fail when what they wait for does not happen.

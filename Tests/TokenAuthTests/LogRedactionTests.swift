@@ -32,24 +32,24 @@ struct LogRedactionTests {
 
     @Test("a failed save is reported by the error's type and code, not by its text, which here holds a token")
     func saveFailedEvent() async throws {
-        let fixture = try await RefreshFixture.start()
-        defer { Task { await fixture.shutdown() } }
-        let seeded = fixture.seed()
-        let store = ControlledAuthStore(seeded)
-        let failure = EchoingStoreError(written: try #require(seeded.refreshToken))
-        store.failSaves(with: failure)
-        let capture = LogCapture()
-        let manager = AuthManager(
-            store: store, refresher: fixture.refresher, wallClock: fixture.clock.wallClock,
-            logger: capture.logger("TokenAuth.AuthManager"))
-        let log = EventLog(manager)
+        try await RefreshFixture.with { fixture in
+            let seeded = fixture.seed()
+            let store = ControlledAuthStore(seeded)
+            let failure = EchoingStoreError(written: try #require(seeded.refreshToken))
+            store.failSaves(with: failure)
+            let capture = LogCapture()
+            let manager = AuthManager(
+                store: store, refresher: fixture.refresher, wallClock: fixture.clock.wallClock,
+                logger: capture.logger("TokenAuth.AuthManager"))
+            let log = EventLog(manager)
 
-        _ = try await manager.validAuth()
+            _ = try await manager.validAuth()
 
-        let events = try await log.waitFor { $0.contains { if case .saveFailed = $0 { true } else { false } } }
-        #expect(events.contains(.saveFailed(reason: "EchoingStoreError.diskFull")))
-        let reported = capture.lines.filter { $0.level == .error }
-        #expect(reported.map { $0.metadata["error"] } == ["EchoingStoreError.diskFull"])
-        #expect(!(events.map { "\($0)" } + capture.lines.map(\.description)).contains { $0.contains(failure.written) })
+            let events = try await log.waitFor { $0.contains { if case .saveFailed = $0 { true } else { false } } }
+            #expect(events.contains(.saveFailed(reason: "EchoingStoreError.diskFull")))
+            let reported = capture.lines.filter { $0.level == .error }
+            #expect(reported.map { $0.metadata["error"] } == ["EchoingStoreError.diskFull"])
+            #expect(!(events.map { "\($0)" } + capture.lines.map(\.description)).contains { $0.contains(failure.written) })
+        }
     }
 }

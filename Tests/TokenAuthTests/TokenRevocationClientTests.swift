@@ -91,9 +91,7 @@ struct TokenRevocationClientTests {
 
     @Test("an unreachable endpoint is transient; plain http to a non-loopback host is refused before sending")
     func transientAndInsecure() async throws {
-        let server = try await OAuthTestServer.start(Self.configuration)
-        let endpoint = server.revocationEndpoint
-        await server.shutdown()
+        let endpoint = try await withServer(Self.configuration) { $0.revocationEndpoint }  // nothing listens there
         let client = OAuthClient(tokenEndpoint: endpoint, clientID: "test-client")
         let unreachable = await expectTokenAuthError(.networkFailure) {
             try await TokenRevocationClient(client: client, endpoint: endpoint, transport: Self.transport).revoke("t")

@@ -105,9 +105,7 @@ struct URLSessionTransportTests {
 
     @Test("a refused connection is a network failure")
     func connectionRefused() async throws {
-        let server = try await OAuthTestServer.start()
-        let url = server.publicURL
-        await server.shutdown()
+        let url = try await withServer { $0.publicURL }  // nothing listens there any more
         do {
             _ = try await URLSessionTransport().send(HTTPRequest(method: .get, url: url), body: nil)
             Issue.record("the request succeeded")

@@ -2,6 +2,7 @@ import Foundation
 import KeyringTestSupport
 import OAuthTestServer
 import OAuthTestSupport
+import TestSupport
 import Testing
 import TokenAuth
 

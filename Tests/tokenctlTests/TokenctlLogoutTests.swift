@@ -35,9 +35,7 @@ extension TokenctlNetworkTests {
         @Test("logout deletes the item even when the revocation endpoint is unreachable, and says so on stderr")
         func logoutWithoutRevocation() async throws {
             try await NetworkFixture.with { fixture in
-                let gone = try await OAuthTestServer.start()
-                let deadEndpoint = gone.revocationEndpoint
-                await gone.shutdown()
+                let deadEndpoint = try await withServer { $0.revocationEndpoint }
                 let issued = fixture.server.issueTokens(clientID: "test-client", subject: "alice")
                 try await fixture.store.save(StoredCredentials(
                     auth: Auth(accessToken: issued.accessToken, refreshToken: issued.refreshToken),

@@ -1,6 +1,8 @@
 import Foundation
 import KeyringTestSupport
 import OAuthTestServer
+import OAuthTestSupport
+import TestSupport
 import Testing
 import TokenAuth
 import TokenAuthKeyring
@@ -34,16 +36,16 @@ struct NetworkFixture {
         function: String = #function,
         _ body: (NetworkFixture) async throws -> T
     ) async throws -> T {
-        let server = try await OAuthTestServer.start(OAuthTestServer.Configuration(
+        let configuration = OAuthTestServer.Configuration(
             clients: [.init(id: "test-client"), .init(id: "vault", secret: clientSecret)],
             users: ["alice": password],
-            accessTokenLifetime: accessTokenLifetime))
-        let fixture = NetworkFixture(server: server, service: TestKeyring.uniqueService(function))
-        let result: Result<T, any Error>
-        do { result = .success(try await body(fixture)) } catch { result = .failure(error) }
-        _ = try? await TestKeyring.keyring.delete(["service": fixture.service, "account": fixture.account])
-        await server.shutdown()
-        return try result.get()
+            accessTokenLifetime: accessTokenLifetime)
+        return try await withServer(configuration) { server in
+            let fixture = NetworkFixture(server: server, service: TestKeyring.uniqueService(function))
+            return try await cleaningUp({
+                _ = try? await TestKeyring.keyring.delete(["service": fixture.service, "account": fixture.account])
+            }) { try await body(fixture) }
+        }
     }
 
     /// Rewrites the stored tokens' times as if issued `age` seconds ago and expiring in `left` seconds, so that a

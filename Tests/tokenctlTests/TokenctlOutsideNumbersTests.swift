@@ -1,6 +1,7 @@
 import Foundation
 import KeyringTestSupport
 import OAuthTestServer
+import TestSupport
 import Testing
 import TokenAuth
 import TokenAuthKeyring

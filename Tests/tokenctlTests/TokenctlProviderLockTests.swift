@@ -1,6 +1,7 @@
 import Foundation
 import Keyring
 import KeyringTestSupport
+import TestSupport
 import Testing
 import TokenAuth
 import TokenAuthKeyring

@@ -1,6 +1,7 @@
 import Foundation
 import Keyring
 import KeyringTestSupport
+import TestSupport
 import Testing
 
 /// `tokenctl doctor` names the provider it finds; a KWallet without its crypto plugin is diagnosed by name.

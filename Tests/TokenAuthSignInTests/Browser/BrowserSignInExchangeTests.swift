@@ -2,6 +2,7 @@ import Foundation
 import OAuthTestServer
 import OAuthTestSupport
 import Synchronization
+import TestSupport
 import Testing
 @testable import TokenAuth
 import TokenAuthTesting

@@ -2,6 +2,7 @@ import Foundation
 import OAuthTestServer
 import Synchronization
 import OAuthTestSupport
+import TestSupport
 import Testing
 @testable import TokenAuth
 import TokenAuthTesting

@@ -90,7 +90,8 @@ struct DeviceAuthorizationTests {
     @Test("without an interval from the server, polls are 5 s apart; without verification_uri_complete it is nil")
     func defaultInterval() async throws {
         try await withServer { server in
-            server.deviceFlow = .init(interval: nil, sendsVerificationURIComplete: false)
+            server.deviceFlow.interval = nil
+            server.deviceFlow.sendsVerificationURIComplete = false
             let clock = ManualClock(advancingOnSleep: true)
             let shown = PromptRecorder()
             _ = try await Self.device(server, clock: clock).signIn { prompt in

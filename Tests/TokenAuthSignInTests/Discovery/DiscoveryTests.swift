@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import OAuthTestServer
 import OAuthTestSupport
+import TestSupport
 import Testing
 @testable import TokenAuth
 import TokenAuthTesting
@@ -19,7 +20,8 @@ struct DiscoveryTests {
         arguments: OAuthTestServer.WellKnownURL.allCases)
     func wellKnownOrder(served: OAuthTestServer.WellKnownURL) async throws {
         try await withServer { server in
-            server.discovery = .init(issuerPath: "/tenant-a", servedAt: [served])
+            server.discovery.issuerPath = "/tenant-a"
+            server.discovery.servedAt = [served]
             let metadata = try await Self.discovery.metadata(forIssuer: server.issuer)
 
             #expect(metadata.issuer == server.baseURL.absoluteString + "/tenant-a")
@@ -136,7 +138,8 @@ struct DiscoveryTests {
     @Test("no document at any URL: notFound names every URL tried, each asked once")
     func notFound() async throws {
         try await withServer { server in
-            server.discovery = .init(issuerPath: "/tenant-a", servedAt: [])
+            server.discovery.issuerPath = "/tenant-a"
+            server.discovery.servedAt = []
             let error = await expectSignInError(.metadataNotFound) {
                 try await Self.discovery.metadata(forIssuer: server.issuer)
             }
@@ -211,10 +214,7 @@ struct DiscoveryTests {
         let lookup = Task { try await discovery.metadata(forIssuer: URL(string: "https://auth.example.com")!) }
         await gate.waitUntilArrivals(1)
         // Not clock.waitUntilSleeps(1): it cannot be cancelled, and with a broken limit no sleep ever comes.
-        while clock.sleeps.isEmpty {
-            try Task.checkCancellation()
-            await Task.yield()
-        }
+        try await waitUntil("the lookup's time limit to sleep on the clock") { !clock.sleeps.isEmpty }
         clock.advance(by: .seconds(29))
         #expect(gate.waiting == 1)
         clock.advance(by: .seconds(1))

@@ -1,5 +1,6 @@
 import Foundation
 import OAuthTestServer
+import OAuthTestSupport
 import TokenAuth
 import TokenAuthTesting
 @testable import TokenAuthSignIn
@@ -15,15 +16,6 @@ struct OpenIDFixture: Sendable {
 
     /// The real transport with the patience of a busy CI machine.
     static let transport = URLSessionTransport(maximumResponseBodySize: IDTokenVerifier.maximumDocumentSize, timeout: .seconds(60))
-
-    static func start() async throws -> OpenIDFixture {
-        let clock = ManualWallClock()
-        let server = try await OAuthTestServer.start(OAuthTestServer.Configuration(clock: clock.wallClock))
-        let verifier = IDTokenVerifier(
-            issuer: server.issuer, clientID: clientID, jwksURI: server.jwksURI, transport: transport,
-            wallClock: clock.wallClock)
-        return OpenIDFixture(server: server, clock: clock, verifier: verifier)
-    }
 
     /// A verifier like ``verifier`` with other settings, and its own key cache.
     func verifier(jwksURI: URL? = nil, clientID: String = OpenIDFixture.clientID) -> IDTokenVerifier {
@@ -45,16 +37,14 @@ struct OpenIDFixture: Sendable {
     }
 }
 
-/// Runs `body` with a started fixture, shutting the server down afterwards.
+/// Runs `body` with a fixture on a new server, and awaits the server's shutdown afterwards, also when `body` throws.
 func withOpenID<T>(_ body: (OpenIDFixture) async throws -> T) async throws -> T {
-    let fixture = try await OpenIDFixture.start()
-    do {
-        let result = try await body(fixture)
-        await fixture.server.shutdown()
-        return result
-    } catch {
-        await fixture.server.shutdown()
-        throw error
+    let clock = ManualWallClock()
+    return try await withServer(OAuthTestServer.Configuration(clock: clock.wallClock)) { server in
+        let verifier = IDTokenVerifier(
+            issuer: server.issuer, clientID: OpenIDFixture.clientID, jwksURI: server.jwksURI,
+            transport: OpenIDFixture.transport, wallClock: clock.wallClock)
+        return try await body(OpenIDFixture(server: server, clock: clock, verifier: verifier))
     }
 }
 

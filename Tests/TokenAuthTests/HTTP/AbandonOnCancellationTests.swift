@@ -1,4 +1,5 @@
 import Synchronization
+import TestSupport
 import Testing
 @testable import TokenAuth
 
@@ -63,7 +64,7 @@ struct AbandonOnCancellationTests {
                 return "late"
             }
         }
-        for _ in 0..<2000 where gate.started == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        try await waitUntil("the operation to start") { gate.started > 0 }
         try #require(gate.started == 1)
 
         caller.cancel()
@@ -71,11 +72,11 @@ struct AbandonOnCancellationTests {
         // The gate is still shut: the caller did not wait for the operation.
         #expect(!gate.isOpen)
         #expect(throws: CancellationError.self) { try result.get() }
-        for _ in 0..<2000 where abandonments.recorded == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        try await waitUntil("the abandonment to be reported") { abandonments.recorded > 0 }
         #expect(abandonments.recorded == 1)
 
         gate.open()
-        for _ in 0..<2000 where !finished.isOpen { try await Task.sleep(for: .milliseconds(5)) }
+        try await waitUntil("the abandoned operation to run to its end") { finished.isOpen }
         #expect(finished.isOpen, "the abandoned operation ran to its end")
         #expect(!gate.sawCancellation, "the abandoned operation was not cancelled (see abandoningOnCancellation)")
     }
@@ -93,7 +94,9 @@ struct AbandonOnCancellationTests {
             }
         }
         await #expect(throws: CancellationError.self) { try await caller.value }
-        for _ in 0..<2000 where gate.started == 0 || abandonments.recorded == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        try await waitUntil("the operation to start and its abandonment to be reported") {
+            gate.started > 0 && abandonments.recorded > 0
+        }
         #expect(gate.started == 1)
         #expect(!gate.sawCancellation)
         #expect(abandonments.recorded == 1)

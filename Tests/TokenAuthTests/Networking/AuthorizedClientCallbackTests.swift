@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import HTTPTypesFoundation
 import OAuthTestServer
+import OAuthTestSupport
 import Synchronization
 import Testing
 @testable import TokenAuth
@@ -55,58 +56,58 @@ struct AuthorizedClientCallbackTests {
 
     @Test("completions run on the requested queue; requests held during a refresh reach the transport after it, in order")
     func heldDuringRefreshAndOrdered() async throws {
-        let fixture = try await NetworkingFixture.start()
-        defer { Task { await fixture.shutdown() } }
-        // The refresh cannot finish before every request has been submitted.
-        fixture.server.holdTokenAnswers()
-        let recorder = RecordingTransport(passingTo: fixture.transport)
-        let (client, store) = fixture.client(fixture.seed(expiresIn: -10), transport: recorder)
-        let paths = (0..<12).map { fixture.server.url("/resource/\($0)") }
+        try await RefreshFixture.with { fixture in
+            // The refresh cannot finish before every request has been submitted.
+            fixture.server.holdTokenAnswers()
+            let recorder = RecordingTransport(passingTo: fixture.transport)
+            let (client, store) = fixture.authorizedClient(fixture.seed(expiresIn: -10), transport: recorder)
+            let paths = (0..<12).map { fixture.server.url("/resource/\($0)") }
 
-        let completions = await submit(client, paths: paths, queue: makeQueue()) { _ in
-            fixture.server.releaseTokenAnswers()
+            let completions = await submit(client, paths: paths, queue: makeQueue()) { _ in
+                fixture.server.releaseTokenAnswers()
+            }
+
+            #expect(completions.map(\.status) == Array(repeating: 200, count: 12))
+            #expect(completions.allSatisfy { $0.onRequestedQueue })
+            #expect(recorder.handedRequests.map { $0.path ?? "" } == (0..<12).map { "/resource/\($0)" })
+            #expect(fixture.server.stats.refreshGrants == 1)
+            // None left with the expired token: each was held until the refresh was done.
+            let current = try #require(store.current)
+            #expect(fixture.resourceAuthorizations == Array(repeating: "Bearer \(current.accessToken)", count: 12))
         }
-
-        #expect(completions.map(\.status) == Array(repeating: 200, count: 12))
-        #expect(completions.allSatisfy { $0.onRequestedQueue })
-        #expect(recorder.handedRequests.map { $0.path ?? "" } == (0..<12).map { "/resource/\($0)" })
-        #expect(fixture.server.stats.refreshGrants == 1)
-        // None left with the expired token: each was held until the refresh was done.
-        let current = try #require(store.current)
-        #expect(fixture.resourceAuthorizations == Array(repeating: "Bearer \(current.accessToken)", count: 12))
     }
 
     @Test("a callback request cancelled while it waits completes with CancellationError on the queue and is never sent")
     func cancelWhileQueued() async throws {
-        let fixture = try await NetworkingFixture.start()
-        defer { Task { await fixture.shutdown() } }
-        // The refresh cannot finish before the cancellation.
-        fixture.server.holdTokenAnswers()
-        let (client, _) = fixture.client(fixture.seed(expiresIn: -10))
-        let paths = [fixture.server.url("/resource/kept"), fixture.server.url("/resource/cancelled")]
+        try await RefreshFixture.with { fixture in
+            // The refresh cannot finish before the cancellation.
+            fixture.server.holdTokenAnswers()
+            let (client, _) = fixture.authorizedClient(fixture.seed(expiresIn: -10))
+            let paths = [fixture.server.url("/resource/kept"), fixture.server.url("/resource/cancelled")]
 
-        let completions = await submit(client, paths: paths, queue: makeQueue()) { handles in
-            handles[1].cancel()
-            fixture.server.releaseTokenAnswers()
+            let completions = await submit(client, paths: paths, queue: makeQueue()) { handles in
+                handles[1].cancel()
+                fixture.server.releaseTokenAnswers()
+            }
+
+            #expect(completions[0].status == 200)
+            let cancelledError = completions[1].error
+            #expect(cancelledError is CancellationError)
+            #expect(completions.allSatisfy { $0.onRequestedQueue })
+            #expect(fixture.server.recordedRequests.filter { $0.uri.hasPrefix("/resource") }.map(\.uri) == ["/resource/kept"])
         }
-
-        #expect(completions[0].status == 200)
-        let cancelledError = completions[1].error
-        #expect(cancelledError is CancellationError)
-        #expect(completions.allSatisfy { $0.onRequestedQueue })
-        #expect(fixture.server.recordedRequests.filter { $0.uri.hasPrefix("/resource") }.map(\.uri) == ["/resource/kept"])
     }
 
     @Test("loginRequired reaches the completion handler as a distinct error")
     func loginRequiredThroughCallback() async throws {
-        let fixture = try await NetworkingFixture.start()
-        defer { Task { await fixture.shutdown() } }
-        let (client, _) = fixture.client(nil)
+        try await RefreshFixture.with { fixture in
+            let (client, _) = fixture.authorizedClient(nil)
 
-        let completions = await submit(client, paths: [fixture.server.resourceURL], queue: makeQueue())
+            let completions = await submit(client, paths: [fixture.server.resourceURL], queue: makeQueue())
 
-        #expect((completions.first?.error as? TokenAuthError)?.isLoginRequired == true)
-        #expect(completions.first?.onRequestedQueue == true)
-        #expect(fixture.server.stats.resourceRequests == 0)
+            #expect((completions.first?.error as? TokenAuthError)?.isLoginRequired == true)
+            #expect(completions.first?.onRequestedQueue == true)
+            #expect(fixture.server.stats.resourceRequests == 0)
+        }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 import TokenAuth
 import TokenAuthTesting
@@ -118,7 +119,7 @@ struct AuthManagerRuleTests {
         let generation = await manager.sessionGeneration
         let signOut = Task { try await manager.signOut() }
         // `signOut()` ends the session at once and then waits for the refresh: answer once it has begun.
-        try await waitUntil { await manager.sessionGeneration > generation }
+        try await waitUntil("the sign-out to begin") { await manager.sessionGeneration > generation }
         endpoint.gate.open()
         try await signOut.value
         let error = await #expect(throws: TokenAuthError.self) { try await caller.value }
@@ -242,18 +243,6 @@ struct AuthManagerRuleTests {
         #expect(endpoint.grantCount == 1)
         #expect(store.stored?.refreshToken == "refresh-1")
     }
-}
-
-/// Waits until `condition` holds, checking every millisecond for at most 10 s; fails the test if it never does.
-func waitUntil(
-    _ condition: () async -> Bool,
-    sourceLocation: SourceLocation = #_sourceLocation
-) async throws {
-    for _ in 0..<10_000 {
-        if await condition() { return }
-        try await Task.sleep(for: .milliseconds(1))
-    }
-    try #require(await condition(), "the condition never held", sourceLocation: sourceLocation)
 }
 
 /// `task`'s result, or `nil` (and a test failure) when it has none within `limit`: a wait that fails, never hangs.

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 import TokenAuth
 import TokenAuthTesting
@@ -45,7 +46,9 @@ struct AuthManagerSessionTests {
         await store.loadGate.waitUntilArrivals(2)
         let signOut = Task { try await manager.signOut() }
         let generation = await manager.sessionGeneration
-        try await waitUntil { await manager.sessionGeneration > generation || store.eraseCount > 0 }
+        try await waitUntil("the sign-out to begin") {
+            await manager.sessionGeneration > generation || store.eraseCount > 0
+        }
         store.loadGate.open()
         try await signOut.value
 
@@ -72,7 +75,7 @@ struct AuthManagerSessionTests {
         // The sign-in takes the session at once, and writes once the refresh has let go of the lock.
         let generation = await manager.sessionGeneration
         let signIn = Task { try await manager.signIn(signedIn) }
-        try await waitUntil { await manager.sessionGeneration > generation }
+        try await waitUntil("the sign-in to take the session") { await manager.sessionGeneration > generation }
         #expect(store.saveCount == 0, "the refresh holds the lock: the sign-in waits for it")
         store.loadGate.open()
         try await signIn.value

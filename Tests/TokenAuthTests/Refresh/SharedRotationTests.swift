@@ -1,6 +1,7 @@
 import Foundation
 import OAuthTestServer
 import OAuthTestSupport
+import TestSupport
 import Testing
 import TokenAuth
 import TokenAuthTesting
@@ -21,16 +22,11 @@ struct SharedRotationTests {
             wallClock: fixture.clock.wallClock)
     }
 
+    /// Runs `body` with a fixture, then awaits its server's shutdown and removes the lock directory, also when
+    /// `body` throws.
     func withFixture(_ body: (RefreshFixture) async throws -> Void) async throws {
-        let fixture = try await RefreshFixture.start()
         defer { try? FileManager.default.removeItem(at: lockDirectory) }
-        do {
-            try await body(fixture)
-        } catch {
-            await fixture.shutdown()
-            throw error
-        }
-        await fixture.shutdown()
+        try await RefreshFixture.with { try await body($0) }
     }
 
     @Test("a long-lived process whose tokens another process rotated refreshes with the stored refresh token")
@@ -192,7 +188,7 @@ struct SharedRotationTests {
     ) async throws {
         let generation = await manager.sessionGeneration
         let changing = Task { try await change(manager) }
-        try await waitUntil { await manager.sessionGeneration > generation }
+        try await waitUntil("the change to take the session") { await manager.sessionGeneration > generation }
         fixture.server.releaseTokenAnswers()
         try await changing.value
     }
