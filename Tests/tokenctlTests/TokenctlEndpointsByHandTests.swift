@@ -3,6 +3,7 @@ import KeyringTestSupport
 import OAuthTestServer
 import OAuthTestSupport
 import Testing
+import TestSupport
 import TokenAuth
 
 extension TokenctlNetworkTests {
