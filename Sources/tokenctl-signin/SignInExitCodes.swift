@@ -20,7 +20,7 @@ extension Exit {
         .insecureIssuer: usage, .invalidIssuer: usage, .metadataNotFound: usage, .redirected: usage,
         .metadataNotJSON: usage, .issuerMismatch: usage, .missingEndpoint: usage, .insecureEndpoint: usage,
         .responseTooLarge: usage, .noAuthorizationEndpoint: usage, .pkceUnsupported: usage, .invalidRedirect: usage,
-        .jwksMisconfigured: usage, .noGraphicalSession: usage, .browserNotStarted: usage, .unusableDeviceAnswer: usage,
+        .jwksMisconfigured: usage, .noGraphicalSession: usage, .browserNotStarted: usage, .unusableDeviceAnswer: usage, .unknownProvider: usage,
     ]
 
     static func status(of error: SignInError) -> ExitCode {

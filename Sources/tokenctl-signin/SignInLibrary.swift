@@ -25,25 +25,26 @@ struct SignInLibrary: SignInFeatures {
         let input = try Terminal.readSecrets(names, remainder: command.tokensStdin)
         let clientSecret = command.clientSecretStdin ? input.secrets[0] : nil
         let transport = URLSessionTransport(maximumResponseBodySize: TokenResponse.maximumSize, timeout: .seconds(30))
+        let endpoints = try ResolvedEndpoints(command)
         var metadata: AuthorizationServerMetadata?
-        if let issuer = command.issuer {
-            Terminal.status("Looking up \(issuer)…")
+        if let issuer = endpoints.issuer {
+            Terminal.status("Looking up \(issuer.absoluteString)…")
             // As patient as the token requests: a busy or distant server gets 30 s for each answer.
             let discovery = Discovery(transport: URLSessionTransport(
                 maximumResponseBodySize: AuthorizationServerMetadata.maximumSize, timeout: .seconds(30)),
                 timeLimit: .seconds(60))
-            metadata = try await discovery.metadata(forIssuer: URL(string: issuer)!)
+            metadata = try await discovery.metadata(forIssuer: issuer)
         }
         var client = metadata?.client(id: command.clientID, secret: clientSecret) ?? OAuthClient(
-            tokenEndpoint: URL(string: command.tokenURL!)!, clientID: command.clientID, clientSecret: clientSecret)
-        if let revocationURL = command.revocationURL { client.revocationEndpoint = URL(string: revocationURL) }
+            tokenEndpoint: endpoints.token!, clientID: command.clientID, clientSecret: clientSecret)
+        if let revocation = endpoints.revocation { client.revocationEndpoint = revocation }
         let login = SignIn(client: client, transport: transport)
-        let endpoint = command.tokenURL ?? command.issuer!
+        let endpoint = (endpoints.token ?? endpoints.issuer!).absoluteString
 
         let credentials: StoredCredentials
         if command.usesBrowser {
             let endpoint = try metadata.map { try BrowserSignIn.authorizationEndpoint(of: $0) }
-                ?? URL(string: command.authorizationURL!)!
+                ?? endpoints.required(endpoints.authorization, "--authorization-url")
             credentials = try await InteractiveSignIn.browser(
                 authorizationEndpoint: endpoint, issuer: metadata?.issuer,
                 requiresIssuerParameter: metadata?.authorizationResponseIssParameterSupported ?? false,
@@ -51,7 +52,8 @@ struct SignInLibrary: SignInFeatures {
                 redirect: BrowserSignIn.Redirect(port: command.redirectPort ?? 0, path: command.redirectPath ?? "/callback"),
                 timeLimit: .seconds(command.timeLimit), transport: transport)
         } else if command.device {
-            let endpoint = try metadata.map(Self.deviceAuthorizationEndpoint) ?? URL(string: command.deviceAuthorizationURL!)!
+            let endpoint = try metadata.map(Self.deviceAuthorizationEndpoint)
+                ?? endpoints.required(endpoints.deviceAuthorization, "--device-authorization-url")
             credentials = try await InteractiveSignIn.device(
                 endpoint: endpoint, client: client, scope: command.scope, transport: transport)
         } else if command.tokensStdin {

@@ -37,6 +37,38 @@ extension TokenctlNetworkTests {
             }
         }
 
+        @Test("--provider github: the browser sign-in at GitHub's documented endpoint, with PKCE; nothing sent before")
+        func githubProvider() async throws {
+            try await NetworkFixture.with { fixture in
+                let result = try await tokenctl(fixture.item(
+                    "login", "--provider", "github", "--client-id", "Iv1.0123456789abcdef", "--no-browser",
+                    "--time-limit", "1"))
+                #expect(result.status == 5, "the time limit ended it: \(result.stderr)")
+                let url = try #require(result.stderr.split(separator: "\n").first { $0.contains("https://github.com/") })
+                let components = try #require(URLComponents(string: url.trimmingCharacters(in: .whitespaces)))
+                #expect(components.host == "github.com")
+                #expect(components.path == "/login/oauth/authorize")
+                let query = Dictionary(uniqueKeysWithValues: (components.queryItems ?? []).map { ($0.name, $0.value ?? "") })
+                #expect(query["client_id"] == "Iv1.0123456789abcdef")
+                #expect(query["code_challenge_method"] == "S256")
+                #expect(query["redirect_uri"]?.hasPrefix("http://127.0.0.1:") == true)
+                #expect(try await fixture.store.loadCredentials() == nil)
+            }
+        }
+
+        @Test("--provider: an unknown name, or with --issuer, is a usage error (exit 64)")
+        func providerUsage() async throws {
+            try await NetworkFixture.with { fixture in
+                let unknown = try await tokenctl(fixture.item("login", "--provider", "gitea", "--client-id", "c"))
+                #expect(unknown.status == 64)
+                #expect(unknown.stderr.contains("github, google, gitlab, microsoft=TENANT"), "\(unknown.stderr)")
+                let both = try await tokenctl(fixture.item(
+                    "login", "--provider", "github", "--issuer", fixture.server.issuer.absoluteString, "--client-id", "c"))
+                #expect(both.status == 64)
+                #expect(fixture.server.stats.tokenRequests == 0)
+            }
+        }
+
         @Test("--authorization-url with --token-url: the browser sign-in, the code exchanged once, the item stored")
         func browserByHand() async throws {
             try await NetworkFixture.with { fixture in

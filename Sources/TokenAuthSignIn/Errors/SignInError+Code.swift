@@ -4,7 +4,7 @@ extension SignInError {
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Base: String, Sendable, Hashable {
             case insecureIssuer, invalidIssuer, metadataNotFound, redirected, metadataNotJSON, issuerMismatch
-            case missingEndpoint, insecureEndpoint, responseTooLarge, unavailable
+            case missingEndpoint, insecureEndpoint, responseTooLarge, unavailable, unknownProvider
             case denied, rejected, codeExpired, malformedResponse, unusableDeviceAnswer
             case responseIssuerMismatch, timedOut, listenerUnavailable, noAuthorizationEndpoint, pkceUnsupported
             case invalidRedirect, noGraphicalSession, browserNotStarted
@@ -40,6 +40,8 @@ extension SignInError {
         public static let insecureEndpoint = Code(.insecureEndpoint)
         /// The metadata document is larger than ``AuthorizationServerMetadata/maximumSize``.
         public static let responseTooLarge = Code(.responseTooLarge)
+        /// ``KnownProvider/named(_:)`` does not know the name, or it needs more (Microsoft's tenant).
+        public static let unknownProvider = Code(.unknownProvider)
         /// A server could not be used just now: no answer, no answer in time, 5xx, 408 or 429, or the provider said
         /// `temporarily_unavailable` or `server_error`. Transient.
         public static let unavailable = Code(.unavailable)

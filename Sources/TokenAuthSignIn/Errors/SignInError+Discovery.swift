@@ -4,6 +4,10 @@ import TokenAuth
 /// The failures of discovery (RFC 8414, OpenID Connect Discovery 1.0). Discovery sends no credentials, so the texts
 /// can name the URLs involved.
 extension SignInError {
+    static func unknownProvider(_ name: String, why: String, fix: String) -> SignInError {
+        SignInError(.unknownProvider, "No known provider \"\(name)\": \(why).", fix: fix)
+    }
+
     static func insecureIssuer(_ issuer: URL) -> SignInError {
         SignInError(
             .insecureIssuer, "Refused to discover metadata from \(issuer.absoluteString) over plain HTTP; nothing was sent.",

@@ -83,7 +83,7 @@ public struct SignInError: Error, Sendable, Equatable, CustomStringConvertible {
     public var isMisconfiguration: Bool {
         !isTransient && [
             .insecureIssuer, .invalidIssuer, .metadataNotFound, .redirected, .metadataNotJSON, .issuerMismatch,
-            .missingEndpoint, .insecureEndpoint, .responseTooLarge, .unusableDeviceAnswer,
+            .missingEndpoint, .insecureEndpoint, .responseTooLarge, .unusableDeviceAnswer, .unknownProvider,
             .noAuthorizationEndpoint, .pkceUnsupported, .invalidRedirect, .listenerUnavailable, .jwksMisconfigured,
             .noGraphicalSession, .browserNotStarted,
         ].contains(code)

@@ -19,6 +19,11 @@ extension TokenCtl {
                   tokenctl login --service S --account A --issuer https://auth.example.com \
                     --client-id ID --scope "openid profile"
 
+                --provider github, google, gitlab or microsoft=TENANT fills in a known \
+                provider's issuer or endpoints (GitHub has no discovery).
+                  tokenctl login --service S --account A --provider github \
+                    --client-id ID --client-secret-stdin
+
                 For servers without discovery, give the endpoints by hand: --token-url with \
                 --authorization-url for the browser, or with --device-authorization-url for \
                 --device.
@@ -52,6 +57,9 @@ extension TokenCtl {
 
         @Option(help: "The issuer URL, e.g. https://auth.example.com: its endpoints are discovered.")
         package var issuer: String?
+
+        @Option(help: "A provider whose endpoints are known: github, google, gitlab or microsoft=TENANT.")
+        package var provider: String?
 
         @Option(name: .customLong("token-url"), help: "The token endpoint, for servers without discovery.")
         package var tokenURL: String?
@@ -111,8 +119,11 @@ extension TokenCtl {
         package var usesBrowser: Bool { !(username != nil || passwordStdin || clientCredentials || tokensStdin || device) }
 
         package func validate() throws {
-            guard (issuer == nil) != (tokenURL == nil) else {
-                throw ValidationError("Give exactly one of --issuer (discovery) and --token-url.")
+            if provider != nil, issuer != nil {
+                throw ValidationError("Give --provider or --issuer, not both: a provider names its issuer or endpoints.")
+            }
+            guard provider != nil || (issuer == nil) != (tokenURL == nil) else {
+                throw ValidationError("Give exactly one of --issuer (discovery), --provider and --token-url.")
             }
             let modes = [username != nil || passwordStdin, clientCredentials, tokensStdin, device].filter { $0 }.count
             guard modes <= 1 else {
@@ -169,7 +180,8 @@ extension TokenCtl {
             if deviceAuthorizationURL != nil, !device {
                 throw ValidationError("--device-authorization-url belongs to --device.")
             }
-            guard issuer == nil else { return }
+            // A provider's endpoints are known once tokenctl-signin reads its table.
+            guard issuer == nil, provider == nil else { return }
             if usesBrowser, authorizationURL == nil {
                 throw ValidationError(
                     "The browser sign-in needs the authorization endpoint: give --authorization-url with --token-url, or "

@@ -1,0 +1,112 @@
+import Foundation
+import TokenAuth
+
+/// A provider whose endpoints and habits are known, so that a sign-in needs only its name and the app's client id:
+/// what `tokenctl login --provider` fills in. Each entry cites the provider's documentation.
+///
+/// ```swift
+/// let github = try KnownProvider.named("github")
+/// if case .manual(let endpoints) = github.endpoints {
+///     let client = OAuthClient(tokenEndpoint: endpoints.token, clientID: "Iv1.0123456789abcdef")
+///     _ = client
+/// }
+/// ```
+public struct KnownProvider: Sendable, Equatable {
+    /// Where the provider's endpoints come from.
+    public enum Endpoints: Sendable, Equatable {
+        /// Discovered from this issuer (RFC 8414, OpenID Connect Discovery).
+        case issuer(URL)
+        /// Given by hand: the provider publishes no discovery document for these clients.
+        case manual(ManualEndpoints)
+    }
+
+    /// The endpoints of a provider without discovery.
+    public struct ManualEndpoints: Sendable, Equatable {
+        /// The authorization endpoint, for the browser sign-in.
+        public var authorization: URL
+        /// The token endpoint.
+        public var token: URL
+        /// The device authorization endpoint (RFC 8628), when the provider has one.
+        public var deviceAuthorization: URL?
+        /// The revocation endpoint (RFC 7009), when the provider has one.
+        public var revocation: URL?
+    }
+
+    /// The name `named(_:)` knows it by, such as `github`.
+    public let name: String
+    /// Its endpoints, or the issuer to discover them from.
+    public let endpoints: Endpoints
+    /// Whether a desktop ("installed") app sends its client secret to the token endpoint although it cannot keep
+    /// it secret: the provider requires it (give it with the secret, as `tokenctl login --client-secret-stdin`).
+    public let installedClientsSendSecret: Bool
+
+    /// The names ``named(_:)`` knows: `github`, `google`, `gitlab`, `microsoft=TENANT`.
+    public static let names = ["github", "google", "gitlab", "microsoft=TENANT"]
+
+    /// GitHub (OAuth apps and GitHub Apps): no discovery; the browser flow with PKCE (S256, supported since
+    /// 2025-07-14) and the client secret, the device flow without it; no RFC 7009 revocation.
+    /// https://docs.github.com/en/apps/oauth-apps/building-oauth-apps/authorizing-oauth-apps
+    public static let github = KnownProvider(
+        name: "github",
+        endpoints: .manual(ManualEndpoints(
+            authorization: URL(string: "https://github.com/login/oauth/authorize")!,
+            token: URL(string: "https://github.com/login/oauth/access_token")!,
+            deviceAuthorization: URL(string: "https://github.com/login/device/code")!,
+            revocation: nil)),
+        installedClientsSendSecret: true)
+
+    /// Google: OpenID Connect discovery at accounts.google.com; desktop clients send their client secret, which
+    /// Google says is not treated as a secret for installed apps.
+    /// https://developers.google.com/identity/protocols/oauth2/native-app and
+    /// https://developers.google.com/identity/openid-connect/openid-connect#discovery
+    public static let google = KnownProvider(
+        name: "google", endpoints: .issuer(URL(string: "https://accounts.google.com")!), installedClientsSendSecret: true)
+
+    /// GitLab.com: OpenID Connect discovery at gitlab.com; public clients use PKCE without a secret.
+    /// https://docs.gitlab.com/api/oauth2/ and https://docs.gitlab.com/integration/openid_connect_provider/
+    public static let gitlab = KnownProvider(
+        name: "gitlab", endpoints: .issuer(URL(string: "https://gitlab.com")!), installedClientsSendSecret: false)
+
+    /// Microsoft identity platform (v2.0) for one tenant (its id, or a domain such as `contoso.onmicrosoft.com`):
+    /// discovery at `https://login.microsoftonline.com/TENANT/v2.0`; public clients use PKCE without a secret.
+    /// https://learn.microsoft.com/en-us/entra/identity-platform/v2-protocols-oidc
+    public static func microsoft(tenant: String) throws(SignInError) -> KnownProvider {
+        let multiTenant = ["common", "organizations", "consumers"]
+        guard !multiTenant.contains(tenant.lowercased()) else {
+            throw .unknownProvider(
+                "microsoft=\(tenant)",
+                why: "the metadata of common, organizations and consumers names a {tenantid} template as its issuer, "
+                    + "which this version does not check id_tokens against",
+                fix: "Give your tenant's id or domain: microsoft=contoso.onmicrosoft.com.")
+        }
+        guard !tenant.isEmpty,
+            tenant.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "-.".unicodeScalars.contains($0)) }),
+            let issuer = URL(string: "https://login.microsoftonline.com/\(tenant)/v2.0")
+        else {
+            throw .unknownProvider(
+                "microsoft=\(SignInError.clean(tenant))", why: "a tenant is an id or a domain name",
+                fix: "Give your tenant's id or domain: microsoft=contoso.onmicrosoft.com.")
+        }
+        return KnownProvider(name: "microsoft=\(tenant)", endpoints: .issuer(issuer), installedClientsSendSecret: false)
+    }
+
+    /// The provider `name` stands for: `github`, `google`, `gitlab` or `microsoft=TENANT`.
+    /// - Throws: ``SignInError/Code/unknownProvider`` for any other name, and for `microsoft` without a tenant.
+    public static func named(_ name: String) throws(SignInError) -> KnownProvider {
+        switch name.lowercased() {
+        case "github": return github
+        case "google": return google
+        case "gitlab": return gitlab
+        case "microsoft":
+            throw .unknownProvider(
+                "microsoft", why: "Microsoft needs the tenant", fix: "Give it: microsoft=contoso.onmicrosoft.com.")
+        default:
+            guard name.lowercased().hasPrefix("microsoft=") else {
+                throw .unknownProvider(
+                    SignInError.clean(name), why: "it is not one of \(names.joined(separator: ", "))",
+                    fix: "Give one of those, or the endpoints by hand.")
+            }
+            return try microsoft(tenant: String(name.dropFirst("microsoft=".count)))
+        }
+    }
+}
