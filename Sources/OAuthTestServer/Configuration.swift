@@ -28,6 +28,18 @@ extension OAuthTestServer {
         case omitted
     }
 
+    /// How the token endpoint writes its answers.
+    package enum TokenAnswerFormat: String, Sendable, Equatable, CaseIterable {
+        /// JSON objects, as RFC 6749 §5.1 and §5.2 say.
+        case json
+        /// GitHub's way: form-encoded (`access_token=…&scope=repo%2Cgist&token_type=bearer`), errors too and with
+        /// `200 OK`, unless the request's `Accept` names `application/json`.
+        /// https://docs.github.com/en/apps/oauth-apps/building-oauth-apps/authorizing-oauth-apps
+        case formUnlessJSONAccepted
+        /// Form-encoded whatever the request accepts, errors with `200 OK`.
+        case form
+    }
+
     /// Everything fixed for the lifetime of one server.
     package struct Configuration: Sendable {
         /// The address to listen on. Keep it on loopback.
@@ -42,6 +54,8 @@ extension OAuthTestServer {
         package var accessTokenLifetime: Duration
         /// How `expires_in` appears in token responses.
         package var expiresInStyle: ExpiresInStyle
+        /// How the token endpoint writes its answers.
+        package var tokenAnswers: TokenAnswerFormat = .json
         /// The `token_type` the server sends; vary its case to test clients that must compare it case-insensitively.
         package var tokenType: String
         /// Whether a refresh grant issues a new refresh token (rotation, RFC 9700 §4.14.2).

@@ -4,8 +4,24 @@ import Hummingbird
 
 /// Builders for the responses the server sends.
 enum Reply {
+    /// Whether OAuth answers (objects with `access_token` or `error`) are written form-encoded, errors with
+    /// `200 OK`: set by the token endpoint for a request its ``OAuthTestServer/TokenAnswerFormat`` answers so.
+    @TaskLocal static var formEncodesOAuthAnswers = false
+
+    /// `text` form-encoded: RFC 3986's unreserved characters as they are, every other byte as `%XX`.
+    private static func formEscaped(_ text: String) -> String {
+        let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+        return text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? ""
+    }
+
     /// A JSON object response. Keys are sorted so bodies are stable.
     static func json(_ object: [String: Any], status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
+        if formEncodesOAuthAnswers, object["access_token"] != nil || object["error"] != nil {
+            let form = object.keys.sorted().map { key in "\(formEscaped(key))=\(formEscaped("\(object[key]!)"))" }
+            return bytes(
+                Data(form.joined(separator: "&").utf8), contentType: "application/x-www-form-urlencoded", status: .ok,
+                headers: headers)
+        }
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
         return bytes(data, contentType: "application/json", status: status, headers: headers)
     }

@@ -7,6 +7,16 @@ struct TokenEndpoint: Sendable {
     let state: ServerState
 
     func respond(to request: Request) async throws -> Response {
+        let acceptsJSON = request.headers[values: .accept].contains { $0.lowercased().contains("application/json") }
+        let form = switch state.configuration.tokenAnswers {
+        case .json: false
+        case .formUnlessJSONAccepted: !acceptsJSON
+        case .form: true
+        }
+        return try await Reply.$formEncodesOAuthAnswers.withValue(form) { try await answer(request) }
+    }
+
+    private func answer(_ request: Request) async throws -> Response {
         state.withLock { $0.stats.tokenRequests += 1 }
         let form = try await FormPost.parameters(of: request)
         let grantType = form["grant_type"]
