@@ -243,11 +243,15 @@ private struct DeviceAuthorizationBody: Decodable {
         case deviceCode = "device_code"
         case userCode = "user_code"
         case verificationURI = "verification_uri"
-        /// Google's name for `verification_uri` (its device flow documentation for TVs and limited-input devices).
-        case verificationURL = "verification_url"
         case verificationURIComplete = "verification_uri_complete"
         case expiresIn = "expires_in"
         case interval
+    }
+
+    /// Members that providers send under names of their own.
+    private enum ProviderNames: String, CodingKey {
+        /// Google's `verification_uri` (https://developers.google.com/identity/protocols/oauth2/limited-input-device).
+        case verificationURL = "verification_url"
     }
 
     init(from decoder: any Decoder) throws {
@@ -255,7 +259,7 @@ private struct DeviceAuthorizationBody: Decodable {
         deviceCode = try? container.decodeIfPresent(String.self, forKey: .deviceCode)
         userCode = try? container.decodeIfPresent(String.self, forKey: .userCode)
         verificationURI = (try? container.decodeIfPresent(String.self, forKey: .verificationURI))
-            ?? (try? container.decodeIfPresent(String.self, forKey: .verificationURL))
+            ?? (try? decoder.container(keyedBy: ProviderNames.self).decodeIfPresent(String.self, forKey: .verificationURL))
         verificationURIComplete = try? container.decodeIfPresent(String.self, forKey: .verificationURIComplete)
         expiresIn = container.positiveSeconds(forKey: .expiresIn, within: .zero...DeviceAuthorization.maximumCodeLifetime)
         interval = container.positiveSeconds(
