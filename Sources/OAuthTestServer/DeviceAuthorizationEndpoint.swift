@@ -55,7 +55,7 @@ struct DeviceCodeGrant: Sendable {
     /// What the token endpoint answers.
     enum Answer {
         case tokens(TokenLedger.Issued)
-        case error(code: String, description: String)
+        case error(code: String, description: String, extras: [String: Int] = [:])
     }
 
     let state: ServerState
@@ -72,7 +72,7 @@ struct DeviceCodeGrant: Sendable {
             let name: String
             switch answer {
             case .tokens: name = "tokens"
-            case .error(let code, _): name = code
+            case .error(let code, _, _): name = code
             }
             contents.flows.deviceStats.answers[name, default: 0] += 1
             return answer
@@ -94,7 +94,8 @@ struct DeviceCodeGrant: Sendable {
         }
         if contents.flows.deviceFlow.slowDownPolls > 0 {
             contents.flows.deviceFlow.slowDownPolls -= 1
-            return .error(code: "slow_down", description: "Poll less often.")
+            let interval = contents.flows.deviceFlow.slowDownInterval
+            return .error(code: "slow_down", description: "Poll less often.", extras: interval.map { ["interval": $0] } ?? [:])
         }
         if now >= grant.expiresAt {
             contents.flows.deviceGrants[deviceCode] = nil

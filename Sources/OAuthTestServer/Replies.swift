@@ -58,14 +58,16 @@ enum Reply {
     ///
     /// `invalid_client` answers 401 with a `Basic` challenge (§5.2 allows 400 when the client did not use the
     /// Authorization header; always answering 401 keeps the server simple and is what many servers do).
-    static func oauthError(_ code: String, _ description: String) -> Response {
+    static func oauthError(_ code: String, _ description: String, extras: [String: Int] = [:]) -> Response {
         var headers: HTTPFields = [.cacheControl: "no-store", .pragma: "no-cache"]
         var status = HTTPResponse.Status.badRequest
         if code == "invalid_client" {
             status = .unauthorized
             headers[.wwwAuthenticate] = #"Basic realm="oauth-test-server""#
         }
-        return json(["error": code, "error_description": description], status: status, headers: headers)
+        var object: [String: Any] = ["error": code, "error_description": description]
+        for (name, value) in extras { object[name] = value }
+        return json(object, status: status, headers: headers)
     }
 
     /// An RFC 6750 §3 challenge from the protected resource.

@@ -61,7 +61,7 @@ struct TokenEndpoint: Sendable {
         case DeviceCodeGrant.grantType:
             switch DeviceCodeGrant(state: state).poll(form: form, clientID: client.id) {
             case .tokens(let issued): return await success(issued, issuer: issuer)
-            case .error(let code, let description): return Reply.oauthError(code, description)
+            case .error(let code, let description, let extras): return Reply.oauthError(code, description, extras: extras)
             }
         case "refresh_token":
             return await refreshGrant(form: form, client: client, issuer: issuer)

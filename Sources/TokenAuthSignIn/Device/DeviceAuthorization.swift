@@ -16,8 +16,8 @@ import TokenAuth
 ///
 /// The flow requests a device code, hands the ``Prompt`` to the app's hook, then polls the token endpoint:
 /// - first after the server's `interval` (5 s when it names none), then at that interval;
-/// - `authorization_pending` → keeps polling; `slow_down` → adds 5 s to the interval for the rest of the flow,
-///   up to ``maximumInterval``;
+/// - `authorization_pending` → keeps polling; `slow_down` → adds 5 s to the interval for the rest of the flow, or
+///   takes the interval the answer names when that is longer (GitHub's), up to ``maximumInterval``;
 /// - `access_denied` → ``SignInError/Code/denied``; `expired_token` →
 ///   ``SignInError/Code/codeExpired``;
 /// - a transient failure (no answer, 5xx) → keeps polling, doubling the wait for each failure in a row;
@@ -166,7 +166,8 @@ public struct DeviceAuthorization: Sendable {
                 case "authorization_pending":
                     schedule.record(.pending)
                 case "slow_down":
-                    schedule.record(.slowDown)
+                    let named = error.oauthError?.extras["interval"].flatMap(Int.init).map { Duration.seconds($0) }
+                    schedule.record(.slowDown(interval: named))
                 case "access_denied":
                     throw SignInError.deviceDenied(error)
                 case "expired_token":

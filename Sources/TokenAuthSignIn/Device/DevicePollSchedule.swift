@@ -3,7 +3,8 @@ import TokenAuth
 ///
 /// Invariants:
 /// - ``interval`` starts at the server's `interval`, or 5 s when it sent none (or a non-positive one), and only
-///   grows: each `slow_down` adds 5 s to it for the rest of the flow. It stays within
+///   grows: each `slow_down` adds 5 s to it for the rest of the flow, or sets it to the interval the answer names
+///   when that is longer (GitHub names one). It stays within
 ///   ``DeviceAuthorization/minimumInterval``…``DeviceAuthorization/maximumInterval``.
 /// - After a transient failure (no answer, 5xx) the wait doubles for each failure in a row, up to 64 times the
 ///   interval (RFC 8628 §3.5 asks for exponential backoff); any answer from the server ends the run of failures.
@@ -14,8 +15,9 @@ struct DevicePollSchedule: Sendable, Equatable {
     enum Outcome: Sendable, Equatable {
         /// `authorization_pending`: the user has not decided yet.
         case pending
-        /// `slow_down`: poll less often, from now on.
-        case slowDown
+        /// `slow_down`: poll less often, from now on; `interval` is the new interval the answer named, if any (GitHub
+        /// names one).
+        case slowDown(interval: Duration?)
         /// No usable answer: the network, a timeout, a 5xx.
         case transientFailure
     }
@@ -49,9 +51,9 @@ struct DevicePollSchedule: Sendable, Equatable {
         switch outcome {
         case .pending:
             consecutiveFailures = 0
-        case .slowDown:
+        case .slowDown(let named):
             consecutiveFailures = 0
-            interval = min(interval + Self.slowDownIncrement, DeviceAuthorization.maximumInterval)
+            interval = min(max(interval + Self.slowDownIncrement, named ?? .zero), DeviceAuthorization.maximumInterval)
         case .transientFailure:
             consecutiveFailures += 1
         }

@@ -53,9 +53,9 @@ struct DeviceAuthorizationBoundsTests {
     @Test("the poll schedule stays within the bounds: slow_down stops adding at 60 s")
     func scheduleBounds() {
         var schedule = DevicePollSchedule(interval: .seconds(55), lifetime: .seconds(3600))
-        schedule.record(.slowDown)
+        schedule.record(.slowDown(interval: nil))
         #expect(schedule.interval == .seconds(60))
-        schedule.record(.slowDown)
+        schedule.record(.slowDown(interval: nil))
         #expect(schedule.nextWait(elapsed: .zero) == .seconds(60))
         #expect(DevicePollSchedule(interval: .seconds(86_400), lifetime: .seconds(3600)).interval == .seconds(60))
         #expect(DevicePollSchedule(interval: .milliseconds(1), lifetime: .seconds(3600)).interval == .seconds(1))

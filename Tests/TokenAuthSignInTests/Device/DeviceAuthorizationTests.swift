@@ -116,6 +116,21 @@ struct DeviceAuthorizationTests {
         }
     }
 
+    @Test("a server that names the new interval with slow_down, as GitHub's does: polls wait that long from then on")
+    func slowDownWithInterval() async throws {
+        try await withServer { server in
+            server.deviceFlow.slowDownPolls = 1
+            server.deviceFlow.slowDownInterval = 13
+            let clock = ManualClock(advancingOnSleep: true)
+            _ = try await Self.device(server, clock: clock).signIn { prompt in
+                server.decide(userCode: prompt.userCode, .approve(subject: "alice"), afterPolls: 1)
+            }
+            // 5 s, then slow_down naming 13 s → 13 s, pending → 13 s, then tokens.
+            #expect(clock.sleeps == [.seconds(5), .seconds(13), .seconds(13)])
+            #expect(server.deviceFlowStats.polls(answered: "slow_down") == 1)
+        }
+    }
+
     @Test("slow_down adds 5 s to the interval, for good")
     func slowDown() async throws {
         try await withServer { server in
@@ -300,11 +315,22 @@ struct DevicePollScheduleTests {
     @Test("slow_down adds 5 s for good; pending keeps the interval")
     func slowDown() {
         var schedule = DevicePollSchedule(interval: .seconds(5), lifetime: .seconds(600))
-        schedule.record(.slowDown)
+        schedule.record(.slowDown(interval: nil))
         schedule.record(.pending)
         #expect(schedule.nextWait(elapsed: .zero) == .seconds(10))
-        schedule.record(.slowDown)
+        schedule.record(.slowDown(interval: nil))
         #expect(schedule.nextWait(elapsed: .zero) == .seconds(15))
+    }
+
+    @Test("slow_down naming an interval (GitHub's) sets it when longer than 5 s more; never past 60 s")
+    func slowDownNamingInterval() {
+        var schedule = DevicePollSchedule(interval: .seconds(5), lifetime: .seconds(600))
+        schedule.record(.slowDown(interval: .seconds(20)))
+        #expect(schedule.nextWait(elapsed: .zero) == .seconds(20))
+        schedule.record(.slowDown(interval: .seconds(21)))
+        #expect(schedule.nextWait(elapsed: .zero) == .seconds(25), "5 s more is longer than the one named")
+        schedule.record(.slowDown(interval: .seconds(86_400)))
+        #expect(schedule.interval == .seconds(60))
     }
 
     @Test("transient failures double the wait, up to 64 times; an answer ends the run")
