@@ -56,6 +56,10 @@ extension OAuthTestServer {
         package var expiresInStyle: ExpiresInStyle
         /// How the token endpoint writes its answers.
         package var tokenAnswers: TokenAnswerFormat = .json
+        /// When set, answers that carry a refresh token say how long it lives in `refresh_token_expires_in`, as
+        /// GitHub's do for the user tokens of GitHub Apps (the server does not expire them itself).
+        /// https://docs.github.com/en/apps/creating-github-apps/authenticating-with-a-github-app/refreshing-user-access-tokens
+        package var refreshTokenLifetime: Duration?
         /// The `token_type` the server sends; vary its case to test clients that must compare it case-insensitively.
         package var tokenType: String
         /// Whether a refresh grant issues a new refresh token (rotation, RFC 9700 §4.14.2).

@@ -170,7 +170,12 @@ struct TokenEndpoint: Sendable {
         case .string: body["expires_in"] = String(lifetime)
         case .omitted: break
         }
-        if let refreshToken = issued.refreshToken { body["refresh_token"] = refreshToken }
+        if let refreshToken = issued.refreshToken {
+            body["refresh_token"] = refreshToken
+            if let lifetime = configuration.refreshTokenLifetime {
+                body["refresh_token_expires_in"] = Int(lifetime.components.seconds)
+            }
+        }
         if let scope = issued.scope { body["scope"] = scope }
         if TokenLedger.scopeItems(issued.scope).contains("openid") {
             body["id_token"] = await OpenIDProvider(state: state).idToken(

@@ -50,6 +50,7 @@ enum StoredBundleFormat {
         var unverifiedIDToken: String?
         var ended: String?
         var grant: String?
+        var refreshTokenExpiresAt: String?
 
         enum CodingKeys: String, CodingKey {
             case version, scope
@@ -60,6 +61,7 @@ enum StoredBundleFormat {
             case issuer, jwksURI = "jwks_uri", userinfoEndpoint = "userinfo_endpoint"
             case subject = "sub", displayName = "display_name"
             case unverifiedIDToken = "unverified_id_token", ended, grant
+            case refreshTokenExpiresAt = "refresh_token_expires_at"
         }
     }
 
@@ -89,7 +91,8 @@ enum StoredBundleFormat {
             displayName: auth.identity?.displayName,
             unverifiedIDToken: auth.unverifiedIDToken,
             ended: auth.endReason,
-            grant: client?.usesClientCredentials == true ? clientCredentialsGrant : nil)
+            grant: client?.usesClientCredentials == true ? clientCredentialsGrant : nil,
+            refreshTokenExpiresAt: auth.refreshTokenExpiresAt.map(RFC3339.format))
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return String(decoding: try encoder.encode(bundle), as: UTF8.self)
@@ -159,7 +162,8 @@ enum StoredBundleFormat {
             issuedAt: try date(bundle.issuedAt, "issued_at"),
             identity: try identity(of: bundle),
             unverifiedIDToken: bundle.unverifiedIDToken.flatMap { $0.isEmpty ? nil : $0 },
-            endReason: bundle.ended.flatMap { $0.isEmpty ? nil : $0 })
+            endReason: bundle.ended.flatMap { $0.isEmpty ? nil : $0 },
+            refreshTokenExpiresAt: try date(bundle.refreshTokenExpiresAt, "refresh_token_expires_at"))
         return StoredCredentials(
             auth: auth, client: try client(of: bundle),
             refreshedAt: try date(bundle.refreshedAt, "refreshed_at"))

@@ -36,6 +36,24 @@ struct TokenResponseParsingTests {
         ))
     }
 
+    @Test("refresh_token_expires_in (GitHub's) dates the refresh token; a kept refresh token keeps its date")
+    func refreshTokenExpiry() throws {
+        let response = try parse(
+            #"{"access_token":"ghu_a","expires_in":28800,"refresh_token":"ghr_b","refresh_token_expires_in":15811200,"token_type":"bearer"}"#)
+        #expect(response.refreshTokenExpiresAt == sentAt.addingTimeInterval(15_811_200))
+        let auth = response.auth(updating: nil)
+        #expect(auth.refreshTokenExpiresAt == sentAt.addingTimeInterval(15_811_200))
+        // An answer without a new refresh token keeps the old one, and its date.
+        let kept = try parse(#"{"access_token":"ghu_c","expires_in":28800}"#).auth(updating: auth)
+        #expect(kept.refreshToken == "ghr_b")
+        #expect(kept.refreshTokenExpiresAt == auth.refreshTokenExpiresAt)
+        // A new refresh token without a date has none.
+        let rotated = try parse(#"{"access_token":"ghu_d","refresh_token":"ghr_e"}"#).auth(updating: auth)
+        #expect(rotated.refreshTokenExpiresAt == nil)
+        // A date without a refresh token means nothing.
+        #expect(try parse(#"{"access_token":"x","refresh_token_expires_in":60}"#).refreshTokenExpiresAt == nil)
+    }
+
     @Test("expires_in as a numeric string is understood")
     func numericStringExpiresIn() throws {
         #expect(try parse(#"{"access_token":"at","token_type":"Bearer","expires_in":"120"}"#).expiresAt == sentAt.addingTimeInterval(120))

@@ -66,6 +66,24 @@ extension TokenctlNetworkTests {
             }
         }
 
+        @Test("a refresh token with a lifetime (GitHub's refresh_token_expires_in): stored, and shown by show")
+        func refreshTokenLifetime() async throws {
+            try await NetworkFixture.with(refreshTokenLifetime: .seconds(15_811_200)) { fixture in
+                try await fixture.login()
+                let stored = try #require(try await fixture.store.load())
+                let expiry = try #require(stored.refreshTokenExpiresAt)
+                #expect(abs(expiry.timeIntervalSinceNow - 15_811_200) < 600)
+                let show = try await tokenctl(fixture.item("show"))
+                #expect(show.status == 0, "\(show.stderr)")
+                #expect(show.stdout.contains("refresh token:  yes, until "), "\(show.stdout)")
+                let json = try await tokenctl(fixture.item("show", "--json")).json()
+                #expect(json["refresh_token_expires_at"] != nil)
+                // A refresh brings a new refresh token with a new date; the item keeps it.
+                #expect(try await tokenctl(fixture.item("refresh")).status == 0)
+                #expect(try await fixture.store.load()?.refreshTokenExpiresAt != nil)
+            }
+        }
+
         @Test("a user's token without a refresh token, with the client's secret: sign-in required, no grant sent")
         func noRefreshTokenNoGrant() async throws {
             try await NetworkFixture.with { fixture in

@@ -33,13 +33,15 @@ struct NetworkFixture {
     /// ``clientSecret``, user `alice` with ``password``), then stops the server and deletes the test's item.
     static func with<T>(
         accessTokenLifetime: Duration = .seconds(3600),
+        refreshTokenLifetime: Duration? = nil,
         function: String = #function,
         _ body: (NetworkFixture) async throws -> T
     ) async throws -> T {
-        let configuration = OAuthTestServer.Configuration(
+        var configuration = OAuthTestServer.Configuration(
             clients: [.init(id: "test-client"), .init(id: "vault", secret: clientSecret)],
             users: ["alice": password],
             accessTokenLifetime: accessTokenLifetime)
+        configuration.refreshTokenLifetime = refreshTokenLifetime
         return try await withServer(configuration) { server in
             let fixture = NetworkFixture(server: server, service: TestKeyring.uniqueService(function))
             return try await cleaningUp({

@@ -40,6 +40,9 @@ public struct Auth: Sendable, Equatable {
     /// what happened, and holds no refresh token that could be sent again. ``AuthManager`` never hands out an ended
     /// bundle: it reports ``TokenAuthError/isLoginRequired`` with this reason until a sign-in replaces it.
     public var endReason: String?
+    /// When the refresh token expires, when the server said so (GitHub's `refresh_token_expires_in`); `nil` when
+    /// unknown. Shown, so that people know when a new sign-in will be needed.
+    public var refreshTokenExpiresAt: Date?
 
     /// Creates a token bundle.
     public init(
@@ -51,7 +54,8 @@ public struct Auth: Sendable, Equatable {
         issuedAt: Date? = nil,
         identity: Identity? = nil,
         unverifiedIDToken: String? = nil,
-        endReason: String? = nil
+        endReason: String? = nil,
+        refreshTokenExpiresAt: Date? = nil
     ) {
         self.accessToken = accessToken
         self.tokenType = tokenType
@@ -62,6 +66,7 @@ public struct Auth: Sendable, Equatable {
         self.identity = identity
         self.unverifiedIDToken = unverifiedIDToken
         self.endReason = endReason
+        self.refreshTokenExpiresAt = refreshTokenExpiresAt
     }
 
     /// Whether `other` is the same version of the session: the same tokens, the same pending `id_token` and the same
@@ -112,6 +117,7 @@ extension Auth: CustomStringConvertible, CustomDebugStringConvertible {
         var parts = ["tokenType: \(tokenType)", "accessToken: <redacted>"]
         parts.append("refreshToken: \(refreshToken == nil ? "none" : "<redacted>")")
         if let expiresAt { parts.append("expiresAt: \(expiresAt.formatted(.iso8601))") }
+        if let refreshTokenExpiresAt { parts.append("refreshTokenExpiresAt: \(refreshTokenExpiresAt.formatted(.iso8601))") }
         if let scope { parts.append("scope: \(scope)") }
         if unverifiedIDToken != nil { parts.append("identityCheck: pending") }
         if endReason != nil { parts.append("ended") }

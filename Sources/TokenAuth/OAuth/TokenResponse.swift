@@ -36,6 +36,9 @@ public struct TokenResponse: Sendable, Equatable {
     /// Unvalidated as received: `IDTokenVerifier` checks it. It is a credential: never shown in ``description``,
     /// never logged, and not stored (only the ``Identity`` validated from it is).
     public var idToken: String?
+    /// When the refresh token expires, when the server said (`refresh_token_expires_in`, as GitHub does for the user
+    /// tokens of GitHub Apps); `nil` when it did not.
+    public var refreshTokenExpiresAt: Date?
 
     /// Creates a token response.
     public init(
@@ -45,7 +48,8 @@ public struct TokenResponse: Sendable, Equatable {
         expiresAt: Date? = nil,
         scope: String? = nil,
         issuedAt: Date? = nil,
-        idToken: String? = nil
+        idToken: String? = nil,
+        refreshTokenExpiresAt: Date? = nil
     ) {
         self.accessToken = accessToken
         self.tokenType = tokenType
@@ -54,6 +58,7 @@ public struct TokenResponse: Sendable, Equatable {
         self.scope = scope
         self.issuedAt = issuedAt
         self.idToken = idToken
+        self.refreshTokenExpiresAt = refreshTokenExpiresAt
     }
 
     /// Parses the JSON body of a token response, without any network request — for example one that a user
@@ -130,7 +135,8 @@ public struct TokenResponse: Sendable, Equatable {
             expiresAt: body.expiresIn.map { sentAt.addingTimeInterval($0) },
             scope: body.scope.flatMap { $0.isEmpty ? nil : $0 },
             issuedAt: sentAt,
-            idToken: body.idToken.flatMap { $0.isEmpty ? nil : $0 }
+            idToken: body.idToken.flatMap { $0.isEmpty ? nil : $0 },
+            refreshTokenExpiresAt: refreshToken == nil ? nil : body.refreshTokenExpiresIn.map { sentAt.addingTimeInterval($0) }
         )
     }
 
@@ -148,7 +154,9 @@ public struct TokenResponse: Sendable, Equatable {
             expiresAt: expiresAt,
             scope: scope ?? previous?.scope,
             issuedAt: issuedAt,
-            identity: previous?.identity
+            identity: previous?.identity,
+            // The expiry belongs to the refresh token: a new one brings its own (or none), a kept one keeps its own.
+            refreshTokenExpiresAt: refreshToken == nil ? previous?.refreshTokenExpiresAt : refreshTokenExpiresAt
         )
     }
 }

@@ -10,6 +10,9 @@ package struct TokenResponseBody: Decodable {
     /// negative or zero `expires_in` is 0 (expired when the request was sent), a larger one the maximum. `nil` when
     /// absent, of another type, or not a finite number.
     package var expiresIn: TimeInterval?
+    /// `refresh_token_expires_in` (GitHub's, for user tokens of GitHub Apps): seconds until the refresh token
+    /// expires, read and clamped as `expires_in` is.
+    package var refreshTokenExpiresIn: TimeInterval?
     package var scope: String?
     /// The OpenID Connect `id_token`, when the scope included `openid`.
     package var idToken: String?
@@ -23,6 +26,7 @@ package struct TokenResponseBody: Decodable {
         case tokenType = "token_type"
         case refreshToken = "refresh_token"
         case expiresIn = "expires_in"
+        case refreshTokenExpiresIn = "refresh_token_expires_in"
         case scope
         case idToken = "id_token"
         case error
@@ -41,6 +45,9 @@ package struct TokenResponseBody: Decodable {
         errorDescription = try? container.decodeIfPresent(String.self, forKey: .errorDescription)
 
         expiresIn = container.lenientSeconds(forKey: .expiresIn).map {
+            min(max($0, 0), TokenResponse.maximumLifetime.timeInterval)
+        }
+        refreshTokenExpiresIn = container.lenientSeconds(forKey: .refreshTokenExpiresIn).map {
             min(max($0, 0), TokenResponse.maximumLifetime.timeInterval)
         }
     }

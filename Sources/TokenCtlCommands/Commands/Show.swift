@@ -52,7 +52,12 @@ extension TokenCtl {
                 rows.append(("expires", summary.relativeExpiry))
             }
             rows.append(("scope", summary.scope ?? "(none recorded)"))
-            rows.append(("refresh token", summary.hasRefreshToken ? "yes" : "no"))
+            if let expiry = summary.refreshTokenExpiresAt {
+                let local = expiry.formatted(date: .abbreviated, time: .standard)
+                rows.append(("refresh token", "yes, until \(local): sign in again before then"))
+            } else {
+                rows.append(("refresh token", summary.hasRefreshToken ? "yes" : "no"))
+            }
             if let refreshedAt = summary.refreshedAt {
                 let local = refreshedAt.formatted(date: .abbreviated, time: .standard)
                 rows.append(("last refresh", "\(local) (\(summary.relativeRefresh))"))

@@ -19,6 +19,8 @@ package struct CredentialsSummary: Sendable, Equatable, Encodable {
     let scope: String?
     /// Whether a refresh token is stored.
     let hasRefreshToken: Bool
+    /// When the refresh token expires, if the server said.
+    let refreshTokenExpiresAt: Date?
     /// The token endpoint recorded with the tokens.
     let tokenEndpoint: URL?
     /// The client id recorded with the tokens.
@@ -62,6 +64,7 @@ package struct CredentialsSummary: Sendable, Equatable, Encodable {
         isExpired = !auth.isValid(at: now)
         scope = auth.scope
         hasRefreshToken = auth.refreshToken != nil
+        refreshTokenExpiresAt = auth.refreshToken == nil ? nil : auth.refreshTokenExpiresAt
         tokenEndpoint = credentials.client?.tokenEndpoint
         clientID = credentials.client?.clientID
         hasClientSecret = credentials.client?.clientSecret != nil
@@ -118,6 +121,7 @@ package struct CredentialsSummary: Sendable, Equatable, Encodable {
         case service, account, scope
         case tokenType = "token_type", expiresAt = "expires_at", isExpired = "expired"
         case expiresInSeconds = "expires_in_seconds", hasRefreshToken = "has_refresh_token"
+        case refreshTokenExpiresAt = "refresh_token_expires_at"
         case tokenEndpoint = "token_endpoint", clientID = "client_id", hasClientSecret = "has_client_secret"
         case revocationEndpoint = "revocation_endpoint", refreshedAt = "refreshed_at"
         case secondsSinceRefresh = "seconds_since_refresh"
