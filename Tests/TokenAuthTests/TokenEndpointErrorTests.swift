@@ -103,6 +103,19 @@ struct TokenEndpointErrorTests {
         #expect(error?.statusCode == 200)
     }
 
+    @Test("Microsoft's interaction_required on a refresh: sign-in required, its AADSTS code kept with the answer")
+    func microsoftInteractionRequired() async throws {
+        let answer = #"{"error":"interaction_required","error_description":"AADSTS50076: Due to a configuration change made by your administrator, or because you moved to a new location, you must use multi-factor authentication to access the resource.","error_codes":[50076],"suberror":"basic_action","timestamp":"2026-11-25 08:00:00Z","trace_id":"3f2a","correlation_id":"9c1d"}"#
+        let (client, _) = client(status: .badRequest, body: answer)
+        let error = try #require(await tokenError { try await client.refresh(refreshToken: "RT") })
+        #expect(error.isLoginRequired)
+        #expect(error.oauthError?.error == "interaction_required")
+        #expect(error.oauthError?.extras["error_codes"] == "[50076]", "kept as its JSON text")
+        #expect(error.oauthError?.extras["suberror"] == "basic_action")
+        #expect(error.description.contains("AADSTS50076"))
+        #expect(error.fix.contains("sign in again"))
+    }
+
     @Test("descriptions never contain the refresh token, password or client secret, even when the server echoes them")
     func descriptionsRedactSecrets() async {
         let echo = #"{"error":"invalid_grant","error_description":"token RT-SECRET-123 for CLIENT-SECRET / PASS-SECRET is bad"}"#

@@ -86,6 +86,10 @@ extension TokenAuthError {
             "Request a scope the server grants, or no scope to keep the one originally granted."
         case "unsupported_token_type":
             "The server does not revoke this kind of token; it stays valid until it expires."
+        case "interaction_required", "consent_required", "login_required", "account_selection_required":
+            // OpenID Connect Core §3.1.2.6; Microsoft answers refreshes so when multi-factor authentication or
+            // consent became necessary (its AADSTS code is in the description and `error_codes`).
+            "The provider needs the user at its sign-in page (a second factor, consent or a new sign-in): sign in again."
         case "invalid_request":
             "The server considers the request malformed: check the endpoint URL and the client configuration, and "
                 + "report it if they are right."
