@@ -23,8 +23,8 @@ struct DeviceAuthorizationEndpoint: Sendable {
         let now = configuration.clock()
         let (settings, userCode) = state.withLock { contents in
             let settings = contents.flows.deviceFlow
-            var userCode = FlowState.randomUserCode()
-            while contents.flows.deviceGrants.values.contains(where: { $0.userCode == userCode }) {
+            var userCode = settings.userCode ?? FlowState.randomUserCode()
+            while settings.userCode == nil, contents.flows.deviceGrants.values.contains(where: { $0.userCode == userCode }) {
                 userCode = FlowState.randomUserCode()
             }
             contents.flows.deviceGrants[deviceCode] = FlowState.DeviceGrant(

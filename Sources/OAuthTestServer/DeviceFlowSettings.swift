@@ -11,6 +11,8 @@ extension OAuthTestServer {
         package var sendsVerificationURIComplete = true
         /// The next this many polls of any device code answer `slow_down`, whatever else is decided. Counted down.
         package var slowDownPolls = 0
+        /// The user code of new device codes, verbatim (a hostile server's text, say); `nil` makes a random one.
+        package var userCode: String?
         /// With `slow_down`, the new interval in seconds that the answer names, as GitHub's does; `nil` names none,
         /// as RFC 8628 §3.5 has it (the client adds 5 s).
         /// https://docs.github.com/en/apps/oauth-apps/building-oauth-apps/authorizing-oauth-apps#error-codes-for-the-device-flow

@@ -44,7 +44,7 @@ enum InteractiveSignIn {
         let flow = DeviceAuthorization(client: client, deviceAuthorizationEndpoint: endpoint, transport: transport)
         return try await flow.signIn(scope: scope) { prompt in
             var message = "To sign in, open \(prompt.verificationURI.absoluteString) on any device and enter the code:\n"
-                + "  \(prompt.userCode)"
+                + "  \(ServerText.printable(prompt.userCode))"
             if let complete = prompt.verificationURIComplete {
                 message += "\nor open \(complete.absoluteString) directly."
             }

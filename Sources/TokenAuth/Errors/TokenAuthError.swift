@@ -113,11 +113,17 @@ public struct TokenAuthError: Error, Sendable, Equatable, CustomStringConvertibl
 
     /// Server-supplied text made safe to show: secrets replaced, only printable ASCII, bounded length.
     package static func sanitize(_ text: String, secrets: [String], limit: Int) -> String {
-        var result = text
+        // Cleaned first, redacted after: a secret the server split with characters that are removed here is found
+        // whole, in the text as it will be shown.
+        let printableASCII = { (text: String) in
+            String(String.UnicodeScalarView(ServerText.printable(text).unicodeScalars.filter { (0x20...0x7E).contains($0.value) }))
+        }
+        var result = printableASCII(text)
         for secret in secrets where !secret.isEmpty {
             result = result.replacingOccurrences(of: secret, with: "<redacted>")
+            let shown = printableASCII(secret)
+            if !shown.isEmpty, shown != secret { result = result.replacingOccurrences(of: shown, with: "<redacted>") }
         }
-        result = String(String.UnicodeScalarView(result.unicodeScalars.filter { (0x20...0x7E).contains($0.value) }))
         if result.count > limit {
             result = String(result.prefix(limit)) + "…"
         }

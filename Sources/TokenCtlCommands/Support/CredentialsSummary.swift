@@ -73,7 +73,9 @@ package struct CredentialsSummary: Sendable, Equatable, Encodable {
         secondsSinceRefresh = credentials.refreshedAt.map { max(0, Self.wholeSeconds(now.timeIntervalSince($0))) }
         issuer = credentials.client?.issuer ?? credentials.identity?.issuer
         identity = credentials.identity.map {
-            IdentitySummary(issuer: $0.issuer, subject: $0.subject, displayName: $0.displayName)
+            IdentitySummary(
+                issuer: $0.issuer, subject: ServerText.printable($0.subject),
+                displayName: $0.displayName.map(ServerText.printable))
         }
         identityCheckPending = auth.unverifiedIDToken != nil
         endReason = auth.endReason
