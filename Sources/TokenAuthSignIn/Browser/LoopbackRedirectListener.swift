@@ -8,7 +8,8 @@ import TokenAuth
 /// browser to come back with the authorization response.
 ///
 /// It is built on swift-nio's HTTP/1 server pipeline, which parses the requests. Every connection gets one answer
-/// and is closed. Requests for any other path get a 404; requests on the path go to the caller's handler, which
+/// and is closed, within the bounds of ``LoopbackConnectionBounds`` (how many at once, how long idle, how large).
+/// Requests for any other path get a 404; requests on the path go to the caller's handler, which
 /// either answers and keeps waiting (a response that belongs to no sign-in in progress), answers and ends the
 /// wait with a result, or takes the answer and completes it outside the time limit (a code exchange). The listening
 /// socket is closed on every way out of ``receive(timeLimit:clock:timedOut:_:)``: a result, an error, the time
@@ -92,6 +93,7 @@ struct LoopbackRedirectListener: Sendable {
         let (outcomes, finish) = AsyncStream<Result<Success, any Error>>.makeStream()
         let path = self.path
         let limit = RedirectTimeLimit()
+        let bounds = LoopbackConnectionBounds()
         defer { finish.finish() }
         do {
             let outcome: Result<Success, any Error> = try await server.executeThenClose { connections in
@@ -99,9 +101,18 @@ struct LoopbackRedirectListener: Sendable {
                     group.addTask {
                         try await withThrowingDiscardingTaskGroup { serving in
                             for try await connection in connections {
+                                guard bounds.admit() else {
+                                    // Closed unread, through its own close so that its writer is finished.
+                                    serving.addTask { try? await connection.executeThenClose { _, _ in } }
+                                    continue
+                                }
                                 serving.addTask {
-                                    try? await Self.serve(
-                                        connection, path: path, limit: limit, handle: handle, finish: finish)
+                                    defer { bounds.release() }
+                                    await Self.serveWithinIdleLimit(clock: clock) { arrival in
+                                        try await Self.serve(
+                                            connection, path: path, limit: limit, arrival: arrival, handle: handle,
+                                            finish: finish)
+                                    }
                                 }
                             }
                         }
@@ -124,26 +135,56 @@ struct LoopbackRedirectListener: Sendable {
         }
     }
 
+    /// Runs `serve` for one connection, and closes it (cancels `serve`) when its request has not arrived within
+    /// ``LoopbackConnectionBounds/idleLimit`` by `clock`.
+    private static func serveWithinIdleLimit(
+        clock: any Clock<Duration>, _ serve: @escaping @Sendable (LoopbackConnectionBounds.Arrival) async throws -> Void
+    ) async {
+        let arrival = LoopbackConnectionBounds.Arrival()
+        try? await withThrowingTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                try await serve(arrival)
+                return true
+            }
+            group.addTask {
+                try await clock.sleep(for: LoopbackConnectionBounds.idleLimit)
+                return false
+            }
+            // Served: done. The idle limit passed: done too, unless the request arrived and is being answered.
+            while let served = try await group.next() {
+                if served || !arrival.hasArrived {
+                    group.cancelAll()
+                    return
+                }
+            }
+        }
+    }
+
     /// Answers each request of one connection; a finishing answer is written before the outcome is reported, so
     /// the browser gets its page even though the listener closes right after.
     private static func serve<Success: Sendable>(
         _ connection: Connection,
         path: String,
         limit: RedirectTimeLimit,
+        arrival: LoopbackConnectionBounds.Arrival,
         handle: @Sendable (Request) async -> Decision<Success>,
         finish: AsyncStream<Result<Success, any Error>>.Continuation
     ) async throws {
         try await connection.executeThenClose { inbound, outbound in
             var head: HTTPRequestHead?
+            var bodySize = 0
             for try await part in inbound {
                 switch part {
                 case .head(let received):
                     head = received
-                case .body:
-                    continue
+                case .body(let chunk):
+                    // A redirect has no body: a large one is not read to its end but closed unanswered.
+                    bodySize += chunk.readableBytes
+                    if bodySize > LoopbackConnectionBounds.maximumBodySize { return }
                 case .end:
                     guard let received = head else { continue }
                     head = nil
+                    arrival.mark()
                     let components = URLComponents(string: received.uri)
                     guard received.method == .GET || received.method == .HEAD, let components,
                         components.percentEncodedPath == path
