@@ -58,7 +58,8 @@ package struct TokenCtl: AsyncParsableCommand {
             Set TOKENCTL_LOG_LEVEL=debug to see the library's log on standard error.
             """,
         subcommands: [
-            Login.self, Request.self, Show.self, Logout.self, Token.self, Refresh.self, Import.self, List.self,
+            Login.self, Request.self, Show.self, Status.self, Logout.self, Token.self, Refresh.self, Import.self,
+            List.self,
             Delete.self, Doctor.self,
         ]
     )

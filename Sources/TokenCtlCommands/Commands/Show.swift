@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Keyring
 import TokenAuth
 import TokenAuthKeyring
 
@@ -16,8 +17,7 @@ extension TokenCtl {
                 Times are in local time, with how long until (or since) they are. Never prints a token or secret. \
                 With --json, expires_at and refreshed_at are UTC (ISO 8601) and expires_in_seconds counts from now. \
                 Exit code 3 when nothing is stored.
-                """,
-            aliases: ["status"])
+                """)
 
         @OptionGroup var item: ItemOptions
         @OptionGroup var keyringOptions: KeyringOptions
@@ -26,8 +26,13 @@ extension TokenCtl {
         var json = false
 
         func run() async throws {
+            try await Self.show(item, keyring: keyringOptions.keyring, json: json)
+        }
+
+        /// Prints what is stored for `item`: `show`, and `status` with an account.
+        static func show(_ item: ItemOptions, keyring: Keyring, json: Bool) async throws {
             try await reportingFailures {
-                let store = KeyringAuthStore(service: item.service, account: item.account, keyring: keyringOptions.keyring)
+                let store = KeyringAuthStore(service: item.service, account: item.account, keyring: keyring)
                 guard let credentials = try await store.loadCredentials() else { throw Failure.noCredentials(item) }
                 let summary = CredentialsSummary(
                     service: item.service, account: item.account, credentials: credentials, now: systemWallClock())

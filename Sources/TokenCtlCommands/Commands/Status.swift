@@ -1,0 +1,91 @@
+import ArgumentParser
+import Foundation
+import TokenAuth
+import TokenAuthKeyring
+
+extension TokenCtl {
+    struct Status: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "status",
+            abstract: "Show every account of a service and the state of its sign-in, or one account as `show` does.",
+            discussion: """
+                Without --account, one line per stored account: "valid until …", "needs refresh" (the next use \
+                refreshes it), "sign-in required: …", "keyring locked" or "unreadable: …". Nothing is refreshed, \
+                written or unlocked. With --account, the same as `show`. Exit code 3 when nothing is stored.
+                """)
+
+        @Option(help: "The service whose accounts to show (the items' `service` attribute).")
+        var service: String
+
+        @Option(help: "One account to show in full, as `show` does.")
+        var account: String?
+
+        @OptionGroup var keyringOptions: KeyringOptions
+
+        @Flag(help: "Print JSON for scripts.")
+        var json = false
+
+        struct Row: Encodable {
+            let account: String
+            let state: String
+            let expiresAt: Date?
+            let reason: String?
+            let identityCheckPending: Bool
+
+            enum CodingKeys: String, CodingKey {
+                case account, state, reason
+                case expiresAt = "expires_at", identityCheckPending = "identity_check_pending"
+            }
+        }
+
+        func run() async throws {
+            if let account {
+                return try await Show.show(
+                    ItemOptions(service: service, account: account), keyring: keyringOptions.keyring, json: json)
+            }
+            try await reportingFailures {
+                let now = systemWallClock()
+                let states = try await KeyringAuthStore.accountStates(of: service, keyring: keyringOptions.keyring, at: now)
+                guard !states.isEmpty else {
+                    throw Failure(
+                        message: "No accounts are stored for service \"\(service)\". Sign in with `tokenctl login`.",
+                        exitCode: Exit.noCredentials)
+                }
+                let rows = states.map { Self.row($0) }
+                if json {
+                    try Terminal.printJSON(rows)
+                    return
+                }
+                for (row, state) in zip(rows, states) {
+                    print("\(ServerText.printable(row.account))\t\(Self.text(state.state, now: now))"
+                        + (row.identityCheckPending ? " (identity check pending)" : ""))
+                }
+            }
+        }
+
+        private static func row(_ account: KeyringAuthStore.AccountState) -> Row {
+            let (state, expiresAt, reason): (String, Date?, String?) = switch account.state {
+            case .valid(let until): ("valid", until, nil)
+            case .needsRefresh: ("needs_refresh", nil, nil)
+            case .signInRequired(let reason): ("sign_in_required", nil, reason)
+            case .locked: ("locked", nil, nil)
+            case .unreadable(let reason): ("unreadable", nil, reason)
+            }
+            return Row(
+                account: account.account, state: state, expiresAt: expiresAt, reason: reason,
+                identityCheckPending: account.identityCheckPending)
+        }
+
+        private static func text(_ state: KeyringAuthStore.AccountState.State, now: Date) -> String {
+            switch state {
+            case .valid(let until?):
+                "valid until \(until.formatted(date: .abbreviated, time: .shortened)) (in \(CredentialsSummary.span(CredentialsSummary.wholeSeconds(until.timeIntervalSince(now)))))"
+            case .valid(nil): "valid, with no known expiry"
+            case .needsRefresh: "needs refresh (the next use refreshes it)"
+            case .signInRequired(let reason): "sign-in required: \(reason)"
+            case .locked: "keyring locked (unlock it to see more)"
+            case .unreadable(let reason): "unreadable: \(reason)"
+            }
+        }
+    }
+}
