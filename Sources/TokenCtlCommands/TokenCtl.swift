@@ -58,7 +58,7 @@ package struct TokenCtl: AsyncParsableCommand {
             Set TOKENCTL_LOG_LEVEL=debug to see the library's log on standard error.
             """,
         subcommands: [
-            Login.self, Request.self, Show.self, Status.self, Logout.self, Token.self, Refresh.self, Import.self,
+            Login.self, Request.self, Show.self, Status.self, Switch.self, Logout.self, Token.self, Refresh.self, Import.self,
             List.self,
             Delete.self, Doctor.self,
         ]

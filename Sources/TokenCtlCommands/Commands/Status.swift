@@ -56,9 +56,11 @@ extension TokenCtl {
                     try Terminal.printJSON(rows)
                     return
                 }
+                let chosen = DefaultAccounts.account(for: service)
                 for (row, state) in zip(rows, states) {
                     print("\(ServerText.printable(row.account))\t\(Self.text(state.state, now: now))"
-                        + (row.identityCheckPending ? " (identity check pending)" : ""))
+                        + (row.identityCheckPending ? " (identity check pending)" : "")
+                        + (row.account == chosen ? " (default)" : ""))
                 }
             }
         }

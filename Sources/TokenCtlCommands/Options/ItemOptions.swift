@@ -1,18 +1,36 @@
 import ArgumentParser
 
-/// The keyring item a command works on.
+/// The keyring item a command works on: `--service` and `--account`, or the service's default account
+/// (`tokenctl switch`) when `--account` is left out.
 package struct ItemOptions: ParsableArguments {
     package init() {}
 
     /// The item of `service` and `account`, for a command that takes them otherwise.
     init(service: String, account: String) {
         self.service = service
-        self.account = account
+        self.accountOption = account
     }
 
     @Option(help: "The service the tokens are for (the item's `service` attribute).")
     package var service: String
 
-    @Option(help: "The account the tokens belong to (the item's `account` attribute).")
-    package var account: String
+    @Option(
+        name: .customLong("account"),
+        help: ArgumentHelp(
+            "The account the tokens belong to (the item's `account` attribute); the service's default, chosen with "
+                + "`tokenctl switch`, when left out."))
+    var accountOption: String?
+
+    /// The account given, or the service's default.
+    package var account: String {
+        accountOption ?? DefaultAccounts.account(for: service) ?? ""
+    }
+
+    package func validate() throws {
+        guard accountOption != nil || DefaultAccounts.account(for: service) != nil else {
+            throw ValidationError(
+                "Give --account, or choose a default account for \"\(service)\" with `tokenctl switch --service "
+                    + "\(service) --account NAME`.")
+        }
+    }
 }

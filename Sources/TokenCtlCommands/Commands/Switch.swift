@@ -1,0 +1,38 @@
+import ArgumentParser
+import Foundation
+import TokenAuthKeyring
+
+extension TokenCtl {
+    struct Switch: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "switch",
+            abstract: "Choose the account of a service that commands use when --account is left out.",
+            discussion: """
+                The account must be stored (see `tokenctl status --service S`). The choice is kept in \
+                $XDG_CONFIG_HOME/tokenctl/default-accounts.json (no secret is in it). Exit code 3 when the account \
+                is not stored.
+                """)
+
+        @Option(help: "The service whose default account to choose.")
+        var service: String
+
+        @Option(help: "The account to use by default.")
+        var account: String
+
+        @OptionGroup var keyringOptions: KeyringOptions
+
+        func run() async throws {
+            try await reportingFailures {
+                let stored = try await KeyringAuthStore.accounts(of: service, keyring: keyringOptions.keyring)
+                guard stored.contains(where: { $0.attributes["account"] == account }) else {
+                    throw Failure(
+                        message: "No account \"\(account)\" is stored for service \"\(service)\"; "
+                            + "`tokenctl status --service \(service)` lists those that are.",
+                        exitCode: Exit.noCredentials)
+                }
+                try DefaultAccounts.set(account, for: service)
+                Terminal.status("Commands for \"\(service)\" now use account \"\(account)\" when --account is left out.")
+            }
+        }
+    }
+}
