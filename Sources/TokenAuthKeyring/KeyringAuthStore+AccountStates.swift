@@ -38,6 +38,8 @@ extension KeyringAuthStore {
     /// ```
     ///
     /// - Parameters:
+    ///   - service: The items' `service` attribute.
+    ///   - keyring: The keyring to read.
     ///   - now: The wall clock's time.
     ///   - leeway: As `AuthManager`'s: a token valid for less is `.needsRefresh`.
     /// - Throws: `KeyringError` (no Secret Service, timed out).
