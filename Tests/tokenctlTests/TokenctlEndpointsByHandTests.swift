@@ -72,12 +72,8 @@ extension TokenctlNetworkTests {
         @Test("--authorization-url with --token-url: the browser sign-in, the code exchanged once, the item stored")
         func browserByHand() async throws {
             try await NetworkFixture.with { fixture in
-                let directory = try TemporaryDirectory()
-                let page = directory.url.appendingPathComponent("page.html").path
-                let result = try await tokenctl(
-                    Self.login(fixture, "--authorization-url", fixture.server.authorizationEndpoint.absoluteString,
-                               "--scope", "read"),
-                    environment: ["BROWSER": "curl -sSL --max-time 60 -o \(page) %s", "DISPLAY": nil])
+                let (result, _) = try await tokenctlWithPlainBrowser(Self.login(
+                    fixture, "--authorization-url", fixture.server.authorizationEndpoint.absoluteString, "--scope", "read"))
                 #expect(result.status == 0, "\(result.stderr)")
                 #expect(result.stderr.contains(fixture.server.authorizationEndpoint.absoluteString + "?"))
                 #expect(fixture.server.browserFlowStats.successfulExchanges == 1)

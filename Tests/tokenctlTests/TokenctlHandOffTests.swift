@@ -60,11 +60,8 @@ extension TokenctlNetworkTests {
         /// Signs in through the browser flow with `openid`, so that the item records the issuer, its key set and
         /// who signed in.
         private func signInWithOpenID(_ fixture: NetworkFixture) async throws {
-            let directory = try TemporaryDirectory()
-            let page = directory.url.appendingPathComponent("page.html").path
-            let result = try await tokenctl(
-                TokenctlSignInFlowTests.login(fixture, "--scope", "openid read"),
-                environment: ["BROWSER": "curl -sSL --max-time 60 -o \(page) %s", "DISPLAY": nil])
+            let (result, _) = try await tokenctlWithPlainBrowser(
+                TokenctlSignInFlowTests.login(fixture, "--scope", "openid read"))
             #expect(result.status == 0, "\(result.stderr)")
             let stored = try #require(try await fixture.store.loadCredentials())
             #expect(stored.client?.issuer == fixture.server.issuer)

@@ -70,3 +70,13 @@ struct NetworkFixture {
         #expect(result.status == 0, "\(result.stderr)", sourceLocation: sourceLocation)
     }
 }
+
+/// Runs `tokenctl arguments` (a browser sign-in) with a plain HTTP client, curl, as the browser, and no graphical
+/// session: returns the result and the page the browser was shown at the end.
+func tokenctlWithPlainBrowser(_ arguments: [String]) async throws -> (result: CommandResult, page: String) {
+    let directory = try TemporaryDirectory()
+    let page = directory.url.appendingPathComponent("page.html").path
+    let result = try await tokenctl(
+        arguments, environment: ["BROWSER": "curl -sSL --max-time 60 -o \(page) %s", "DISPLAY": nil])
+    return (result, (try? String(contentsOfFile: page, encoding: .utf8)) ?? "")
+}

@@ -17,15 +17,11 @@ extension TokenctlNetworkTests {
         @Test("browser sign-in with a plain HTTP client as BROWSER: the URL printed, the tab signed in, the item stored")
         func browserWithPlainClient() async throws {
             try await NetworkFixture.with { fixture in
-                let directory = try TemporaryDirectory()
-                let page = directory.url.appendingPathComponent("page.html").path
-                let result = try await tokenctl(
-                    Self.login(fixture, "--scope", "openid read"),
-                    environment: ["BROWSER": "curl -sSL --max-time 60 -o \(page) %s", "DISPLAY": nil])
+                let (result, page) = try await tokenctlWithPlainBrowser(Self.login(fixture, "--scope", "openid read"))
                 #expect(result.status == 0, "\(result.stderr)")
                 #expect(result.stderr.contains("To sign in, open this URL"))
                 #expect(result.stderr.contains(fixture.server.authorizationEndpoint.absoluteString + "?"))
-                #expect(try String(contentsOfFile: page, encoding: .utf8).contains("You are signed in"))
+                #expect(page.contains("You are signed in"))
 
                 let stored = try #require(try await fixture.store.loadCredentials())
                 #expect(stored.client?.tokenEndpoint == fixture.server.tokenEndpoint)

@@ -10,13 +10,7 @@ extension TokenCtl {
             abstract: "List the accounts stored for a service.",
             discussion: "Reads only the items' attributes and dates, so it works on a locked keyring too (and says so).")
 
-        @Option(help: "The service whose accounts to list.")
-        var service: String
-
-        @OptionGroup var keyringOptions: KeyringOptions
-
-        @Flag(help: "Print JSON for scripts.")
-        var json = false
+        @OptionGroup var options: ServiceOptions
 
         struct Row: Encodable {
             let account: String
@@ -27,10 +21,10 @@ extension TokenCtl {
 
         func run() async throws {
             try await reportingFailures {
-                let rows = try await KeyringAuthStore.accounts(of: service, keyring: keyringOptions.keyring).map {
+                let rows = try await KeyringAuthStore.accounts(of: options.service, keyring: options.keyringOptions.keyring).map {
                     Row(account: $0.attributes["account"] ?? "", label: $0.label, modified: $0.modified, locked: $0.isLocked)
                 }
-                if json {
+                if options.json {
                     try Terminal.printJSON(rows)
                     return
                 }

@@ -14,16 +14,10 @@ extension TokenCtl {
                 written or unlocked. With --account, the same as `show`. Exit code 3 when nothing is stored.
                 """)
 
-        @Option(help: "The service whose accounts to show (the items' `service` attribute).")
-        var service: String
+        @OptionGroup var options: ServiceOptions
 
         @Option(help: "One account to show in full, as `show` does.")
         var account: String?
-
-        @OptionGroup var keyringOptions: KeyringOptions
-
-        @Flag(help: "Print JSON for scripts.")
-        var json = false
 
         struct Row: Encodable {
             let account: String
@@ -39,13 +33,13 @@ extension TokenCtl {
         }
 
         func run() async throws {
+            let (service, keyring, json) = (options.service, options.keyringOptions.keyring, options.json)
             if let account {
-                return try await Show.show(
-                    ItemOptions(service: service, account: account), keyring: keyringOptions.keyring, json: json)
+                return try await Show.show(ItemOptions(service: service, account: account), keyring: keyring, json: json)
             }
             try await reportingFailures {
                 let now = systemWallClock()
-                let states = try await KeyringAuthStore.accountStates(of: service, keyring: keyringOptions.keyring, at: now)
+                let states = try await KeyringAuthStore.accountStates(of: service, keyring: keyring, at: now)
                 guard !states.isEmpty else {
                     throw Failure(
                         message: "No accounts are stored for service \"\(service)\". Sign in with `tokenctl login`.",
