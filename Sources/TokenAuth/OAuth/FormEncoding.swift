@@ -8,22 +8,27 @@ package enum FormEncoding {
         Data(pairs.map { "\(escape($0.name))=\(escape($0.value))" }.joined(separator: "&").utf8)
     }
 
-    /// The fields of a form-encoded body (`a=1&b=x+y`), decoded — `+` is a space, `%XX` a byte — by
-    /// `URLComponents`; the first of repeated names wins. `nil` when it is not a form: no `=`, invalid
-    /// percent-encoding, or text that is not UTF-8.
+    /// The fields of a form-encoded body (`a=1&b=x+y`), decoded — `+` is a space, `%XX` a byte, by Foundation's
+    /// `removingPercentEncoding` — the first of repeated names winning. `nil` when it is not a form: a pair without
+    /// `=`, invalid percent-encoding, white space, or text that is not UTF-8. (`URLComponents` is not used: its query
+    /// setter traps on invalid percent-encoding, which any server could send.)
     package static func fields(of body: Data) -> [String: String]? {
         guard let text = String(data: body, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines),
             text.contains("="), !text.contains(where: { $0.isWhitespace })
         else { return nil }
-        var components = URLComponents()
-        components.percentEncodedQuery = text.replacingOccurrences(of: "+", with: "%20")
-        guard let items = components.queryItems else { return nil }
         var fields: [String: String] = [:]
-        for item in items where fields[item.name] == nil {
-            guard let value = item.value else { return nil }
-            fields[item.name] = value
+        for pair in text.split(separator: "&", omittingEmptySubsequences: true) {
+            guard let equals = pair.firstIndex(of: "="),
+                let name = decoded(pair[..<equals]), let value = decoded(pair[pair.index(after: equals)...])
+            else { return nil }
+            if fields[name] == nil { fields[name] = value }
         }
         return fields
+    }
+
+    /// One form-encoded name or value, decoded; `nil` when its percent-encoding is invalid.
+    private static func decoded(_ text: Substring) -> String? {
+        text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
     }
 
     /// Escapes one name or value: the RFC 3986 unreserved characters stay, a space becomes `+`, and every other
