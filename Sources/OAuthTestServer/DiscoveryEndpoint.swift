@@ -28,7 +28,8 @@ struct DiscoveryEndpoint: Sendable {
         }
         let base = "http://\(request.head.authority ?? state.configuration.host)"
         var document: [String: Any] = [
-            "issuer": settings.advertisedIssuer ?? base + settings.issuerPath,
+            "issuer": settings.advertisedIssuer
+                ?? base + (settings.tenantsByUser == nil ? settings.issuerPath : settings.issuerPath(forTenant: "{tenantid}")),
             "token_endpoint": base + "/token",
             "revocation_endpoint": base + "/revoke",
             "device_authorization_endpoint": base + "/device_authorization",

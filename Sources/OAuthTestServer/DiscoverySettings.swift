@@ -46,9 +46,24 @@ extension OAuthTestServer {
         package var additionalMembers: [String: MetadataValue] = [:]
         /// Whether the document is an HTML page instead of JSON, as a misconfigured server or proxy sends.
         package var servesHTML = false
+        /// Microsoft's multi-tenant metadata (`common`, `organizations`) when set: the document's issuer is
+        /// ``issuerPath`` with its first segment replaced by `{tenantid}`, and each `id_token` names its user's tenant
+        /// (from this table; ``consumerTenant`` for users not in it) in `tid`, and in `iss` as that first segment.
+        package var tenantsByUser: [String: String]?
+
+        /// The tenant of users that ``tenantsByUser`` does not name: Microsoft's tenant of personal accounts.
+        package static let consumerTenant = "9188040d-6c67-4c5b-b112-36a304b66dad"
 
         /// Creates the default settings.
         package init() {}
+
+        /// ``issuerPath`` with its first segment replaced by `tenant`, such as `/{tenantid}/v2.0`.
+        package func issuerPath(forTenant tenant: String) -> String {
+            var segments = issuerPath.split(separator: "/", omittingEmptySubsequences: false)
+            guard segments.count > 1 else { return "/" + tenant }
+            segments[1] = Substring(tenant)
+            return segments.joined(separator: "/")
+        }
 
         /// The path of `form` for this issuer path.
         package func path(of form: WellKnownURL) -> String {

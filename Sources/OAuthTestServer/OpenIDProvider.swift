@@ -19,12 +19,17 @@ struct OpenIDProvider: Sendable {
     /// A signed `id_token` for `subject` (the user name the grant is for), to `clientID`, applying the next pending
     /// ``OAuthTestServer/IDTokenFault`` and counting it in ``OAuthTestServer/Stats/idTokensIssued``.
     func idToken(subject: String, clientID: String, nonce: String?, issuer: String) async -> String {
-        let (settings, fault) = state.withLock { contents in
+        let (settings, fault, discovery) = state.withLock { contents in
             contents.stats.idTokensIssued += 1
             let fault = contents.faults.idTokenFaults.isEmpty ? nil : contents.faults.idTokenFaults.removeFirst()
-            return (contents.openID, fault)
+            return (contents.openID, fault, contents.flows.discovery)
         }
         var claims = claims(user: subject, clientID: clientID, nonce: nonce, issuer: issuer, settings: settings)
+        if let tenants = discovery.tenantsByUser {
+            let tenant = tenants[subject] ?? OAuthTestServer.DiscoverySettings.consumerTenant
+            claims.tid = tenant
+            claims.iss = String(issuer.dropLast(discovery.issuerPath.count)) + discovery.issuerPath(forTenant: tenant)
+        }
         var signer = settings.signer
         let hour: TimeInterval = 3600
         switch fault {

@@ -90,9 +90,11 @@ extension OAuthTestServer {
         package var preferredUsername: String?
         package var email: String?
         package var name: String?
+        /// Microsoft's `tid`: the user's tenant.
+        package var tid: String?
 
         enum CodingKeys: String, CodingKey {
-            case iss, sub, aud, azp, exp, iat, nonce, email, name
+            case iss, sub, aud, azp, exp, iat, nonce, email, name, tid
             case preferredUsername = "preferred_username"
         }
 
@@ -125,6 +127,7 @@ extension OAuthTestServer {
             try container.encodeIfPresent(preferredUsername, forKey: .preferredUsername)
             try container.encodeIfPresent(email, forKey: .email)
             try container.encodeIfPresent(name, forKey: .name)
+            try container.encodeIfPresent(tid, forKey: .tid)
         }
     }
 }

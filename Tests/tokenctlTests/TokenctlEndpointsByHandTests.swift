@@ -61,7 +61,7 @@ extension TokenctlNetworkTests {
             try await NetworkFixture.with { fixture in
                 let unknown = try await tokenctl(fixture.item("login", "--provider", "gitea", "--client-id", "c"))
                 #expect(unknown.status == 64)
-                #expect(unknown.stderr.contains("github, google, gitlab, microsoft=TENANT"), "\(unknown.stderr)")
+                #expect(unknown.stderr.contains("github, google, gitlab, microsoft[=TENANT]"), "\(unknown.stderr)")
                 let both = try await tokenctl(fixture.item(
                     "login", "--provider", "github", "--issuer", fixture.server.issuer.absoluteString, "--client-id", "c"))
                 #expect(both.status == 64)

@@ -123,5 +123,36 @@ extension TokenctlNetworkTests {
                 #expect(fixture.server.stats.tokenRequests == 0)
             }
         }
+        @Test("Microsoft's common: the {tenantid} template accepted, the tenant's issuer stored, refreshes checked against it")
+        func microsoftCommon() async throws {
+            try await NetworkFixture.with { fixture in
+                let server = fixture.server
+                let tenantA = "11111111-2222-3333-4444-555555555555"
+                server.discovery.issuerPath = "/common/v2.0"
+                server.discovery.tenantsByUser = ["ada": tenantA]
+                server.browserFlow.sendsIssuer = false
+                let (result, _) = try await tokenctlWithPlainBrowser(Self.login(fixture, "--scope", "openid"))
+                #expect(result.status == 0, "\(result.stderr)")
+                let tenantIssuer = URL(string: server.baseURL.absoluteString + "/\(tenantA)/v2.0")!
+                var stored = try #require(try await fixture.store.loadCredentials())
+                #expect(stored.auth.identity?.issuer == tenantIssuer)
+                #expect(stored.client?.issuer == tenantIssuer)
+
+                // The refreshed id_token names the same tenant: checked and kept.
+                let refresh = try await tokenctl(fixture.item("refresh"))
+                #expect(refresh.status == 0, "\(refresh.stderr)")
+                stored = try #require(try await fixture.store.loadCredentials())
+                #expect(stored.auth.identity?.issuer == tenantIssuer)
+                #expect(stored.refreshedAt != nil)
+
+                // One naming another tenant is refused, and the stored identity stays tenant A's.
+                server.discovery.tenantsByUser = ["ada": "aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee"]
+                let moved = try await tokenctl(fixture.item("refresh"))
+                #expect(moved.status != 0)
+                #expect(moved.stderr.contains("another issuer"), "\(moved.stderr)")
+                stored = try #require(try await fixture.store.loadCredentials())
+                #expect(stored.auth.identity?.issuer == tenantIssuer)
+            }
+        }
     }
 }

@@ -30,6 +30,12 @@ public struct OAuthClient: Sendable, Equatable {
     ///
     /// With ``jwksURI`` it is all a later refresh needs to validate a new `id_token` without discovering again.
     public var issuer: URL?
+    /// The `{tenantid}` template the issuer's metadata named instead of ``issuer`` (Microsoft's `common` and
+    /// `organizations`), which an `id_token`'s `iss` fills with its own `tid`; `nil` for every other issuer.
+    ///
+    /// Only a sign-in needs it: the sign-in records the issuer of the identity it checked (one tenant's) in
+    /// ``issuer`` and drops the template, so a stored item never holds one.
+    public var issuerTemplate: String?
     /// Where the issuer publishes its signing keys (`jwks_uri`), to validate `id_token`s.
     public var jwksURI: URL?
     /// The OpenID Connect UserInfo endpoint (`userinfo_endpoint`), asked for a display name when the `id_token`
@@ -50,7 +56,8 @@ public struct OAuthClient: Sendable, Equatable {
         issuer: URL? = nil,
         jwksURI: URL? = nil,
         userinfoEndpoint: URL? = nil,
-        usesClientCredentials: Bool = false
+        usesClientCredentials: Bool = false,
+        issuerTemplate: String? = nil
     ) {
         self.tokenEndpoint = tokenEndpoint
         self.clientID = clientID
@@ -61,6 +68,7 @@ public struct OAuthClient: Sendable, Equatable {
         self.jwksURI = jwksURI
         self.userinfoEndpoint = userinfoEndpoint
         self.usesClientCredentials = usesClientCredentials
+        self.issuerTemplate = issuerTemplate
     }
 }
 

@@ -11,8 +11,15 @@ public struct AuthorizationServerMetadata: Sendable, Equatable {
     /// The largest metadata document accepted: 256 KiB. Real ones are a few kilobytes.
     public static let maximumSize = 256 * 1024
 
-    /// The issuer identifier, exactly as the document (and the caller) gave it.
+    /// The issuer identifier, exactly as the caller gave it (and the document, unless it names a template).
     public var issuer: String
+    /// The `{tenantid}` template the document named as its issuer instead of ``issuer``, or `nil`.
+    ///
+    /// Microsoft's multi-tenant `common` and `organizations` metadata names
+    /// `https://login.microsoftonline.com/{tenantid}/v2.0`: the document is accepted for the issuer asked for when
+    /// that is the template filled with one tenant, and each `id_token`'s `iss` must then be the template filled
+    /// with the token's own `tid` claim, which ``IDTokenVerifier`` checks.
+    public var issuerTemplate: String?
     /// The authorization endpoint (RFC 6749 §3.1), for browser-based flows.
     public var authorizationEndpoint: URL?
     /// The token endpoint (RFC 6749 §3.2). Discovery refuses a document without one.
@@ -41,9 +48,11 @@ public struct AuthorizationServerMetadata: Sendable, Equatable {
         userinfoEndpoint: URL? = nil,
         jwksURI: URL? = nil,
         codeChallengeMethodsSupported: [String] = [],
-        authorizationResponseIssParameterSupported: Bool = false
+        authorizationResponseIssParameterSupported: Bool = false,
+        issuerTemplate: String? = nil
     ) {
         self.issuer = issuer
+        self.issuerTemplate = issuerTemplate
         self.authorizationEndpoint = authorizationEndpoint
         self.tokenEndpoint = tokenEndpoint
         self.revocationEndpoint = revocationEndpoint
@@ -70,13 +79,15 @@ public struct AuthorizationServerMetadata: Sendable, Equatable {
         OAuthClient(
             tokenEndpoint: tokenEndpoint, clientID: clientID, clientSecret: clientSecret,
             authentication: authentication, revocationEndpoint: revocationEndpoint,
-            issuer: URL(string: issuer), jwksURI: jwksURI, userinfoEndpoint: userinfoEndpoint)
+            issuer: URL(string: issuer), jwksURI: jwksURI, userinfoEndpoint: userinfoEndpoint,
+            issuerTemplate: issuerTemplate)
     }
 
     /// Reads and checks a metadata document fetched from `url` for the issuer `expectedIssuer`.
     ///
     /// Members of the wrong type read as absent, so a quirk in one optional member never makes the document
-    /// unusable; a missing or mistyped `issuer` or `token_endpoint` is an error.
+    /// unusable; a missing or mistyped `issuer` or `token_endpoint` is an error. An `issuer` other than
+    /// `expectedIssuer` is accepted only as a ``TenantIssuerTemplate`` that `expectedIssuer` fills.
     static func decode(_ data: Data, from url: URL, expectedIssuer: String) throws(SignInError) -> AuthorizationServerMetadata {
         guard data.count <= maximumSize else { throw .metadataTooLarge(at: url) }
         let body: MetadataBody
@@ -85,8 +96,12 @@ public struct AuthorizationServerMetadata: Sendable, Equatable {
         } catch {
             throw .metadataNotJSON(at: url)
         }
-        guard body.issuer == expectedIssuer else {
-            throw .issuerMismatch(expected: expectedIssuer, found: body.issuer, at: url)
+        var template: TenantIssuerTemplate?
+        if body.issuer != expectedIssuer {
+            guard let found = body.issuer, let named = TenantIssuerTemplate(found), named.matches(expectedIssuer) else {
+                throw .issuerMismatch(expected: expectedIssuer, found: body.issuer, at: url)
+            }
+            template = named
         }
         func endpoint(_ member: MetadataBody.CodingKeys) throws(SignInError) -> URL? {
             guard let value = body.endpoints[member] else { return nil }
@@ -107,7 +122,8 @@ public struct AuthorizationServerMetadata: Sendable, Equatable {
             userinfoEndpoint: try endpoint(.userinfoEndpoint),
             jwksURI: try endpoint(.jwksURI),
             codeChallengeMethodsSupported: body.codeChallengeMethodsSupported,
-            authorizationResponseIssParameterSupported: body.authorizationResponseIssParameterSupported
+            authorizationResponseIssParameterSupported: body.authorizationResponseIssParameterSupported,
+            issuerTemplate: template?.text
         )
     }
 }

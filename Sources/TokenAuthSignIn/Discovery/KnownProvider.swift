@@ -40,8 +40,8 @@ public struct KnownProvider: Sendable, Equatable {
     /// it secret: the provider requires it (give it with the secret, as `tokenctl login --client-secret-stdin`).
     public let installedClientsSendSecret: Bool
 
-    /// The names ``named(_:)`` knows: `github`, `google`, `gitlab`, `microsoft=TENANT`.
-    public static let names = ["github", "google", "gitlab", "microsoft=TENANT"]
+    /// The names ``named(_:)`` knows: `github`, `google`, `gitlab`, `microsoft[=TENANT]`.
+    public static let names = ["github", "google", "gitlab", "microsoft[=TENANT]"]
 
     /// GitHub (OAuth apps and GitHub Apps): no discovery; the browser flow with PKCE (S256, supported since
     /// 2025-07-14) and the client secret, the device flow without it; no RFC 7009 revocation.
@@ -67,39 +67,60 @@ public struct KnownProvider: Sendable, Equatable {
     public static let gitlab = KnownProvider(
         name: "gitlab", endpoints: .issuer(URL(string: "https://gitlab.com")!), installedClientsSendSecret: false)
 
-    /// Microsoft identity platform (v2.0) for one tenant (its id, or a domain such as `contoso.onmicrosoft.com`):
-    /// discovery at `https://login.microsoftonline.com/TENANT/v2.0`; public clients use PKCE without a secret.
-    /// https://learn.microsoft.com/en-us/entra/identity-platform/v2-protocols-oidc
+    /// Microsoft identity platform (v2.0): discovery at `https://login.microsoftonline.com/TENANT/v2.0`; public
+    /// clients use PKCE without a secret. https://learn.microsoft.com/en-us/entra/identity-platform/v2-protocols-oidc
+    ///
+    /// `tenant` is one of:
+    /// - `common` (any work, school or personal account) or `organizations` (work and school accounts): their
+    ///   metadata names the template issuer `https://login.microsoftonline.com/{tenantid}/v2.0`, and each
+    ///   `id_token` is checked against it filled with the token's `tid` (``AuthorizationServerMetadata/issuerTemplate``);
+    /// - `consumers` (personal accounts): discovered from the issuer its metadata names, that of the consumer tenant
+    ///   `9188040d-6c67-4c5b-b112-36a304b66dad`;
+    /// - a tenant id (a GUID, the Entra admin center's "Tenant ID").
+    ///
+    /// A tenant's domain name (`contoso.onmicrosoft.com`) is refused: its metadata names the tenant's id as the
+    /// issuer, not the domain, so discovery would refuse it as a document for another issuer.
     public static func microsoft(tenant: String) throws(SignInError) -> KnownProvider {
-        let multiTenant = ["common", "organizations", "consumers"]
-        guard !multiTenant.contains(tenant.lowercased()) else {
-            throw .unknownProvider(
-                "microsoft=\(tenant)",
-                why: "the metadata of common, organizations and consumers names a {tenantid} template as its issuer, "
-                    + "which this version does not check id_tokens against",
-                fix: "Give your tenant's id or domain: microsoft=contoso.onmicrosoft.com.")
+        let fix = "Give common, organizations, consumers or your tenant's id (a GUID): microsoft=common."
+        let lowered = tenant.lowercased()
+        let path: String
+        switch lowered {
+        case "common", "organizations": path = lowered
+        case "consumers": path = consumerTenant
+        default:
+            guard isGUID(lowered) else {
+                throw .unknownProvider(
+                    "microsoft=\(SignInError.clean(tenant))",
+                    why: lowered.contains(".")
+                        ? "Microsoft's metadata for a domain names the tenant's id as its issuer, not the domain"
+                        : "a tenant is common, organizations, consumers or a tenant id",
+                    fix: fix)
+            }
+            path = lowered
         }
-        guard !tenant.isEmpty,
-            tenant.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "-.".unicodeScalars.contains($0)) }),
-            let issuer = URL(string: "https://login.microsoftonline.com/\(tenant)/v2.0")
-        else {
-            throw .unknownProvider(
-                "microsoft=\(SignInError.clean(tenant))", why: "a tenant is an id or a domain name",
-                fix: "Give your tenant's id or domain: microsoft=contoso.onmicrosoft.com.")
-        }
-        return KnownProvider(name: "microsoft=\(tenant)", endpoints: .issuer(issuer), installedClientsSendSecret: false)
+        let issuer = URL(string: "https://login.microsoftonline.com/\(path)/v2.0")!
+        return KnownProvider(name: "microsoft=\(lowered)", endpoints: .issuer(issuer), installedClientsSendSecret: false)
     }
 
-    /// The provider `name` stands for: `github`, `google`, `gitlab` or `microsoft=TENANT`.
-    /// - Throws: ``SignInError/Code/unknownProvider`` for any other name, and for `microsoft` without a tenant.
+    /// The tenant of personal Microsoft accounts, whose issuer the `consumers` metadata names.
+    /// https://learn.microsoft.com/en-us/entra/identity-platform/id-token-claims-reference
+    static let consumerTenant = "9188040d-6c67-4c5b-b112-36a304b66dad"
+
+    /// Whether `text` is a GUID in its 8-4-4-4-12 hexadecimal form.
+    private static func isGUID(_ text: String) -> Bool {
+        let groups = text.split(separator: "-", omittingEmptySubsequences: false)
+        return groups.map(\.count) == [8, 4, 4, 4, 12] && groups.allSatisfy { $0.allSatisfy(\.isHexDigit) }
+    }
+
+    /// The provider `name` stands for: `github`, `google`, `gitlab`, `microsoft` (`microsoft=common`) or
+    /// `microsoft=TENANT` (see ``microsoft(tenant:)``).
+    /// - Throws: ``SignInError/Code/unknownProvider`` for any other name, or a tenant ``microsoft(tenant:)`` refuses.
     public static func named(_ name: String) throws(SignInError) -> KnownProvider {
         switch name.lowercased() {
         case "github": return github
         case "google": return google
         case "gitlab": return gitlab
-        case "microsoft":
-            throw .unknownProvider(
-                "microsoft", why: "Microsoft needs the tenant", fix: "Give it: microsoft=contoso.onmicrosoft.com.")
+        case "microsoft": return try microsoft(tenant: "common")
         default:
             guard name.lowercased().hasPrefix("microsoft=") else {
                 throw .unknownProvider(

@@ -39,9 +39,11 @@ extension SignInError {
         SignInError(.badSignature, "The id_token's signature does not verify: \(problem).", fix: signingFix)
     }
 
-    static func wrongIssuer(expected: String, found: String) -> SignInError {
+    static func wrongIssuer(expected: String, found: String, problem: String? = nil) -> SignInError {
         SignInError(
-            .wrongIssuer, "The id_token is from another issuer: it names \"\(clean(found))\", not \"\(expected)\".",
+            .wrongIssuer,
+            "The id_token is from another issuer: it names \"\(clean(found))\", not \"\(expected)\""
+                + (problem.map { " (\($0))" } ?? "") + ".",
             fix: "Use exactly the issuer identifier the provider puts in its id_tokens.")
     }
 

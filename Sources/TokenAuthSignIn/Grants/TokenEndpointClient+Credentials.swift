@@ -18,8 +18,16 @@ extension TokenEndpointClient {
                 throw SignInError.jwksMisconfigured(
                     "the scope asks for openid, but the client records no issuer and jwks_uri to check the id_token with")
             }
-            auth.identity = try await verifier.identity(
+            let identity = try await verifier.identity(
                 from: response, nonce: nonce, userinfoEndpoint: client.userinfoEndpoint)
+            auth.identity = identity
+            if client.issuerTemplate != nil {
+                // One tenant's issuer from here on: later id_tokens of this account must name the same one.
+                var client = client
+                client.issuer = identity.issuer
+                client.issuerTemplate = nil
+                return StoredCredentials(auth: auth, client: client)
+            }
         }
         return StoredCredentials(auth: auth, client: client)
     }

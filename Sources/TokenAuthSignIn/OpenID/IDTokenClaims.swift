@@ -26,6 +26,9 @@ public struct IDTokenClaims: Sendable, Equatable {
     public var email: String?
     /// `name`, when present and not empty.
     public var name: String?
+    /// `tid`: the tenant the account belongs to (Microsoft), when present and not empty; a `{tenantid}` template
+    /// issuer is filled with it.
+    public var tenantID: String?
 
     /// The name to show a person: `preferred_username`, else `email`, else `name`; `nil` when none is present.
     public var displayName: String? {
@@ -45,6 +48,7 @@ public struct IDTokenClaims: Sendable, Equatable {
         preferredUsername = container.nonEmptyString(forKey: .preferredUsername)
         email = container.nonEmptyString(forKey: .email)
         name = container.nonEmptyString(forKey: .name)
+        tenantID = container.nonEmptyString(forKey: .tid)
     }
 }
 
@@ -55,7 +59,7 @@ struct IDTokenPayload: JWTPayload {
     let claims: IDTokenClaims
 
     enum CodingKeys: String, CodingKey {
-        case iss, sub, aud, exp, iat, azp, nonce, email, name
+        case iss, sub, aud, exp, iat, azp, nonce, email, name, tid
         case preferredUsername = "preferred_username"
     }
 
@@ -75,6 +79,7 @@ struct IDTokenPayload: JWTPayload {
         try container.encodeIfPresent(claims.preferredUsername, forKey: .preferredUsername)
         try container.encodeIfPresent(claims.email, forKey: .email)
         try container.encodeIfPresent(claims.name, forKey: .name)
+        try container.encodeIfPresent(claims.tenantID, forKey: .tid)
     }
 
     func verify(using algorithm: some JWTAlgorithm) async throws {}

@@ -7,8 +7,17 @@ import TokenAuth
 extension IDTokenVerifier {
     /// The claim checks after the signature, against the wall clock.
     func check(_ claims: IDTokenClaims, nonce: String?) throws(SignInError) {
-        guard claims.issuer == issuer.absoluteString else {
-            throw .wrongIssuer(expected: issuer.absoluteString, found: claims.issuer)
+        if let tenantTemplate {
+            guard let tenant = claims.tenantID, let expected = tenantTemplate.filled(with: tenant) else {
+                throw .wrongIssuer(
+                    expected: "\(tenantTemplate.text) filled with the token's tid", found: claims.issuer,
+                    problem: claims.tenantID == nil ? "it has no tid" : "its tid is not a tenant id")
+            }
+            guard claims.issuer == expected else { throw .wrongIssuer(expected: expected, found: claims.issuer) }
+        } else {
+            guard claims.issuer == issuer.absoluteString else {
+                throw .wrongIssuer(expected: issuer.absoluteString, found: claims.issuer)
+            }
         }
         guard !claims.subject.isEmpty else { throw .malformedIDToken("its sub is empty") }
         guard claims.audiences.contains(clientID) else {
@@ -31,6 +40,11 @@ extension IDTokenVerifier {
             guard let found = claims.nonce else { throw .nonceMismatch("the token has none") }
             guard found == nonce else { throw .nonceMismatch("the token carries another") }
         }
+    }
+
+    /// The issuer a verified token is from: ``issuer``, or with a template the tenant's issuer its `iss` names.
+    func issuerURL(of claims: IDTokenClaims) -> URL {
+        tenantTemplate == nil ? issuer : URL(string: claims.issuer) ?? issuer
     }
 
     private static func list(_ audiences: [String]) -> String {

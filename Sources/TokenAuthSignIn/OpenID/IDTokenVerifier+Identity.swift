@@ -36,27 +36,32 @@ extension IDTokenVerifier {
                     metadata: ["error": "\(LogRedaction.error(error))"])
             }
         }
-        return Identity(issuer: issuer, subject: claims.subject, displayName: displayName)
+        return Identity(issuer: issuerURL(of: claims), subject: claims.subject, displayName: displayName)
     }
 
     /// Validates the `id_token` of a refresh's token response against the identity stored before it.
     ///
     /// OpenID Connect Core §12.2: a refreshed `id_token` must name the same `iss` and `sub`. Without an
-    /// `id_token` (servers may omit it on refresh) the previous identity is returned unchanged. No nonce is
+    /// `id_token` (servers may omit it on refresh) the previous identity is returned unchanged. With an
+    /// ``issuerTemplate``, the same `iss` means the same tenant. No nonce is
     /// expected. The display name is the new token's, or the previous one when it has none; UserInfo is not asked.
     ///
     /// - Throws: ``SignInError`` — ``SignInError/Code/subjectChanged`` when the token is valid but for another account
     ///   (or `previous` is of another issuer than this verifier's).
     public func identity(afterRefresh response: TokenResponse, keeping previous: Identity) async throws -> Identity {
         guard let idToken = response.idToken else { return previous }
-        guard previous.issuer.absoluteString == issuer.absoluteString else {
+        guard tenantTemplate != nil || previous.issuer.absoluteString == issuer.absoluteString else {
             throw SignInError.subjectChanged("the stored identity is of another issuer than this verifier's")
         }
         let claims = try await verify(idToken, nonce: nil)
+        guard claims.issuer == previous.issuer.absoluteString else {
+            throw SignInError.subjectChanged("its iss names another tenant than the stored identity's")
+        }
         guard claims.subject == previous.subject else {
             throw SignInError.subjectChanged("its sub is not the stored identity's")
         }
-        return Identity(issuer: issuer, subject: claims.subject, displayName: claims.displayName ?? previous.displayName)
+        return Identity(
+            issuer: previous.issuer, subject: claims.subject, displayName: claims.displayName ?? previous.displayName)
     }
 
     /// Asks the UserInfo endpoint (OpenID Connect Core §5.3) for a display name: `preferred_username`, `email` or

@@ -16,7 +16,9 @@ import TokenAuth
 /// - it is a JWS signed with RS256/384/512, PS256/384/512, ES256/384/512 or EdDSA by a key of the issuer's key set
 ///   (`jwks_uri`); `none` and the HMAC algorithms (`HS256` …) are refused, whatever the key set says. jwt-kit
 ///   checks the signature; this type chooses the key and the algorithms;
-/// - `iss` is exactly ``issuer``; `aud` contains ``clientID``; `azp`, when present, is ``clientID``, and must be
+/// - `iss` is exactly ``issuer`` — or, for an issuer whose metadata names a `{tenantid}` template
+///   (``issuerTemplate``, Microsoft's `common` and `organizations`), the template filled with the token's own `tid`
+///   claim, as Microsoft's libraries check it; `aud` contains ``clientID``; `azp`, when present, is ``clientID``, and must be
 ///   present when `aud` names other audiences too;
 /// - `exp` is after now and `iat` not after now, each with ``allowedClockSkew`` of tolerance, by the injected wall
 ///   clock;
@@ -43,8 +45,12 @@ public struct IDTokenVerifier: Sendable {
         "RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA",
     ]
 
-    /// The issuer identifier the tokens' `iss` must equal, character for character.
+    /// The issuer identifier the tokens' `iss` must equal, character for character, unless ``issuerTemplate`` is
+    /// set.
     public let issuer: URL
+    /// The `{tenantid}` template each token's `iss` must be when filled with its `tid` claim, or `nil`: see
+    /// ``AuthorizationServerMetadata/issuerTemplate``.
+    public var issuerTemplate: String? { tenantTemplate?.text }
     /// The client id the tokens must be issued to.
     public let clientID: String
     /// Where the issuer's key set is published.
@@ -56,6 +62,7 @@ public struct IDTokenVerifier: Sendable {
     let wallClock: WallClock
     let logger: Logger
     let cache = JWKSCache()
+    let tenantTemplate: TenantIssuerTemplate?
 
     /// Creates a verifier.
     ///
@@ -63,6 +70,10 @@ public struct IDTokenVerifier: Sendable {
     ///   - issuer: The issuer identifier, exactly as its discovery document and its tokens give it.
     ///   - clientID: This app's client id.
     ///   - jwksURI: The issuer's key set.
+    ///   - issuerTemplate: The `{tenantid}` template the issuer's metadata names instead of `issuer`, if it does
+    ///     (``AuthorizationServerMetadata/issuerTemplate``); `nil` to check `iss` against `issuer` alone. A text
+    ///     that is not such a template (one placeholder standing for a path segment of an `https` URL) matches no
+    ///     token.
     ///   - transport: How the key set and UserInfo are fetched. The default accepts at most
     ///     ``maximumDocumentSize`` bytes and waits at most 10 s for each answer.
     ///   - wallClock: Now, for `exp`, `iat` and the key cache.
@@ -72,6 +83,7 @@ public struct IDTokenVerifier: Sendable {
         issuer: URL,
         clientID: String,
         jwksURI: URL,
+        issuerTemplate: String? = nil,
         transport: any HTTPTransport = URLSessionTransport(
             maximumResponseBodySize: IDTokenVerifier.maximumDocumentSize, timeout: .seconds(10)),
         wallClock: @escaping WallClock = systemWallClock,
@@ -79,6 +91,7 @@ public struct IDTokenVerifier: Sendable {
         logger: Logger = Logger(label: "TokenAuth.IDTokenVerifier")
     ) {
         self.issuer = issuer
+        self.tenantTemplate = issuerTemplate.map { TenantIssuerTemplate($0) ?? .matchingNothing($0) }
         self.clientID = clientID
         self.jwksURI = jwksURI
         self.transport = transport
@@ -106,8 +119,8 @@ public struct IDTokenVerifier: Sendable {
             throw .jwksMisconfigured("the issuer \"\(SignInError.clean(metadata.issuer))\" is not a URL")
         }
         self.init(
-            issuer: issuer, clientID: clientID, jwksURI: jwksURI, transport: transport, wallClock: wallClock,
-            allowedClockSkew: allowedClockSkew, logger: logger)
+            issuer: issuer, clientID: clientID, jwksURI: jwksURI, issuerTemplate: metadata.issuerTemplate,
+            transport: transport, wallClock: wallClock, allowedClockSkew: allowedClockSkew, logger: logger)
     }
 
     /// A verifier for a stored client that records its issuer and `jwks_uri` (what discovery recorded), or `nil`
@@ -122,8 +135,8 @@ public struct IDTokenVerifier: Sendable {
     ) {
         guard let issuer = client.issuer, let jwksURI = client.jwksURI else { return nil }
         self.init(
-            issuer: issuer, clientID: client.clientID, jwksURI: jwksURI, transport: transport, wallClock: wallClock,
-            allowedClockSkew: allowedClockSkew, logger: logger)
+            issuer: issuer, clientID: client.clientID, jwksURI: jwksURI, issuerTemplate: client.issuerTemplate,
+            transport: transport, wallClock: wallClock, allowedClockSkew: allowedClockSkew, logger: logger)
     }
 
     // MARK: - Validating

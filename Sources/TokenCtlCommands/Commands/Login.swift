@@ -19,7 +19,7 @@ extension TokenCtl {
                   tokenctl login --service S --account A --issuer https://auth.example.com \
                     --client-id ID --scope "openid profile"
 
-                --provider github, google, gitlab or microsoft=TENANT fills in a known \
+                --provider github, google, gitlab or microsoft[=TENANT] fills in a known \
                 provider's issuer or endpoints (GitHub has no discovery).
                   tokenctl login --service S --account A --provider github \
                     --client-id ID --client-secret-stdin
@@ -58,7 +58,7 @@ extension TokenCtl {
         @Option(help: "The issuer URL, e.g. https://auth.example.com: its endpoints are discovered.")
         package var issuer: String?
 
-        @Option(help: "A provider whose endpoints are known: github, google, gitlab or microsoft=TENANT.")
+        @Option(help: "A provider whose endpoints are known: github, google, gitlab or microsoft[=TENANT] (common, organizations, consumers or a tenant id).")
         package var provider: String?
 
         @Option(name: .customLong("token-url"), help: "The token endpoint, for servers without discovery.")

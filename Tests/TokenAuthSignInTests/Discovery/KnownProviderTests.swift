@@ -24,13 +24,24 @@ struct KnownProviderTests {
         #expect(try KnownProvider.named("google").endpoints == .issuer(URL(string: "https://accounts.google.com")!))
         #expect(try KnownProvider.named("google").installedClientsSendSecret)
         #expect(try KnownProvider.named("gitlab").endpoints == .issuer(URL(string: "https://gitlab.com")!))
-        let tenant = try KnownProvider.named("microsoft=contoso.onmicrosoft.com")
-        #expect(tenant.endpoints == .issuer(URL(string: "https://login.microsoftonline.com/contoso.onmicrosoft.com/v2.0")!))
+        let tenant = try KnownProvider.named("microsoft=AAAAAAAA-bbbb-cccc-dddd-eeeeeeeeeeee")
+        #expect(tenant.endpoints == .issuer(URL(string: "https://login.microsoftonline.com/aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee/v2.0")!))
         #expect(!tenant.installedClientsSendSecret)
     }
 
-    @Test("an unknown name, Microsoft without a tenant, a multi-tenant alias or a malformed tenant: unknownProvider",
-          arguments: ["gitea", "", "microsoft", "microsoft=common", "microsoft=Organizations", "microsoft=", "microsoft=a/b"])
+    @Test("microsoft alone is common; common, organizations as asked; consumers from the consumer tenant's issuer")
+    func microsoftAliases() throws {
+        let base = "https://login.microsoftonline.com/"
+        #expect(try KnownProvider.named("microsoft").endpoints == .issuer(URL(string: base + "common/v2.0")!))
+        #expect(try KnownProvider.named("microsoft=common") == KnownProvider.named("microsoft"))
+        #expect(try KnownProvider.named("microsoft=Organizations").endpoints == .issuer(URL(string: base + "organizations/v2.0")!))
+        #expect(try KnownProvider.named("microsoft=consumers").endpoints
+            == .issuer(URL(string: base + "9188040d-6c67-4c5b-b112-36a304b66dad/v2.0")!))
+    }
+
+    @Test("an unknown name, a tenant's domain (its metadata names the tenant id) or a malformed tenant: unknownProvider",
+          arguments: ["gitea", "", "microsoft=contoso.onmicrosoft.com", "microsoft=", "microsoft=a/b",
+                      "microsoft=aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeee", "microsoft=gggggggg-bbbb-cccc-dddd-eeeeeeeeeeee"])
     func unknown(_ name: String) {
         #expect(throws: SignInError.self) { try KnownProvider.named(name) }
         do {
