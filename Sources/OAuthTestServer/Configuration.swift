@@ -56,6 +56,20 @@ extension OAuthTestServer {
         package var expiresInStyle: ExpiresInStyle
         /// How the token endpoint writes its answers.
         package var tokenAnswers: TokenAnswerFormat = .json
+        /// The HTTP status of the token endpoint's error answers by `error` code, instead of 400 (401 for
+        /// `invalid_client`). GitHub answers errors with 200, JSON ones too; Google answers device polls'
+        /// `authorization_pending` with 428 and `slow_down` with 403.
+        /// https://docs.github.com/en/apps/oauth-apps/maintaining-oauth-apps/troubleshooting-oauth-app-access-token-request-errors
+        /// https://developers.google.com/identity/protocols/oauth2/limited-input-device#step-6:-handle-responses-to-polling-requests
+        package var tokenErrorStatuses: [String: Int] = [:]
+        /// What separates the granted scopes in token answers: a space (RFC 6749 §3.3), or a comma as GitHub writes
+        /// them (`scope=repo,gist`).
+        /// https://docs.github.com/en/apps/oauth-apps/building-oauth-apps/authorizing-oauth-apps#2-users-are-redirected-back-to-your-site-by-github
+        package var scopeSeparator = " "
+        /// When set, token answers also carry Microsoft's `ext_expires_in` (an extended lifetime for outages, which
+        /// clients must not take as the token's).
+        /// https://learn.microsoft.com/en-us/entra/identity-platform/v2-oauth2-auth-code-flow#successful-response-2
+        package var extendedExpiresIn: Duration?
         /// When set, answers that carry a refresh token say how long it lives in `refresh_token_expires_in`, as
         /// GitHub's do for the user tokens of GitHub Apps (the server does not expire them itself).
         /// https://docs.github.com/en/apps/creating-github-apps/authenticating-with-a-github-app/refreshing-user-access-tokens

@@ -7,6 +7,9 @@ enum Reply {
     /// Whether OAuth answers (objects with `access_token` or `error`) are written form-encoded, errors with
     /// `200 OK`: set by the token endpoint for a request its ``OAuthTestServer/TokenAnswerFormat`` answers so.
     @TaskLocal static var formEncodesOAuthAnswers = false
+    /// The status of OAuth error answers by `error` code, overriding 400: set by the token endpoint from
+    /// ``OAuthTestServer/Configuration/tokenErrorStatuses``.
+    @TaskLocal static var oauthErrorStatuses: [String: Int] = [:]
 
     /// `text` form-encoded: RFC 3986's unreserved characters as they are, every other byte as `%XX`.
     private static func formEscaped(_ text: String) -> String {
@@ -65,6 +68,7 @@ enum Reply {
             status = .unauthorized
             headers[.wwwAuthenticate] = #"Basic realm="oauth-test-server""#
         }
+        if let override = oauthErrorStatuses[code] { status = HTTPResponse.Status(code: override) }
         var object: [String: Any] = ["error": code, "error_description": description]
         for (name, value) in extras { object[name] = value }
         return json(object, status: status, headers: headers)

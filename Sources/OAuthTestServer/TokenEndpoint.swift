@@ -13,7 +13,9 @@ struct TokenEndpoint: Sendable {
         case .formUnlessJSONAccepted: !acceptsJSON
         case .form: true
         }
-        return try await Reply.$formEncodesOAuthAnswers.withValue(form) { try await answer(request) }
+        return try await Reply.$formEncodesOAuthAnswers.withValue(form) {
+            try await Reply.$oauthErrorStatuses.withValue(state.configuration.tokenErrorStatuses) { try await answer(request) }
+        }
     }
 
     private func answer(_ request: Request) async throws -> Response {
@@ -176,7 +178,10 @@ struct TokenEndpoint: Sendable {
                 body["refresh_token_expires_in"] = Int(lifetime.components.seconds)
             }
         }
-        if let scope = issued.scope { body["scope"] = scope }
+        if let scope = issued.scope {
+            body["scope"] = TokenLedger.scopeItems(scope).joined(separator: configuration.scopeSeparator)
+        }
+        if let extended = configuration.extendedExpiresIn { body["ext_expires_in"] = Int(extended.components.seconds) }
         if TokenLedger.scopeItems(issued.scope).contains("openid") {
             body["id_token"] = await OpenIDProvider(state: state).idToken(
                 subject: issued.subject, clientID: issued.clientID, nonce: nonce, issuer: issuer)

@@ -25,7 +25,8 @@ public struct TokenResponse: Sendable, Equatable {
     /// request spent in flight is not added to the token's life. `nil` when the server did not say. Never before
     /// ``issuedAt`` nor more than ``maximumLifetime`` after it, when parsed from a response.
     public var expiresAt: Date?
-    /// The granted scope, or `nil` when the response did not say (then it is the requested one, §5.1).
+    /// The granted scope, space-separated, or `nil` when the response did not say (then it is the requested one,
+    /// §5.1). A parsed answer's comma-separated scope, as GitHub writes it (`repo,gist`), reads as `repo gist`.
     public var scope: String?
     /// When the request that obtained these tokens was sent: the start of the access token's lifetime as this client
     /// can know it. `nil` when unknown.
@@ -133,11 +134,18 @@ public struct TokenResponse: Sendable, Equatable {
             tokenType: TokenType.normalize(body.tokenType ?? "Bearer"),
             refreshToken: refreshToken,
             expiresAt: body.expiresIn.map { sentAt.addingTimeInterval($0) },
-            scope: body.scope.flatMap { $0.isEmpty ? nil : $0 },
+            scope: Self.spaceSeparated(body.scope),
             issuedAt: sentAt,
             idToken: body.idToken.flatMap { $0.isEmpty ? nil : $0 },
             refreshTokenExpiresAt: refreshToken == nil ? nil : body.refreshTokenExpiresIn.map { sentAt.addingTimeInterval($0) }
         )
+    }
+
+    /// `scope` with commas read as separators (GitHub's `repo,gist`), or `nil` when it names no scope.
+    static func spaceSeparated(_ scope: String?) -> String? {
+        guard let scope else { return nil }
+        let items = scope.split(whereSeparator: { $0 == " " || $0 == "," })
+        return items.isEmpty ? nil : items.joined(separator: " ")
     }
 
     /// The token bundle after this response, given the one it replaces.
