@@ -109,7 +109,7 @@ let package = Package(
         .executableTarget(
             name: "tokenctl-signin",
             dependencies: [
-                "TokenCtlCommands", "TokenAuthSignIn", "TokenAuth", "TokenAuthKeyring", "CLazyCurl",
+                "TokenCtlCommands", "TokenAuthSignIn", "TokenAuth", "TokenAuthKeyring", "Keyring", "CLazyCurl",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -22,7 +22,7 @@ func signInWithBrowser(issuer: URL, clientID: String) async throws -> StoredCred
     let browser = try BrowserSignIn(metadata: metadata, clientID: clientID)
     let credentials = try await browser.signIn(scope: "openid profile read") { url in
         print("Sign in at \(url)")  // show the URL as well, in case the browser does not come to the front
-        try SystemBrowser().open(url)
+        try await SystemBrowser().open(url)
     }
     if let identity = credentials.auth.identity {
         print("Signed in as \(identity)")

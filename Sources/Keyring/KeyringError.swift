@@ -7,7 +7,7 @@ public struct KeyringError: Error, Sendable, Equatable, CustomStringConvertible 
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Base: String, Sendable, Hashable {
             case serviceUnavailable, locked, timedOut, notFound, noDefaultCollection
-            case secretTooLarge, notText, misconfigured, other
+            case secretTooLarge, notText, misconfigured, portalUnavailable, portalRefused, other
         }
 
         private let base: Base
@@ -30,6 +30,11 @@ public struct KeyringError: Error, Sendable, Equatable, CustomStringConvertible 
         /// The Secret Service provider runs but is set up so that it cannot serve us (e.g. KWallet without its
         /// crypto plugin); its fix names the setting or package.
         public static let misconfigured = Code(.misconfigured)
+        /// In a sandbox (Flatpak): no desktop portal answers on the session bus, or the portal has no backend for
+        /// the interface asked for (the Secret portal needs gnome-keyring's portal backend on the host).
+        public static let portalUnavailable = Code(.portalUnavailable)
+        /// In a sandbox (Flatpak): the desktop portal refused the request (its reason in ``KeyringError/underlying``).
+        public static let portalRefused = Code(.portalRefused)
         /// Any other error reported by libsecret, GLib or D-Bus.
         public static let other = Code(.other)
 

@@ -1,4 +1,5 @@
 import Foundation
+import Keyring
 import TokenAuth
 import TokenAuthSignIn
 import TokenCtlCommands
@@ -25,7 +26,7 @@ enum InteractiveSignIn {
             Terminal.say("To sign in, open this URL in a browser on this machine:\n  \(url.absoluteString)")
             if openBrowser {
                 do {
-                    try SystemBrowser().open(url)
+                    try await SystemBrowser(portal: { url in try await DesktopPortal.openURI(url) }).open(url)
                     Terminal.say("Opened your browser; waiting for you to finish there…")
                 } catch {
                     Terminal.say("\(error)")

@@ -6,7 +6,7 @@ import TokenAuth
 ///
 /// ```swift
 /// do {
-///     credentials = try await signIn.withBrowser { url in try SystemBrowser().open(url) }
+///     credentials = try await signIn.withBrowser { url in try await SystemBrowser().open(url) }
 /// } catch let error as SignInError where error.isTransient {
 ///     showRetry(error.description)
 /// } catch let error as SignInError {

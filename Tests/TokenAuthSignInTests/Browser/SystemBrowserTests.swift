@@ -1,0 +1,108 @@
+import Foundation
+import Synchronization
+import TestSupport
+import Testing
+import TokenAuthSignIn
+
+@Suite("SystemBrowser: BROWSER, the desktop portal in a sandbox, xdg-open")
+struct SystemBrowserTests {
+    static let url = URL(string: "https://auth.example.com/authorize?state=s&code_challenge=c")!
+
+    /// A portal hook that records the URLs it was given, and fails when told to.
+    final class RecordingPortal: Sendable {
+        let opened = Mutex<[URL]>([])
+        let failure: String?
+        init(failing failure: String? = nil) { self.failure = failure }
+        var hook: SystemBrowser.Portal {
+            { url in
+                self.opened.withLock { $0.append(url) }
+                if let failure = self.failure { throw PortalFailure(text: failure) }
+            }
+        }
+    }
+
+    struct PortalFailure: Error, CustomStringConvertible {
+        let text: String
+        var description: String { text }
+    }
+
+    /// A directory with an executable `xdg-open` that writes its arguments to `arguments` in that directory.
+    static func recordingXDGOpen() throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("system-browser-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let script = directory.appendingPathComponent("xdg-open")
+        try "#!/bin/sh\nprintf '%s\\n' \"$@\" > \"$(dirname \"$0\")/arguments\"\n".write(to: script, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: script.path)
+        return directory
+    }
+
+    /// The arguments the recording `xdg-open` in `directory` was run with, once it has written them.
+    static func recordedArguments(in directory: URL) async throws -> [String] {
+        let file = directory.appendingPathComponent("arguments")
+        var text = ""
+        try await waitUntil("xdg-open writes its arguments", within: .seconds(10)) {
+            text = (try? String(contentsOf: file, encoding: .utf8)) ?? ""
+            return text.hasSuffix("\n")
+        }
+        return text.split(separator: "\n").map(String.init)
+    }
+
+    @Test("BROWSER entries: %s replaced, %% kept as %, the URL appended when there is no %s")
+    func browserVariable() throws {
+        let browser = SystemBrowser(environment: ["BROWSER": "firefox --new-tab %s:w3m %%s"], sandboxed: false)
+        #expect(try browser.commands(for: Self.url) == [
+            ["firefox", "--new-tab", Self.url.absoluteString], ["w3m", "%s", Self.url.absoluteString],
+        ])
+    }
+
+    @Test("no graphical session, no sandbox, no BROWSER: noGraphicalSession, and nothing is asked")
+    func noGraphicalSession() async throws {
+        let portal = RecordingPortal()
+        let browser = SystemBrowser(environment: ["PATH": "/nonexistent"], portal: portal.hook, sandboxed: false)
+        #expect(!browser.usesPortal)
+        let error = await #expect(throws: SignInError.self) { try await browser.open(Self.url) }
+        #expect(error?.code == .noGraphicalSession)
+        #expect(portal.opened.withLock { $0 }.isEmpty)
+    }
+
+    @Test("in a sandbox the portal gets the URL, and no command is run")
+    func sandboxUsesPortal() async throws {
+        let directory = try Self.recordingXDGOpen()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let portal = RecordingPortal()
+        let browser = SystemBrowser(environment: ["PATH": directory.path + ":/usr/bin:/bin"], portal: portal.hook, sandboxed: true)
+        #expect(browser.usesPortal)
+        try await browser.open(Self.url)
+        #expect(portal.opened.withLock { $0 } == [Self.url])
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("arguments").path))
+    }
+
+    @Test("in a sandbox, a portal that fails: xdg-open is run instead")
+    func portalFailureFallsBack() async throws {
+        let directory = try Self.recordingXDGOpen()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let portal = RecordingPortal(failing: "no portal")
+        let browser = SystemBrowser(environment: ["PATH": directory.path + ":/usr/bin:/bin"], portal: portal.hook, sandboxed: true)
+        try await browser.open(Self.url)
+        #expect(portal.opened.withLock { $0 }.count == 1)
+        #expect(try await Self.recordedArguments(in: directory) == [Self.url.absoluteString])
+    }
+
+    @Test("in a sandbox, a failing portal and no xdg-open: browserNotStarted names both")
+    func bothFail() async throws {
+        let portal = RecordingPortal(failing: "no portal answers")
+        let browser = SystemBrowser(environment: ["PATH": "/nonexistent"], portal: portal.hook, sandboxed: true)
+        let error = await #expect(throws: SignInError.self) { try await browser.open(Self.url) }
+        #expect(error?.code == .browserNotStarted)
+        #expect(error.map { "\($0)".contains("no portal answers") && "\($0)".contains("xdg-open not found") } == true, "\(String(describing: error))")
+    }
+
+    @Test("BROWSER wins over the portal, in a sandbox too")
+    func browserWinsInSandbox() async throws {
+        let portal = RecordingPortal()
+        let browser = SystemBrowser(environment: ["BROWSER": "/bin/true"], portal: portal.hook, sandboxed: true)
+        #expect(!browser.usesPortal)
+        try await browser.open(Self.url)
+        #expect(portal.opened.withLock { $0 }.isEmpty)
+    }
+}
