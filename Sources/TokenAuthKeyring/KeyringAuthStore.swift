@@ -15,7 +15,7 @@ import TokenAuth
 /// Reads find items whatever wrote them (no schema filter): an item that `secret-tool store` made with a
 /// single-line token loads as a bare access token. A locked keyring throws `KeyringError` with code
 /// `locked`; it is never taken for "nothing stored".
-public struct KeyringAuthStore: AuthStore {
+public struct KeyringAuthStore: AuthStore, CredentialsEntry {
     /// The service the tokens are for, e.g. the API's host name.
     public let service: String
     /// The account the tokens belong to.
@@ -61,7 +61,7 @@ public struct KeyringAuthStore: AuthStore {
     /// The item's label.
     public var label: String { "OAuth tokens for \(account) on \(service)" }
 
-    var entry: String { "service \"\(service)\", account \"\(account)\"" }
+    package var entry: String { "service \"\(service)\", account \"\(account)\"" }
 
     /// The stored tokens, or `nil` when no item exists.
     /// - Throws: `KeyringError` (locked, unavailable, timed out) or `TokenAuthError` (unreadable item, left as it is).
@@ -78,16 +78,7 @@ public struct KeyringAuthStore: AuthStore {
     /// Stores `auth` with this store's ``client``; without one, keeps the client the item already records.
     /// With a ``wallClock``, also records the time as `refreshed_at`.
     public func save(_ auth: Auth) async throws {
-        var client = self.client
-        if client == nil {
-            do {
-                client = try await loadCredentials()?.client
-            } catch let error as TokenAuthError where error.code == .corrupt || error.code == .unsupportedVersion {
-                // An unreadable item is replaced: saving is an explicit write of new tokens.
-            }
-            // Any other error (locked, timed out) propagates: writing now would drop the recorded client.
-        }
-        try await save(StoredCredentials(auth: auth, client: client, refreshedAt: wallClock?()))
+        try await saveKeepingClient(auth)
     }
 
     /// Stores refreshed tokens in place of the version they were refreshed from (what `AuthManager` writes after a
@@ -102,16 +93,13 @@ public struct KeyringAuthStore: AuthStore {
     ///   `corrupt` or `unsupportedVersion` when it cannot be read (left untouched); `KeyringError` when the keyring
     ///   cannot be used.
     public func update(_ auth: Auth, replacing previous: Auth) async throws {
-        guard let stored = try await loadCredentials() else { throw TokenAuthError.missing(entry) }
-        guard stored.auth.isSameVersion(as: previous) else { throw TokenAuthError.superseded(entry) }
-        try await save(StoredCredentials(auth: auth, client: client ?? stored.client, refreshedAt: wallClock?()))
+        try await compareAndSwap(auth, replacing: previous)
     }
 
     /// Stores tokens and client, replacing the item in place. It takes no lock: `AuthManager` calls it holding
     /// ``itemLock(maximumWait:)``; other writers use ``signIn(_:)``.
     public func save(_ credentials: StoredCredentials) async throws {
-        let text = try StoredBundleFormat.encode(credentials)
-        try await keyring.store(text, label: label, attributes: attributes, in: collection)
+        _ = try await write(credentials)
     }
 
     /// Stores the credentials of a sign-in or import, replacing whatever the item holds — an item this version
@@ -123,16 +111,7 @@ public struct KeyringAuthStore: AuthStore {
     /// - Returns: why the item it replaced could not be read, when it could not (to tell the user); else `nil`.
     @discardableResult
     public func signIn(_ credentials: StoredCredentials) async throws -> TokenAuthError? {
-        try await itemLock(maximumWait: Self.signInLockWait).withLock {
-            var unreadable: TokenAuthError?
-            do {
-                _ = try await loadCredentials()
-            } catch let error as TokenAuthError where error.code == .corrupt || error.code == .unsupportedVersion {
-                unreadable = error
-            }
-            try await save(credentials)
-            return unreadable
-        }
+        try await replaceUnderLock(credentials)
     }
 
     /// How long ``signIn(_:)`` and ``delete()`` wait for a refresh in another process to release the item's lock.
@@ -141,13 +120,13 @@ public struct KeyringAuthStore: AuthStore {
     /// The lock every writer of this item takes: `AuthManager.forKeyringItem` refreshes under it, ``signIn(_:)``,
     /// ``delete()`` and `SignOut` write under it. An advisory `flock` in `$XDG_RUNTIME_DIR/tokenkeyring/`.
     public func itemLock(maximumWait: Duration = .seconds(30)) -> FileRefreshLock {
-        FileRefreshLock(service: service, account: account, maximumWait: maximumWait)
+        sharedItemLock(maximumWait: maximumWait)
     }
 
     /// Deletes the item without taking its lock: what `AuthManager.signOut()` calls while holding it. Succeeds when
     /// there is none. Use ``delete()`` elsewhere.
     public func erase() async throws {
-        _ = try await keyring.delete(attributes)
+        _ = try await remove()
     }
 
     /// Deletes the item under ``itemLock(maximumWait:)``, so that a refresh under way in another process finishes first and
@@ -155,9 +134,19 @@ public struct KeyringAuthStore: AuthStore {
     /// - Returns: whether there was one.
     @discardableResult
     public func delete() async throws -> Bool {
-        try await itemLock(maximumWait: Self.signInLockWait).withLock {
-            try await keyring.delete(attributes) > 0
-        }
+        try await deleteUnderLock()
+    }
+
+    /// Stores `credentials` in the item, in place: the keyring keeps nothing aside.
+    package func write(_ credentials: StoredCredentials) async throws -> String? {
+        let text = try StoredBundleFormat.encode(credentials)
+        try await keyring.store(text, label: label, attributes: attributes, in: collection)
+        return nil
+    }
+
+    /// Deletes the item, taking no lock.
+    package func remove() async throws -> Bool {
+        try await keyring.delete(attributes) > 0
     }
 
     /// Every stored account of `service`, with its metadata (not its tokens).
