@@ -1,0 +1,49 @@
+import Foundation
+import Logging
+import TokenAuth
+import TokenAuthKeyring
+
+// A child process of the file store's tests, as another program using the same file would be:
+//
+//   file-store-child write DIRECTORY SERVICE ACCOUNT PREFIX
+//       replaces the item again and again, without end, with tokens PREFIX-1, PREFIX-2, … and a large scope (so that
+//       each write takes a while): the test kills it with SIGKILL in the middle of one.
+//   file-store-child token DIRECTORY SERVICE ACCOUNT
+//       prints a valid access token of the item, refreshing it first if needed, as `tokenctl token` does; its debug
+//       log (the lock's "waiting for the refresh lock") goes to standard error.
+let arguments = CommandLine.arguments
+guard arguments.count >= 5, let mode = arguments.dropFirst().first else {
+    FileHandle.standardError.write(Data("usage: file-store-child write|token DIRECTORY SERVICE ACCOUNT [PREFIX]\n".utf8))
+    exit(64)
+}
+let directory = URL(fileURLWithPath: arguments[2])
+let (service, account) = (arguments[3], arguments[4])
+LoggingSystem.bootstrap { label in
+    var handler = StreamLogHandler.standardError(label: label)
+    handler.logLevel = .debug
+    return handler
+}
+
+do {
+    switch mode {
+    case "write" where arguments.count == 6:
+        let store = FileAuthStore(service: service, account: account, directory: directory)
+        let scope = String(repeating: "scope ", count: 40_000)
+        var count = 0
+        while true {
+            count += 1
+            let auth = Auth(accessToken: "\(arguments[5])-\(count)", refreshToken: "refresh-\(count)", scope: scope)
+            try await store.save(StoredCredentials(auth: auth))
+        }
+    case "token":
+        let manager = try await AuthManager.forFileItem(
+            service: service, account: account, directory: directory, followsChanges: false)
+        print(try await manager.validToken())
+    default:
+        FileHandle.standardError.write(Data("unknown mode \(mode)\n".utf8))
+        exit(64)
+    }
+} catch {
+    FileHandle.standardError.write(Data("file-store-child: \(error)\n".utf8))
+    exit(1)
+}
