@@ -11,7 +11,9 @@ extension TokenCtl {
             discussion: """
                 Without --account, one line per stored account: "valid until …", "needs refresh" (the next use \
                 refreshes it), "sign-in required: …", "keyring locked" or "unreadable: …". Nothing is refreshed, \
-                written or unlocked. With --account, the same as `show`. Exit code 3 when nothing is stored.
+                written or unlocked. Accounts kept in files (--insecure-storage) that the keyring does not have \
+                follow, marked with their file (JSON: storage, path). With --account, the same as `show`. Exit code \
+                3 when nothing is stored.
                 """)
 
         @OptionGroup var options: ServiceOptions
@@ -25,9 +27,11 @@ extension TokenCtl {
             let expiresAt: Date?
             let reason: String?
             let identityCheckPending: Bool
+            let storage: String
+            let path: String?
 
             enum CodingKeys: String, CodingKey {
-                case account, state, reason
+                case account, state, reason, storage, path
                 case expiresAt = "expires_at", identityCheckPending = "identity_check_pending"
             }
         }
@@ -39,27 +43,33 @@ extension TokenCtl {
             }
             try await reportingFailures {
                 let now = systemWallClock()
-                let states = try await KeyringAuthStore.accountStates(of: service, keyring: keyring, at: now)
+                let (inKeyring, inFiles) = try await accountsInBothStores(
+                    { try await KeyringAuthStore.accountStates(of: service, keyring: keyring, at: now) },
+                    files: { try FileAuthStore.accountStates(of: service, at: now) }, account: \.account)
+                let states = inKeyring.map { ($0, ItemLocation.keyring) } + inFiles.map {
+                    ($0, ItemLocation.file(path: FileAuthStore(service: service, account: $0.account).path))
+                }
                 guard !states.isEmpty else {
                     throw Failure(
                         message: "No accounts are stored for service \"\(service)\". Sign in with `tokenctl login`.",
                         exitCode: Exit.noCredentials)
                 }
-                let rows = states.map { Self.row($0) }
+                let rows = states.map { Self.row($0.0, location: $0.1) }
                 if json {
                     try Terminal.printJSON(rows)
                     return
                 }
                 let chosen = DefaultAccounts.account(for: service)
-                for (row, state) in zip(rows, states) {
+                for (row, (state, _)) in zip(rows, states) {
                     print("\(ServerText.printable(row.account))\t\(Self.text(state.state, now: now))"
                         + (row.identityCheckPending ? " (identity check pending)" : "")
-                        + (row.account == chosen ? " (default)" : ""))
+                        + (row.account == chosen ? " (default)" : "")
+                        + (row.path.map { " (in the file \($0), unencrypted)" } ?? ""))
                 }
             }
         }
 
-        private static func row(_ account: KeyringAuthStore.AccountState) -> Row {
+        private static func row(_ account: KeyringAuthStore.AccountState, location: ItemLocation) -> Row {
             let (state, expiresAt, reason): (String, Date?, String?) = switch account.state {
             case .valid(let until): ("valid", until, nil)
             case .needsRefresh: ("needs_refresh", nil, nil)
@@ -69,7 +79,7 @@ extension TokenCtl {
             }
             return Row(
                 account: account.account, state: state, expiresAt: expiresAt, reason: reason,
-                identityCheckPending: account.identityCheckPending)
+                identityCheckPending: account.identityCheckPending, storage: location.storage, path: location.path)
         }
 
         private static func text(_ state: KeyringAuthStore.AccountState.State, now: Date) -> String {
