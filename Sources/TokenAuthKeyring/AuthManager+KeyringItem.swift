@@ -53,7 +53,7 @@ extension AuthManager {
     /// they record under `lock` — what ``forKeyringItem(service:account:keyring:transport:configuration:identityChecks:followsChanges:wallClock:logger:)``
     /// and `forFileItem` share.
     static func managing(
-        _ store: some CredentialsEntry, credentials: StoredCredentials, lock: FileRefreshLock,
+        _ store: some CredentialsStore, credentials: StoredCredentials, lock: FileRefreshLock,
         transport: any HTTPTransport, configuration: Configuration, identityChecks: IdentityCheckFactory?,
         storeChanges: AsyncStream<Void>?, wallClock: @escaping WallClock, logger: Logger
     ) async -> AuthManager {

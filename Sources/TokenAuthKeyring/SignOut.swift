@@ -39,37 +39,30 @@ public enum SignOut {
         wallClock: @escaping WallClock = systemWallClock
     ) async throws -> Outcome {
         try await perform(
-            KeyringAuthStore(service: service, account: account, keyring: keyring), transport: transport,
+            store: KeyringAuthStore(service: service, account: account, keyring: keyring), transport: transport,
             wallClock: wallClock)
     }
 
-    /// Signs the account of `store` out of its file: as for a keyring item, revocation first, then the file removed,
-    /// all under the item's lock.
+    /// Signs the account of `store` out: as for a keyring item, revocation first, then the entry removed, all under
+    /// the item's lock — for a ``FileAuthStore`` file, or any ``CredentialsStore``.
     ///
     /// ```swift
-    /// let outcome = try await SignOut.perform(fileStore: FileAuthStore(service: "api.example.com", account: "ada"))
+    /// let outcome = try await SignOut.perform(store: FileAuthStore(service: "api.example.com", account: "ada"))
     /// if case .failed(let error) = outcome.revocation { print("Not revoked: \(error)") }
     /// ```
     ///
     /// - Parameters:
-    ///   - fileStore: The file store item to sign out of.
+    ///   - store: The entry to sign out of.
     ///   - transport: Sends the revocation requests.
     ///   - wallClock: Tells whether the access token has expired (an expired one is not revoked).
-    /// - Throws: `TokenAuthError` — for a file that cannot be read (then nothing is revoked or removed), one that
-    ///   cannot be removed (`storageFailed`), or the refresh lock.
+    /// - Throws: the store's errors — for an entry that cannot be read (then nothing is revoked or removed), or one
+    ///   that cannot be removed — or the refresh lock's.
     public static func perform(
-        fileStore: FileAuthStore,
+        store: some CredentialsStore,
         transport: any HTTPTransport = URLSessionTransport(maximumResponseBodySize: 64 * 1024, timeout: .seconds(10)),
         wallClock: @escaping WallClock = systemWallClock
     ) async throws -> Outcome {
-        try await perform(fileStore, transport: transport, wallClock: wallClock)
-    }
-
-    /// Revokes what `store` holds and removes it, under its lock.
-    private static func perform(
-        _ store: some CredentialsEntry, transport: any HTTPTransport, wallClock: @escaping WallClock
-    ) async throws -> Outcome {
-        try await store.sharedItemLock(maximumWait: KeyringAuthStore.signInLockWait).withLock {
+        try await store.itemLock(maximumWait: KeyringAuthStore.signInLockWait).withLock {
             guard let credentials = try await store.loadCredentials() else {
                 return Outcome(deleted: false, revocation: .notConfigured)
             }

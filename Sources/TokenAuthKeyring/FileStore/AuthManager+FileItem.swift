@@ -30,14 +30,10 @@ extension AuthManager {
     ///   - logger: Where the manager logs; never a secret.
     /// - Throws: `TokenAuthError` `noCredentials` when there is no file; the store's errors when it cannot be read.
     public static func forFileItem(
-        service: String,
-        account: String,
-        directory: URL? = nil,
+        service: String, account: String, directory: URL? = nil,
         transport: any HTTPTransport = URLSessionTransport(maximumResponseBodySize: TokenResponse.maximumSize),
-        configuration: Configuration = Configuration(),
-        identityChecks: IdentityCheckFactory? = nil,
-        followsChanges: Bool = true,
-        wallClock: @escaping WallClock = systemWallClock,
+        configuration: Configuration = Configuration(), identityChecks: IdentityCheckFactory? = nil,
+        followsChanges: Bool = true, wallClock: @escaping WallClock = systemWallClock,
         logger: Logger = Logger(label: "TokenAuth.AuthManager")
     ) async throws -> AuthManager {
         let reader = FileAuthStore(service: service, account: account, directory: directory)

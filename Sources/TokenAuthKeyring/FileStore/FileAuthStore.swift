@@ -18,23 +18,25 @@ import TokenAuth
 /// Everything else is as ``KeyringAuthStore`` does it:
 /// - **The same text.** A file holds exactly what the keyring item's secret holds (TokenAuth's article "The keyring
 ///   item"), so `tokenctl` reads either, and tokens move between them with `tokenctl import`.
-/// - **The same lock and write order.** Every writer takes the item's lock (``itemLock(maximumWait:)``, the one the
-///   keyring item of the same service and account has); a refresh writes only if the file still holds the tokens it
-///   refreshed (``update(_:replacing:)``), so a write never replaces what another process wrote after it read.
+/// - **The same lock and write order** (``CredentialsStore``). Every writer takes the item's lock
+///   (``CredentialsStore/itemLock(maximumWait:)``, the one the keyring item of the same service and account has); a
+///   refresh writes only if the file still holds the tokens it refreshed (``CredentialsStore/update(_:replacing:)``),
+///   so a write never replaces what another process wrote after it read.
 /// - **Atomic, private files.** In ``directory`` (`0700`), each item is `SERVICE+ACCOUNT.json` (percent-encoded, one
 ///   path component whatever the names hold), `0600`, replaced by a temporary file that is synced and renamed over
 ///   it: a reader, or a process killed mid-write, sees the old file or the new one, never a part. A directory or
 ///   file that other users can open is refused (`TokenAuthError` with code `storageFailed`, naming the `chmod`), not
 ///   repaired: the tokens may already have been read.
 /// - **Unreadable files are kept.** Reading one throws `corrupt` or `unsupportedVersion` and changes nothing; the one
-///   write allowed to replace it (``signIn(_:)``, ``save(_:)-(StoredCredentials)``) first keeps it as
+///   write allowed to replace it (``CredentialsStore/signIn(_:)``, ``save(_:)``) first keeps it as
 ///   `SERVICE+ACCOUNT.json.corrupt-STAMP`, never overwriting or deleting it. A refresh never replaces it.
-public struct FileAuthStore: AuthStore, CredentialsEntry {
+public struct FileAuthStore: CredentialsStore {
     /// The service the tokens are for, e.g. the API's host name.
     public let service: String
     /// The account the tokens belong to.
     public let account: String
-    /// The client stored with the tokens by ``save(_:)-(Auth)``; `nil` keeps whatever client the file records.
+    /// The client stored with the tokens by ``CredentialsStore/save(_:)-(Auth)``; `nil` keeps whatever client the
+    /// file records.
     public let client: OAuthClient?
     /// The store's directory: ``defaultDirectory()`` unless another was given.
     public let directory: URL
@@ -74,7 +76,7 @@ public struct FileAuthStore: AuthStore, CredentialsEntry {
     /// The item's file: ``directory`` and `SERVICE+ACCOUNT.json`.
     public var path: String { storeDirectory.path(of: fileName ?? "") }
 
-    package var entry: String { "the file \(path) (service \"\(service)\", account \"\(account)\")" }
+    var entry: String { "the file \(path) (service \"\(service)\", account \"\(account)\")" }
 
     var storeDirectory: StoreDirectory { StoreDirectory(path: directory.path) }
 
@@ -90,14 +92,9 @@ public struct FileAuthStore: AuthStore, CredentialsEntry {
         return fileName
     }
 
-    /// The stored tokens, or `nil` when there is no file.
+    /// The stored tokens and client, or `nil` when there is no file.
     /// - Throws: `TokenAuthError` — `corrupt` or `unsupportedVersion` for a file that cannot be read (left as it
     ///   is), `storageFailed` for a directory or file that cannot be used or is open to other users.
-    public func load() async throws -> Auth? {
-        try loadCredentialsNow()?.auth
-    }
-
-    /// The stored tokens and client, or `nil` when there is no file. Throws as ``load()``.
     public func loadCredentials() async throws -> StoredCredentials? {
         try loadCredentialsNow()
     }
@@ -108,55 +105,13 @@ public struct FileAuthStore: AuthStore, CredentialsEntry {
         return try decode(bytes)
     }
 
-    /// Stores `auth` with this store's ``client``; without one, keeps the client the file already records.
-    /// With a ``wallClock``, also records the time as `refreshed_at`.
-    public func save(_ auth: Auth) async throws {
-        try await saveKeepingClient(auth)
-    }
-
-    /// Stores refreshed tokens in place of the version they were refreshed from, only if the file still holds
-    /// `previous`: the compare-and-swap ``KeyringAuthStore/update(_:replacing:)`` describes, made one step by the
-    /// item's lock (``itemLock(maximumWait:)``), which `AuthManager` holds around it.
-    /// - Throws: `TokenAuthError` — `missing` when there is no file, `superseded` when it holds another version,
-    ///   `corrupt` or `unsupportedVersion` when it cannot be read (left untouched), `storageFailed`.
-    public func update(_ auth: Auth, replacing previous: Auth) async throws {
-        try await compareAndSwap(auth, replacing: previous)
-    }
-
-    /// Stores tokens and client, replacing the file atomically; an unreadable file is kept aside first. It takes no
-    /// lock: `AuthManager` calls it holding ``itemLock(maximumWait:)``; other writers use ``signIn(_:)``.
-    public func save(_ credentials: StoredCredentials) async throws {
-        _ = try await write(credentials)
-    }
-
-    /// Stores the credentials of a sign-in or import under ``itemLock(maximumWait:)``, replacing what the file holds,
-    /// ordered with refreshes in every process as ``KeyringAuthStore/signIn(_:)`` is. A file this version cannot read
-    /// is kept aside, not overwritten.
-    /// - Returns: why the file it replaced could not be read and where it was kept, when it could not; else `nil`.
+    /// Stores tokens and client, replacing the file atomically. A file this version cannot read is first kept as
+    /// `NAME.json.corrupt-STAMP` (dated by ``wallClock``, else the system's), never overwritten. It takes no lock:
+    /// `AuthManager` calls it holding ``CredentialsStore/itemLock(maximumWait:)``; other writers use
+    /// ``CredentialsStore/signIn(_:)``.
+    /// - Returns: where an unreadable file was kept, when there was one; else `nil`.
     @discardableResult
-    public func signIn(_ credentials: StoredCredentials) async throws -> TokenAuthError? {
-        try await replaceUnderLock(credentials)
-    }
-
-    /// The lock every writer of this item takes — the keyring item's of the same service and account.
-    public func itemLock(maximumWait: Duration = .seconds(30)) -> FileRefreshLock {
-        sharedItemLock(maximumWait: maximumWait)
-    }
-
-    /// Removes the file without taking its lock: what `AuthManager.signOut()` calls while holding it. Succeeds when
-    /// there is none. Use ``delete()`` elsewhere.
-    public func erase() async throws {
-        _ = try await remove()
-    }
-
-    /// Removes the file under ``itemLock(maximumWait:)``, whatever it holds (files kept aside stay).
-    /// - Returns: whether there was one.
-    @discardableResult
-    public func delete() async throws -> Bool {
-        try await deleteUnderLock()
-    }
-
-    package func write(_ credentials: StoredCredentials) async throws -> String? {
+    public func save(_ credentials: StoredCredentials) async throws -> String? {
         let name = try checkedFileName()
         var keptAt: String?
         if let existing = try storeDirectory.read(name), (try? decode(existing)) == nil {
@@ -166,7 +121,10 @@ public struct FileAuthStore: AuthStore, CredentialsEntry {
         return keptAt
     }
 
-    package func remove() async throws -> Bool {
+    /// Removes the file without taking its lock, whatever it holds (files kept aside stay); use
+    /// ``CredentialsStore/delete()`` elsewhere.
+    /// - Returns: whether there was one.
+    public func remove() async throws -> Bool {
         try storeDirectory.remove(try checkedFileName())
     }
 

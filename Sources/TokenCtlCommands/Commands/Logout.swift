@@ -26,7 +26,7 @@ extension TokenCtl {
                         service: item.service, account: item.account, keyring: keyringOptions.keyring)
                     return outcome.deleted ? (outcome, ItemLocation.keyring) : nil
                 }, orFile: { store in
-                    let outcome = try await SignOut.perform(fileStore: store)
+                    let outcome = try await SignOut.perform(store: store)
                     return outcome.deleted ? (outcome, ItemLocation.file(path: store.path)) : nil
                 })
                 guard let (outcome, location) = signedOut else { throw Failure.noCredentials(item) }
