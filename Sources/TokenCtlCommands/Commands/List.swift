@@ -21,8 +21,6 @@ extension TokenCtl {
             let label: String
             let modified: Date?
             let locked: Bool
-            let storage: String
-            let path: String?
         }
 
         func run() async throws {
@@ -30,27 +28,30 @@ extension TokenCtl {
                 let service = options.service
                 let (inKeyring, inFiles) = try await accountsInBothStores({
                     try await KeyringAuthStore.accounts(of: service, keyring: options.keyringOptions.keyring).map {
-                        Row(
+                        let row = Row(
                             account: $0.attributes["account"] ?? "", label: $0.label, modified: $0.modified,
-                            locked: $0.isLocked, storage: "keyring", path: nil)
+                            locked: $0.isLocked)
+                        return Located(row: row, location: .keyring)
                     }
                 }, files: {
                     try FileAuthStore.accounts(of: service).map { account in
                         let path = FileAuthStore(service: service, account: account).path
                         let modified = try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date
-                        return Row(
+                        let row = Row(
                             account: account, label: "OAuth tokens for \(account) on \(service)", modified: modified,
-                            locked: false, storage: "file", path: path)
+                            locked: false)
+                        return Located(row: row, location: .file(path: path))
                     }
-                }, account: \.account)
+                }, account: \.row.account)
                 let rows = inKeyring + inFiles
                 if options.json {
                     try Terminal.printJSON(rows)
                     return
                 }
-                for row in rows {
+                for located in rows {
+                    let row = located.row
                     let modified = row.modified?.formatted(date: .abbreviated, time: .shortened) ?? "?"
-                    print("\(row.account)\t\(modified)\(row.locked ? "\tlocked" : "")\(row.path == nil ? "" : "\tfile")")
+                    print("\(row.account)\t\(modified)\(row.locked ? "\tlocked" : "")\(located.location.path == nil ? "" : "\tfile")")
                 }
             }
         }

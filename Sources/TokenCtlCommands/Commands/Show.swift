@@ -37,19 +37,17 @@ extension TokenCtl {
                 guard let (credentials, location) = try await item.locateCredentials(keyring: keyring) else {
                     throw Failure.noCredentials(item)
                 }
-                var summary = CredentialsSummary(
+                let summary = CredentialsSummary(
                     service: item.service, account: item.account, credentials: credentials, now: systemWallClock())
-                summary.storage = location.storage
-                summary.path = location.path
                 if json {
-                    try Terminal.printJSON(summary)
+                    try Terminal.printJSON(Located(row: summary, location: location))
                 } else {
-                    print(Self.text(summary))
+                    print(Self.text(summary, location: location))
                 }
             }
         }
 
-        static func text(_ summary: CredentialsSummary) -> String {
+        static func text(_ summary: CredentialsSummary, location: ItemLocation = .keyring) -> String {
             var rows: [(String, String)] = [
                 ("service", summary.service),
                 ("account", summary.account),
@@ -87,7 +85,7 @@ extension TokenCtl {
             if summary.identityCheckPending {
                 rows.append(("identity", "check pending: the id_token of the last refresh could not be checked yet; the next use checks it"))
             }
-            if let path = summary.path {
+            if let path = location.path {
                 rows.append(("stored in", "file \(path) (unencrypted: --insecure-storage)"))
             } else {
                 rows.append(("stored in", "keyring"))

@@ -27,11 +27,9 @@ extension TokenCtl {
             let expiresAt: Date?
             let reason: String?
             let identityCheckPending: Bool
-            let storage: String
-            let path: String?
 
             enum CodingKeys: String, CodingKey {
-                case account, state, reason, storage, path
+                case account, state, reason
                 case expiresAt = "expires_at", identityCheckPending = "identity_check_pending"
             }
         }
@@ -54,22 +52,22 @@ extension TokenCtl {
                         message: "No accounts are stored for service \"\(service)\". Sign in with `tokenctl login`.",
                         exitCode: Exit.noCredentials)
                 }
-                let rows = states.map { Self.row($0.0, location: $0.1) }
+                let rows = states.map { Located(row: Self.row($0.0), location: $0.1) }
                 if json {
                     try Terminal.printJSON(rows)
                     return
                 }
                 let chosen = DefaultAccounts.account(for: service)
-                for (row, (state, _)) in zip(rows, states) {
-                    print("\(ServerText.printable(row.account))\t\(Self.text(state.state, now: now))"
-                        + (row.identityCheckPending ? " (identity check pending)" : "")
-                        + (row.account == chosen ? " (default)" : "")
-                        + (row.path.map { " (in the file \($0), unencrypted)" } ?? ""))
+                for (state, location) in states {
+                    print("\(ServerText.printable(state.account))\t\(Self.text(state.state, now: now))"
+                        + (state.identityCheckPending ? " (identity check pending)" : "")
+                        + (state.account == chosen ? " (default)" : "")
+                        + (location.path.map { " (in the file \($0), unencrypted)" } ?? ""))
                 }
             }
         }
 
-        private static func row(_ account: KeyringAuthStore.AccountState, location: ItemLocation) -> Row {
+        private static func row(_ account: KeyringAuthStore.AccountState) -> Row {
             let (state, expiresAt, reason): (String, Date?, String?) = switch account.state {
             case .valid(let until): ("valid", until, nil)
             case .needsRefresh: ("needs_refresh", nil, nil)
@@ -79,7 +77,7 @@ extension TokenCtl {
             }
             return Row(
                 account: account.account, state: state, expiresAt: expiresAt, reason: reason,
-                identityCheckPending: account.identityCheckPending, storage: location.storage, path: location.path)
+                identityCheckPending: account.identityCheckPending)
         }
 
         private static func text(_ state: KeyringAuthStore.AccountState.State, now: Date) -> String {

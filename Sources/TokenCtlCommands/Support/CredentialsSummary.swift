@@ -41,10 +41,6 @@ package struct CredentialsSummary: Sendable, Equatable, Encodable {
     let identityCheckPending: Bool
     /// Why the session ended although the item was kept (then a sign-in is required), if it did.
     let endReason: String?
-    /// Where the item lives, `keyring` or `file`, when the summary says so (`show`).
-    var storage: String?
-    /// The item's file, when it lives in the file store.
-    var path: String?
 
     /// Who signed in: the identity's issuer, subject and display name.
     struct IdentitySummary: Sendable, Equatable, Encodable {
@@ -133,6 +129,5 @@ package struct CredentialsSummary: Sendable, Equatable, Encodable {
         case secondsSinceRefresh = "seconds_since_refresh"
         case issuer, identity
         case identityCheckPending = "identity_check_pending", endReason = "ended"
-        case storage, path
     }
 }

@@ -31,8 +31,8 @@ extension StorageOptions {
         }
         if let unreadable {
             Terminal.error(
-                "Replaced the tokens for account \"\(item.account)\" on service \"\(item.service)\" in "
-                    + "\(location.named), which could not be read (\(unreadable.reason)).")
+                "Replaced the item for account \"\(item.account)\" on service \"\(item.service)\" (in "
+                    + "\(location.named)), which could not be read (\(unreadable.reason)).")
         }
         return location
     }

@@ -34,6 +34,22 @@ package enum ItemLocation: Sendable, Equatable {
     }
 }
 
+/// A row of JSON output with where its item lives: the row's own members, then `storage` (`keyring` or `file`) and,
+/// for a file, `path`.
+struct Located<Row: Encodable>: Encodable {
+    let row: Row
+    let location: ItemLocation
+
+    private enum Keys: String, CodingKey { case storage, path }
+
+    func encode(to encoder: any Encoder) throws {
+        try row.encode(to: encoder)
+        var container = encoder.container(keyedBy: Keys.self)
+        try container.encode(location.storage, forKey: .storage)
+        try container.encodeIfPresent(location.path, forKey: .path)
+    }
+}
+
 extension ItemOptions {
     /// The item's file in the file store.
     var fileStore: FileAuthStore { FileAuthStore(service: service, account: account) }
