@@ -202,12 +202,19 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
-        // The keyring store against a real Secret Service.
+        // A process of the file store's tests: writes an item without end (to be killed mid-write), or refreshes it.
+        .executableTarget(
+            name: "file-store-child",
+            dependencies: ["TokenAuthKeyring", "TokenAuth", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/FileStoreChild"
+        ),
+        // The keyring store against a real Secret Service, and the file store with processes of its own.
         .testTarget(
             name: "TokenAuthKeyringTests",
             dependencies: [
                 "TokenAuthKeyring", "TokenAuth", "TokenAuthSignIn", "TokenAuthTesting", "Keyring", "OAuthTestServer",
-                "KeyringTestSupport", "OAuthTestSupport", "TestSupport", .product(name: "HTTPTypes", package: "swift-http-types"),
+                "KeyringTestSupport", "OAuthTestSupport", "TestSupport", "file-store-child",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
         // Runs the built `tokenctl` as a child process: exit codes, output, and the keyring items it leaves.

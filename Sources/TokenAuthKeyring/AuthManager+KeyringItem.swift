@@ -42,6 +42,21 @@ extension AuthManager {
         }
         let store = KeyringAuthStore(
             service: service, account: account, client: credentials.client, keyring: keyring, wallClock: wallClock)
+        let lock = store.itemLock()
+        return await managing(
+            store, credentials: credentials, lock: lock, transport: transport, configuration: configuration,
+            identityChecks: identityChecks, storeChanges: changes.map { Self.announcements($0, lock.releases()) },
+            wallClock: wallClock, logger: logger)
+    }
+
+    /// A manager for `store`, which holds `credentials` (just read), refreshing through the token endpoint and client
+    /// they record under `lock` — what ``forKeyringItem(service:account:keyring:transport:configuration:identityChecks:followsChanges:wallClock:logger:)``
+    /// and `forFileItem` share.
+    static func managing(
+        _ store: some CredentialsStore, credentials: StoredCredentials, lock: FileRefreshLock,
+        transport: any HTTPTransport, configuration: Configuration, identityChecks: IdentityCheckFactory?,
+        storeChanges: AsyncStream<Void>?, wallClock: @escaping WallClock, logger: Logger
+    ) async -> AuthManager {
         var configuration = configuration
         // Only a client recorded as signing in as itself: a user's token is never replaced by the client's own.
         if credentials.auth.refreshToken == nil, credentials.auth.isLive, credentials.client?.usesClientCredentials == true,
@@ -60,12 +75,11 @@ extension AuthManager {
         }
         let refresher: any TokenRefresher = credentials.client.map {
             TokenEndpointClient(client: $0, transport: transport, wallClock: wallClock)
-        } ?? UnconfiguredRefresher(service: service, account: account)
-        let lock = store.itemLock()
+        } ?? UnconfiguredRefresher(service: store.service, account: store.account)
         let manager = AuthManager(
             store: store, refresher: refresher, configuration: configuration, lock: lock,
             revoker: credentials.client.flatMap { TokenRevocationClient(client: $0, transport: transport) },
-            storeChanges: changes.map { Self.announcements($0, lock.releases()) }, wallClock: wallClock, logger: logger)
+            storeChanges: storeChanges, wallClock: wallClock, logger: logger)
         await manager.prime(with: credentials.auth)
         return manager
     }

@@ -58,8 +58,8 @@ extension KeyringAuthStore {
             let credentials: StoredCredentials?
             do {
                 credentials = try await store.loadCredentials()
-            } catch let error as TokenAuthError where error.code == .corrupt || error.code == .unsupportedVersion {
-                states.append(AccountState(account: account, state: .unreadable(reason: error.reason), identityCheckPending: false))
+            } catch let error as TokenAuthError where error.isUnreadableEntry {
+                states.append(AccountState(account: account, unreadable: error.reason))
                 continue
             } catch let error as KeyringError where error.code == .locked {
                 states.append(AccountState(account: account, state: .locked, identityCheckPending: false))
@@ -67,15 +67,27 @@ extension KeyringAuthStore {
             }
             // Deleted between the listing and the read: no longer an account.
             guard let credentials else { continue }
-            states.append(AccountState(
-                account: account, state: state(of: credentials, at: now, leeway: leeway),
-                identityCheckPending: credentials.auth.unverifiedIDToken != nil))
+            states.append(AccountState(account: account, credentials: credentials, at: now, leeway: leeway))
         }
         return states
     }
+}
+
+extension KeyringAuthStore.AccountState {
+    /// The state of `credentials` of `account` at `now`, as `AuthManager` would meet them.
+    init(account: String, credentials: StoredCredentials, at now: Date, leeway: Duration) {
+        self.init(
+            account: account, state: Self.state(of: credentials, at: now, leeway: leeway),
+            identityCheckPending: credentials.auth.unverifiedIDToken != nil)
+    }
+
+    /// An entry of `account` that cannot be read, for `reason`.
+    init(account: String, unreadable reason: String) {
+        self.init(account: account, state: .unreadable(reason: reason), identityCheckPending: false)
+    }
 
     /// The state of `credentials` at `now`, as `AuthManager` would meet them.
-    private static func state(of credentials: StoredCredentials, at now: Date, leeway: Duration) -> AccountState.State {
+    private static func state(of credentials: StoredCredentials, at now: Date, leeway: Duration) -> State {
         let auth = credentials.auth
         if let reason = auth.endReason { return .signInRequired(reason: reason) }
         if auth.isFresh(at: now, leeway: leeway) { return .valid(until: auth.expiresAt) }

@@ -27,10 +27,32 @@ extension KeyringAuthStore {
     /// - Throws: `KeyringError` as `Keyring.lookup(_:)` throws it (locked with prompting disabled, no Secret Service,
     ///   timed out).
     public func freshTokenBlocking(at now: Date, leeway: Duration = AuthManager.Configuration().leeway) throws -> String? {
-        guard case .found(let found) = try keyring.lookupBlocking(attributes),
-            let auth = try? StoredBundleFormat.decode(found.secret, entry: entry).auth,
-            auth.isLive, auth.unverifiedIDToken == nil, auth.isFresh(at: now, leeway: leeway)
-        else { return nil }
-        return auth.accessToken
+        guard case .fresh(let token) = try freshTokenLookupBlocking(at: now, leeway: leeway) else { return nil }
+        return token
+    }
+
+    /// What ``freshTokenBlocking(at:leeway:)`` found: a token to hand out as stored, an item that needs the manager,
+    /// or no item at all (where a command-line tool looks next, in the file store).
+    package enum BlockingTokenLookup: Sendable, Equatable {
+        /// The stored access token, fresh as stored.
+        case fresh(String)
+        /// An item that needs more than a read: a refresh, a prompt, a check, or it cannot be read.
+        case needsManager
+        /// No item.
+        case absent
+    }
+
+    /// ``freshTokenBlocking(at:leeway:)``, telling an absent item apart from one that needs the manager.
+    package func freshTokenLookupBlocking(at now: Date, leeway: Duration = AuthManager.Configuration().leeway) throws -> BlockingTokenLookup {
+        let found: KeyringSecret
+        switch try keyring.lookupBlocking(attributes) {
+        case .absent: return .absent
+        case .found(let secret): found = secret
+        case .needsPrompt: return .needsManager
+        }
+        guard let credentials = try? StoredBundleFormat.decode(found.secret, entry: entry),
+            let token = credentials.servableToken(at: now, leeway: leeway)
+        else { return .needsManager }
+        return .fresh(token)
     }
 }

@@ -15,12 +15,16 @@ import TokenAuth
 /// Reads find items whatever wrote them (no schema filter): an item that `secret-tool store` made with a
 /// single-line token loads as a bare access token. A locked keyring throws `KeyringError` with code
 /// `locked`; it is never taken for "nothing stored".
-public struct KeyringAuthStore: AuthStore {
+///
+/// Writes follow ``CredentialsStore``'s order: a refresh's write is a compare-and-swap, and sign-ins
+/// (``CredentialsStore/signIn(_:)``), deletes and refreshes all hold the item's lock.
+public struct KeyringAuthStore: CredentialsStore {
     /// The service the tokens are for, e.g. the API's host name.
     public let service: String
     /// The account the tokens belong to.
     public let account: String
-    /// The client stored with the tokens by ``save(_:)-(Auth)``; `nil` keeps whatever client the item records.
+    /// The client stored with the tokens by ``CredentialsStore/save(_:)-(Auth)``; `nil` keeps whatever client the item
+    /// records.
     public let client: OAuthClient?
     /// Where new items are created.
     public let collection: KeyringCollection
@@ -61,104 +65,35 @@ public struct KeyringAuthStore: AuthStore {
     /// The item's label.
     public var label: String { "OAuth tokens for \(account) on \(service)" }
 
-    var entry: String { "service \"\(service)\", account \"\(account)\"" }
-
-    /// The stored tokens, or `nil` when no item exists.
-    /// - Throws: `KeyringError` (locked, unavailable, timed out) or `TokenAuthError` (unreadable item, left as it is).
-    public func load() async throws -> Auth? {
-        try await loadCredentials()?.auth
-    }
+    var entry: String { entryName }
 
     /// The stored tokens and client, or `nil` when no item exists.
+    /// - Throws: `KeyringError` (locked, unavailable, timed out) or `TokenAuthError` (unreadable item, left as it is).
     public func loadCredentials() async throws -> StoredCredentials? {
         guard let found = try await keyring.lookup(attributes) else { return nil }
         return try StoredBundleFormat.decode(found.secret, entry: entry)
     }
 
-    /// Stores `auth` with this store's ``client``; without one, keeps the client the item already records.
-    /// With a ``wallClock``, also records the time as `refreshed_at`.
-    public func save(_ auth: Auth) async throws {
-        var client = self.client
-        if client == nil {
-            do {
-                client = try await loadCredentials()?.client
-            } catch let error as TokenAuthError where error.code == .corrupt || error.code == .unsupportedVersion {
-                // An unreadable item is replaced: saving is an explicit write of new tokens.
-            }
-            // Any other error (locked, timed out) propagates: writing now would drop the recorded client.
-        }
-        try await save(StoredCredentials(auth: auth, client: client, refreshedAt: wallClock?()))
-    }
-
-    /// Stores refreshed tokens in place of the version they were refreshed from (what `AuthManager` writes after a
-    /// refresh), keeping the item's client unless this store has one, and recording the time with a ``wallClock``.
-    ///
-    /// A compare-and-swap: it writes only if the item still holds `previous` (`Auth.isSameVersion(as:)`). It never
-    /// creates an item, never replaces one another writer changed since `previous` was read (a sign-in elsewhere
-    /// wins), and never replaces one it cannot read (written by a newer version). The Secret Service has no
-    /// conditional write, so the comparison and the write are two calls: `AuthManager` makes them one step by
-    /// holding the item's lock (``itemLock(maximumWait:)``), which every writer of this package takes.
-    /// - Throws: `TokenAuthError` — `missing` when there is no item, `superseded` when it holds another version,
-    ///   `corrupt` or `unsupportedVersion` when it cannot be read (left untouched); `KeyringError` when the keyring
-    ///   cannot be used.
-    public func update(_ auth: Auth, replacing previous: Auth) async throws {
-        guard let stored = try await loadCredentials() else { throw TokenAuthError.missing(entry) }
-        guard stored.auth.isSameVersion(as: previous) else { throw TokenAuthError.superseded(entry) }
-        try await save(StoredCredentials(auth: auth, client: client ?? stored.client, refreshedAt: wallClock?()))
-    }
-
-    /// Stores tokens and client, replacing the item in place. It takes no lock: `AuthManager` calls it holding
-    /// ``itemLock(maximumWait:)``; other writers use ``signIn(_:)``.
-    public func save(_ credentials: StoredCredentials) async throws {
+    /// Stores tokens and client, replacing the item in place (the keyring keeps nothing aside). It takes no lock:
+    /// `AuthManager` calls it holding ``CredentialsStore/itemLock(maximumWait:)``; other writers use
+    /// ``CredentialsStore/signIn(_:)``.
+    /// - Returns: `nil`.
+    @discardableResult
+    public func save(_ credentials: StoredCredentials) async throws -> String? {
         let text = try StoredBundleFormat.encode(credentials)
         try await keyring.store(text, label: label, attributes: attributes, in: collection)
+        return nil
     }
 
-    /// Stores the credentials of a sign-in or import, replacing whatever the item holds — an item this version
-    /// cannot read included, the one write allowed to — under ``itemLock(maximumWait:)``, so that it is ordered with refreshes in
-    /// every process: a refresh under way finishes first, and any later refresh starts from these credentials.
-    ///
-    /// Waits for the lock up to ``signInLockWait``: longer than a refresh holds it (its token request and keyring
-    /// calls), so that credentials the user just obtained are not lost to a busy lock.
-    /// - Returns: why the item it replaced could not be read, when it could not (to tell the user); else `nil`.
-    @discardableResult
-    public func signIn(_ credentials: StoredCredentials) async throws -> TokenAuthError? {
-        try await itemLock(maximumWait: Self.signInLockWait).withLock {
-            var unreadable: TokenAuthError?
-            do {
-                _ = try await loadCredentials()
-            } catch let error as TokenAuthError where error.code == .corrupt || error.code == .unsupportedVersion {
-                unreadable = error
-            }
-            try await save(credentials)
-            return unreadable
-        }
-    }
-
-    /// How long ``signIn(_:)`` and ``delete()`` wait for a refresh in another process to release the item's lock.
-    public static let signInLockWait = Duration.seconds(120)
-
-    /// The lock every writer of this item takes: `AuthManager.forKeyringItem` refreshes under it, ``signIn(_:)``,
-    /// ``delete()`` and `SignOut` write under it. An advisory `flock` in `$XDG_RUNTIME_DIR/tokenkeyring/`.
-    public func itemLock(maximumWait: Duration = .seconds(30)) -> FileRefreshLock {
-        FileRefreshLock(service: service, account: account, maximumWait: maximumWait)
-    }
-
-    /// Deletes the item without taking its lock: what `AuthManager.signOut()` calls while holding it. Succeeds when
-    /// there is none. Use ``delete()`` elsewhere.
-    public func erase() async throws {
-        _ = try await keyring.delete(attributes)
-    }
-
-    /// Deletes the item under ``itemLock(maximumWait:)``, so that a refresh under way in another process finishes first and
-    /// never writes it back.
+    /// Deletes the item without taking its lock; use ``CredentialsStore/delete()`` elsewhere.
     /// - Returns: whether there was one.
-    @discardableResult
-    public func delete() async throws -> Bool {
-        try await itemLock(maximumWait: Self.signInLockWait).withLock {
-            try await keyring.delete(attributes) > 0
-        }
+    public func remove() async throws -> Bool {
+        try await keyring.delete(attributes) > 0
     }
+
+    /// How long ``CredentialsStore/signIn(_:)`` and ``CredentialsStore/delete()`` wait for a refresh in another
+    /// process to release the item's lock.
+    public static let signInLockWait = Duration.seconds(120)
 
     /// Every stored account of `service`, with its metadata (not its tokens).
     public static func accounts(of service: String, keyring: Keyring = Keyring()) async throws -> [KeyringItem] {

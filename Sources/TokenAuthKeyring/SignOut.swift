@@ -2,8 +2,8 @@ import Foundation
 import Keyring
 import TokenAuth
 
-/// Signs an account out of a keyring item: revokes its tokens at the server when the item records a revocation
-/// endpoint (RFC 7009), then deletes the item.
+/// Signs an account out of a keyring item (or a ``FileAuthStore`` file): revokes its tokens at the server when the
+/// item records a revocation endpoint (RFC 7009), then deletes the item.
 ///
 /// The item is deleted even when revocation fails — the user asked to be signed out here, and a token that could
 /// not be revoked stays valid only until it expires; ``Outcome/revocation`` says what happened so the caller can
@@ -28,7 +28,7 @@ public enum SignOut {
         public var revocation: Revocation
     }
 
-    /// Signs `account` on `service` out.
+    /// Signs `account` on `service` out of its keyring item.
     /// - Throws: the store's errors (`KeyringError`; `TokenAuthError` for an item that cannot be read — then
     ///   nothing is revoked or deleted — or for the refresh lock).
     public static func perform(
@@ -38,8 +38,31 @@ public enum SignOut {
         transport: any HTTPTransport = URLSessionTransport(maximumResponseBodySize: 64 * 1024, timeout: .seconds(10)),
         wallClock: @escaping WallClock = systemWallClock
     ) async throws -> Outcome {
-        let store = KeyringAuthStore(service: service, account: account, keyring: keyring)
-        return try await store.itemLock(maximumWait: KeyringAuthStore.signInLockWait).withLock {
+        try await perform(
+            store: KeyringAuthStore(service: service, account: account, keyring: keyring), transport: transport,
+            wallClock: wallClock)
+    }
+
+    /// Signs the account of `store` out: as for a keyring item, revocation first, then the entry removed, all under
+    /// the item's lock — for a ``FileAuthStore`` file, or any ``CredentialsStore``.
+    ///
+    /// ```swift
+    /// let outcome = try await SignOut.perform(store: FileAuthStore(service: "api.example.com", account: "ada"))
+    /// if case .failed(let error) = outcome.revocation { print("Not revoked: \(error)") }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - store: The entry to sign out of.
+    ///   - transport: Sends the revocation requests.
+    ///   - wallClock: Tells whether the access token has expired (an expired one is not revoked).
+    /// - Throws: the store's errors — for an entry that cannot be read (then nothing is revoked or removed), or one
+    ///   that cannot be removed — or the refresh lock's.
+    public static func perform(
+        store: some CredentialsStore,
+        transport: any HTTPTransport = URLSessionTransport(maximumResponseBodySize: 64 * 1024, timeout: .seconds(10)),
+        wallClock: @escaping WallClock = systemWallClock
+    ) async throws -> Outcome {
+        try await store.itemLock(maximumWait: KeyringAuthStore.signInLockWait).withLock {
             guard let credentials = try await store.loadCredentials() else {
                 return Outcome(deleted: false, revocation: .notConfigured)
             }
@@ -47,7 +70,7 @@ public enum SignOut {
             if let client = credentials.client, let revoker = TokenRevocationClient(client: client, transport: transport) {
                 revocation = await revoke(credentials.auth, with: revoker, wallClock: wallClock)
             }
-            try await store.erase()  // the lock is held: `delete()` would wait for it
+            _ = try await store.remove()  // the lock is held: `delete()` would wait for it
             return Outcome(deleted: true, revocation: revocation)
         }
     }

@@ -46,10 +46,15 @@ package struct TokenCtl: AsyncParsableCommand {
             `tokenctl token`, and enter only through standard input. Progress messages go to standard error, and only \
             when it is a terminal; standard output carries data only.
 
+            Where no Secret Service can run, `login` and `import` store in an unencrypted file instead, only when \
+            asked with --insecure-storage (with a warning each time); every other command looks in the keyring \
+            first, then in that file, and `show` and `status` say where an item lives.
+
             Exit codes:
               0   success
               3   no credentials stored, a login is required, or the sign-in was declined
-              4   keyring unavailable, locked, timed out or misconfigured
+              4   keyring unavailable, locked, timed out or misconfigured (or the file of
+                  --insecure-storage cannot be used)
               5   transient network or server failure (the tokens were kept), or no answer in time
               6   `tokenctl request`: the server answered with a status other than 2xx (the body is printed)
               64  usage error, or an endpoint or issuer that cannot be used as configured

@@ -69,12 +69,12 @@ struct SignInLibrary: SignInFeatures {
             credentials = try await login.perform(.clientCredentials, scope: command.scope)
         }
         let item = command.item
-        let store = KeyringAuthStore(service: item.service, account: item.account, keyring: command.keyringOptions.keyring)
-        try await store.saveExplicitly(credentials)
+        let location = try await command.storage.saveExplicitly(
+            credentials, for: item, keyring: command.keyringOptions.keyring, command: "login")
         let summary = CredentialsSummary(service: item.service, account: item.account, credentials: credentials, now: systemWallClock())
         Terminal.status(
             "Signed in; the token \(summary.relativeExpiry). Stored for account \"\(item.account)\" "
-                + "on service \"\(item.service)\".")
+                + "on service \"\(item.service)\" in \(location.named).")
     }
 
     /// The device authorization endpoint that `metadata` names, or a usage failure that says there is none.

@@ -43,8 +43,11 @@ public final class RunningCommand: Sendable {
 
     private let state = Shared()
     private let exit: Task<CommandResult, Never>
+    /// The child's process id, e.g. to kill it at a moment of the test's choosing.
+    public let pid: Int32
 
     fileprivate init(pid: Int32, out: Pipe, err: Pipe, exited: AsyncStream<Int32>, timeout: Duration) {
+        self.pid = pid
         let state = state
         let readers = [(out, true), (err, false)].map { pipe, isStdout in
             Task.detached {

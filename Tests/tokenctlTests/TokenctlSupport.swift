@@ -6,20 +6,10 @@ import Testing
 enum TokenctlBinary {
     /// Where to look, in order: beside the test bundle (SwiftPM's products directory), then the
     /// repository's default debug build.
-    static var candidates: [URL] {
-        var directories = [
-            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
-            Bundle.main.bundleURL,
-        ]
-        if let executable = Bundle.main.executableURL { directories.append(executable.deletingLastPathComponent()) }
-        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        directories.append(repository.appendingPathComponent(".build/debug"))
-        return directories.map { $0.appendingPathComponent("tokenctl") }
-    }
+    static var candidates: [URL] { BuiltExecutable.candidates("tokenctl") }
 
     /// The first candidate that is an executable file.
-    static let path: String? = candidates.map(\.path).first { FileManager.default.isExecutableFile(atPath: $0) }
+    static let path: String? = BuiltExecutable.path("tokenctl")
 }
 
 /// Runs `tokenctl` with `arguments`, optional standard input and environment changes (`nil` removes a variable).

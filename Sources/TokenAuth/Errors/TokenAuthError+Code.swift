@@ -9,7 +9,7 @@ extension TokenAuthError {
             case responseTooLarge, invalidRequest, invalidResponse
             case noCredentials, signedOut, sessionEnded, backingOff, excessiveRefresh
             case identityUnavailable, identityMismatch, identityUntrusted
-            case corrupt, unsupportedVersion, missing, superseded
+            case corrupt, unsupportedVersion, missing, superseded, storageFailed
             case unauthorized, insufficientScope, unacceptableStatus, decodingFailed, insecureURL
             case lockUnavailable, lockTimedOut
         }
@@ -86,6 +86,10 @@ extension TokenAuthError {
         public static let missing = Code(.missing)
         /// A refresh was to replace the entry it read, and another writer replaced it meanwhile: nothing written.
         public static let superseded = Code(.superseded)
+        /// The store's own files could not be used: a file store's directory or file is missing permissions, is
+        /// open to other users (then it is refused, not read), or the disk refused the write. Nothing was written;
+        /// ``TokenAuthError/reason`` names the path.
+        public static let storageFailed = Code(.storageFailed)
 
         // MARK: Authorized requests
 

@@ -98,6 +98,12 @@ extension TokenAuthError {
             fix: "Nothing to do: the next use takes the newer tokens.")
     }
 
+    /// The store's file or directory at `path` could not be used: `problem` says how, `fix` what to do. Nothing was
+    /// written. Never names a secret: only paths, modes and the system's error text.
+    package static func storageFailed(_ path: String, _ problem: String, fix: String) -> TokenAuthError {
+        TokenAuthError(.storageFailed, "The token file store could not use \(path): \(problem).", fix: fix)
+    }
+
     // MARK: Authorized requests
 
     /// The resource rejected the token of a request that was already retried once, or that could not be retried.

@@ -6,16 +6,25 @@ extension TokenCtl {
     struct Delete: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "delete",
-            abstract: "Delete the stored tokens of an account (the keyring item only; nothing is revoked).",
-            discussion: "Exit code 3 when nothing was stored.")
+            abstract: "Delete the stored tokens of an account (the item only; nothing is revoked).",
+            discussion: """
+                Deletes the keyring item; when the keyring has none (or no Secret Service is reachable), the file of \
+                --insecure-storage. Exit code 3 when nothing was stored.
+                """)
 
         @OptionGroup var item: ItemOptions
         @OptionGroup var keyringOptions: KeyringOptions
 
         func run() async throws {
             try await reportingFailures {
-                let store = KeyringAuthStore(service: item.service, account: item.account, keyring: keyringOptions.keyring)
-                guard try await store.delete() else { throw Failure.noCredentials(item) }
+                let deleted = try await item.keyringFirst({
+                    try await KeyringAuthStore(service: item.service, account: item.account, keyring: keyringOptions.keyring)
+                        .delete() ? ItemLocation.keyring : nil
+                }, orFile: { store in
+                    try await store.delete() ? ItemLocation.file(path: store.path) : nil
+                })
+                guard let deleted else { throw Failure.noCredentials(item) }
+                Terminal.status("Deleted the tokens from \(deleted.named).")
             }
         }
     }

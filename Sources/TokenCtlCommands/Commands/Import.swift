@@ -7,12 +7,13 @@ extension TokenCtl {
     struct Import: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "import",
-            abstract: "Store tokens read from standard input in the keyring, replacing what was stored.",
+            abstract: "Store tokens read from standard input in the keyring (or a file), replacing what was stored.",
             discussion: """
                 Standard input holds the stored JSON format ({"version":1,"access_token":…}), an \
                 OAuth 2.0 token response ({"access_token":…,"expires_in":3600,…}; `expires_in` becomes an \
                 absolute expiry) or a bare access token on one line (RFC 6750 b64token characters). With --token-url and --client-id the item also records how to refresh the tokens. \
-                Exit code 65 when the input is malformed.
+                With --insecure-storage the tokens go to an unencrypted file instead of the keyring (see `login`). \
+                Exit codes: 4 keyring (no Secret Service: the message names --insecure-storage), 65 malformed input.
                 """)
 
         @OptionGroup var item: ItemOptions
@@ -24,6 +25,8 @@ extension TokenCtl {
         var clientID: String?
 
         @OptionGroup var keyringOptions: KeyringOptions
+
+        @OptionGroup var storage: StorageOptions
 
         func validate() throws {
             guard (tokenURL == nil) == (clientID == nil) else {
@@ -53,9 +56,10 @@ extension TokenCtl {
                         issuer: sameClient ? previous?.issuer : nil, jwksURI: sameClient ? previous?.jwksURI : nil,
                         userinfoEndpoint: sameClient ? previous?.userinfoEndpoint : nil)
                 }
-                let store = KeyringAuthStore(service: item.service, account: item.account, keyring: keyringOptions.keyring)
-                try await store.saveExplicitly(credentials)
-                Terminal.status("Stored tokens for account \"\(item.account)\" on service \"\(item.service)\".")
+                let location = try await storage.saveExplicitly(
+                    credentials, for: item, keyring: keyringOptions.keyring, command: "import")
+                Terminal.status(
+                    "Stored tokens for account \"\(item.account)\" on service \"\(item.service)\" in \(location.named).")
             }
         }
     }

@@ -47,7 +47,15 @@ extension TokenCtl {
                     --username U --password-stdin
 
                 The item records the issuer, token endpoint, client id and secret and the \
-                revocation endpoint, so `token`, `request` and `logout` need nothing else. \
+                revocation endpoint, so `token`, `request` and `logout` need nothing else.
+
+                Where no Secret Service can run (SSH, containers, CI), --insecure-storage \
+                stores the tokens in a file instead, unencrypted: \
+                $XDG_STATE_HOME/tokenkeyring/SERVICE+ACCOUNT.json (~/.local/state by \
+                default; the directory 0700, the file 0600), with a warning each time. \
+                Every other command looks in the keyring first, then in that file. Without \
+                the flag, a missing Secret Service is exit 4 before anything is sent.
+
                 Exit codes: 3 the sign-in was refused or declined, 4 keyring, 5 transient \
                 network or server failure (or no answer in time), 64 usage or a server that \
                 cannot be used as configured, 65 malformed standard input.
@@ -114,6 +122,8 @@ extension TokenCtl {
         package var timeLimit: Int = 300
 
         @OptionGroup package var keyringOptions: KeyringOptions
+
+        @OptionGroup package var storage: StorageOptions
 
         /// The browser sign-in is the default with --issuer.
         package var usesBrowser: Bool { !(username != nil || passwordStdin || clientCredentials || tokensStdin || device) }
@@ -197,6 +207,8 @@ extension TokenCtl {
         package func run() async throws {
             try await reportingFailures {
                 try TokenCtl.signIn.takeOver()
+                // Before the sign-in: without a Secret Service, tokens the user signs in for would have nowhere to go.
+                try await storage.checkStorage(for: item, keyring: keyringOptions.keyring, command: "login")
                 try await TokenCtl.signIn.login(self)
             }
         }

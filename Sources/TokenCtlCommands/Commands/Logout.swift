@@ -12,7 +12,8 @@ extension TokenCtl {
                 with `tokenctl login --revocation-url`. The item is deleted even when revocation fails; a warning \
                 on standard error then says the tokens stay valid at the server until they expire. \
                 Exit codes: 0 signed out, 3 nothing was stored, 4 keyring, 65 the item cannot be read (delete it \
-                with `tokenctl delete`).
+                with `tokenctl delete`). An item the keyring does not have (or no Secret Service) is looked for in \
+                the file store of --insecure-storage, and its file removed.
                 """)
 
         @OptionGroup var item: ItemOptions
@@ -20,16 +21,22 @@ extension TokenCtl {
 
         func run() async throws {
             try await reportingFailures {
-                let outcome = try await SignOut.perform(
-                    service: item.service, account: item.account, keyring: keyringOptions.keyring)
-                guard outcome.deleted else { throw Failure.noCredentials(item) }
+                let signedOut = try await item.keyringFirst({
+                    let outcome = try await SignOut.perform(
+                        service: item.service, account: item.account, keyring: keyringOptions.keyring)
+                    return outcome.deleted ? (outcome, ItemLocation.keyring) : nil
+                }, orFile: { store in
+                    let outcome = try await SignOut.perform(store: store)
+                    return outcome.deleted ? (outcome, ItemLocation.file(path: store.path)) : nil
+                })
+                guard let (outcome, location) = signedOut else { throw Failure.noCredentials(item) }
                 switch outcome.revocation {
                 case .revoked:
-                    Terminal.status("Revoked the tokens at the server and deleted them from the keyring.")
+                    Terminal.status("Revoked the tokens at the server and deleted them from \(location.named).")
                 case .notConfigured:
-                    Terminal.status("Deleted the tokens from the keyring (no revocation endpoint is recorded).")
+                    Terminal.status("Deleted the tokens from \(location.named) (no revocation endpoint is recorded).")
                 case .failed(let error):
-                    Terminal.error("Deleted the tokens from the keyring, but could not revoke them: \(error)")
+                    Terminal.error("Deleted the tokens from \(location.named), but could not revoke them: \(error)")
                 }
             }
         }

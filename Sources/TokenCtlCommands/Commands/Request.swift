@@ -15,8 +15,9 @@ extension TokenCtl {
                 standard output as it came; with -i the status line and header fields come first, then an empty \
                 line. Only https:// URLs are accepted, or plain http to a loopback host.
 
-                Exit codes: 0 for a 2xx response; 6 for any other status (the body is still printed); 3 login \
-                required; 4 keyring; 5 transient network or server failure.
+                The item is looked for in the keyring, then in the file store of --insecure-storage. Exit codes: 0 \
+                for a 2xx response; 6 for any other status (the body is still printed); 3 login required; 4 \
+                keyring; 5 transient network or server failure.
                 """)
 
         @OptionGroup var item: ItemOptions
@@ -82,9 +83,7 @@ extension TokenCtl {
                 let method = HTTPRequest.Method((method ?? (body == nil ? "GET" : "POST")).uppercased())!
                 let request = HTTPRequest(method: method, url: URL(string: url)!, headerFields: try headerFields())
                 let transport = URLSessionTransport()
-                let manager = try await AuthManager.forKeyringItem(
-                    service: item.service, account: item.account, keyring: keyringOptions.keyring, transport: transport,
-                    identityChecks: TokenCtl.signIn.identityChecks, followsChanges: false)
+                let manager = try await item.manager(keyring: keyringOptions.keyring, transport: transport)
                 let client = AuthorizedClient(manager: manager, transport: transport)
                 do {
                     response = try await client.send(request, body: body)

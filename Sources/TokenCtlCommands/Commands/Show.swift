@@ -16,6 +16,8 @@ extension TokenCtl {
                 "sign-in required:" and the reason. \
                 Times are in local time, with how long until (or since) they are. Never prints a token or secret. \
                 With --json, expires_at and refreshed_at are UTC (ISO 8601) and expires_in_seconds counts from now. \
+                "stored in" says where the item lives: the keyring, or the file of --insecure-storage (looked in when \
+                the keyring has no such item or no Secret Service is reachable; JSON: storage, path). \
                 Exit code 3 when nothing is stored.
                 """)
 
@@ -32,19 +34,20 @@ extension TokenCtl {
         /// Prints what is stored for `item`: `show`, and `status` with an account.
         static func show(_ item: ItemOptions, keyring: Keyring, json: Bool) async throws {
             try await reportingFailures {
-                let store = KeyringAuthStore(service: item.service, account: item.account, keyring: keyring)
-                guard let credentials = try await store.loadCredentials() else { throw Failure.noCredentials(item) }
+                guard let (credentials, location) = try await item.locateCredentials(keyring: keyring) else {
+                    throw Failure.noCredentials(item)
+                }
                 let summary = CredentialsSummary(
                     service: item.service, account: item.account, credentials: credentials, now: systemWallClock())
                 if json {
-                    try Terminal.printJSON(summary)
+                    try Terminal.printJSON(Located(row: summary, location: location))
                 } else {
-                    print(Self.text(summary))
+                    print(Self.text(summary, location: location))
                 }
             }
         }
 
-        static func text(_ summary: CredentialsSummary) -> String {
+        static func text(_ summary: CredentialsSummary, location: ItemLocation = .keyring) -> String {
             var rows: [(String, String)] = [
                 ("service", summary.service),
                 ("account", summary.account),
@@ -81,6 +84,11 @@ extension TokenCtl {
             }
             if summary.identityCheckPending {
                 rows.append(("identity", "check pending: the id_token of the last refresh could not be checked yet; the next use checks it"))
+            }
+            if let path = location.path {
+                rows.append(("stored in", "file \(path) (unencrypted: --insecure-storage)"))
+            } else {
+                rows.append(("stored in", "keyring"))
             }
             let table = rows.map { "\($0.0 + ":")".padding(toLength: 16, withPad: " ", startingAt: 0) + $0.1 }
                 .joined(separator: "\n")

@@ -11,7 +11,9 @@ extension TokenCtl {
             discussion: """
                 Without --account, one line per stored account: "valid until …", "needs refresh" (the next use \
                 refreshes it), "sign-in required: …", "keyring locked" or "unreadable: …". Nothing is refreshed, \
-                written or unlocked. With --account, the same as `show`. Exit code 3 when nothing is stored.
+                written or unlocked. Accounts kept in files (--insecure-storage) that the keyring does not have \
+                follow, marked with their file (JSON: storage, path). With --account, the same as `show`. Exit code \
+                3 when nothing is stored.
                 """)
 
         @OptionGroup var options: ServiceOptions
@@ -39,22 +41,28 @@ extension TokenCtl {
             }
             try await reportingFailures {
                 let now = systemWallClock()
-                let states = try await KeyringAuthStore.accountStates(of: service, keyring: keyring, at: now)
+                let (inKeyring, inFiles) = try await accountsInBothStores(
+                    { try await KeyringAuthStore.accountStates(of: service, keyring: keyring, at: now) },
+                    files: { try FileAuthStore.accountStates(of: service, at: now) }, account: \.account)
+                let states = inKeyring.map { ($0, ItemLocation.keyring) } + inFiles.map {
+                    ($0, ItemLocation.file(path: FileAuthStore(service: service, account: $0.account).path))
+                }
                 guard !states.isEmpty else {
                     throw Failure(
                         message: "No accounts are stored for service \"\(service)\". Sign in with `tokenctl login`.",
                         exitCode: Exit.noCredentials)
                 }
-                let rows = states.map { Self.row($0) }
+                let rows = states.map { Located(row: Self.row($0.0), location: $0.1) }
                 if json {
                     try Terminal.printJSON(rows)
                     return
                 }
                 let chosen = DefaultAccounts.account(for: service)
-                for (row, state) in zip(rows, states) {
-                    print("\(ServerText.printable(row.account))\t\(Self.text(state.state, now: now))"
-                        + (row.identityCheckPending ? " (identity check pending)" : "")
-                        + (row.account == chosen ? " (default)" : ""))
+                for (state, location) in states {
+                    print("\(ServerText.printable(state.account))\t\(Self.text(state.state, now: now))"
+                        + (state.identityCheckPending ? " (identity check pending)" : "")
+                        + (state.account == chosen ? " (default)" : "")
+                        + (location.path.map { " (in the file \($0), unencrypted)" } ?? ""))
                 }
             }
         }

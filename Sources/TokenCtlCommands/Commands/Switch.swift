@@ -23,8 +23,10 @@ extension TokenCtl {
 
         func run() async throws {
             try await reportingFailures {
-                let stored = try await KeyringAuthStore.accounts(of: service, keyring: keyringOptions.keyring)
-                guard stored.contains(where: { $0.attributes["account"] == account }) else {
+                let (inKeyring, inFiles) = try await accountsInBothStores(
+                    { try await KeyringAuthStore.accounts(of: service, keyring: keyringOptions.keyring).map { $0.attributes["account"] ?? "" } },
+                    files: { try FileAuthStore.accounts(of: service) }, account: { $0 })
+                guard (inKeyring + inFiles).contains(account) else {
                     throw Failure(
                         message: "No account \"\(account)\" is stored for service \"\(service)\"; "
                             + "`tokenctl status --service \(service)` lists those that are.",

@@ -11,8 +11,9 @@ extension TokenCtl {
             discussion: """
                 For scripts: curl -H "Authorization: Bearer $(tokenctl token --service S --account A)" URL
                 Refreshes through the token endpoint and client recorded in the keyring item, under a lock shared \
-                with every other process using the item. Exit codes: 3 login required, 4 keyring, 5 transient \
-                network or server failure.
+                with every other process using the item. An item the keyring does not have (or no Secret Service) is \
+                looked for in the file store of --insecure-storage. Exit codes: 3 login required, 4 keyring, 5 \
+                transient network or server failure.
                 """)
 
         @OptionGroup var item: ItemOptions
@@ -25,22 +26,37 @@ extension TokenCtl {
         /// Prints the stored access token when it is fresh as stored, read on this thread (no task, no refresh lock):
         /// `true` when printed or when the read failed (then reported, and the process exits); `false` when the
         /// manager is needed (``printToken(service:account:keyring:)``). Call it before any task starts.
+        ///
+        /// An item the keyring does not have, or a keyring without a Secret Service, is looked for in the file store;
+        /// anything but a fresh token there is left to the manager, which reports it.
         static func printFreshToken(service: String, account: String, keyring: Keyring) -> Bool {
             let store = KeyringAuthStore(service: service, account: account, keyring: keyring)
+            let token: String?
             do {
-                guard let token = try store.freshTokenBlocking(at: systemWallClock()) else { return false }
-                print(token)
-                return true
+                switch try store.freshTokenLookupBlocking(at: systemWallClock()) {
+                case .fresh(let fresh): token = fresh
+                case .needsManager: return false
+                case .absent: token = freshFileToken(service: service, account: account)
+                }
+            } catch let error as KeyringError where error.code == .serviceUnavailable {
+                token = freshFileToken(service: service, account: account)
             } catch {
                 TokenCtl.exit(withError: reported(error))
             }
+            guard let token else { return false }
+            print(token)
+            return true
+        }
+
+        /// The file store's token when it is fresh as stored; `nil` for anything else, the manager's to report.
+        private static func freshFileToken(service: String, account: String) -> String? {
+            let store = FileAuthStore(service: service, account: account)
+            return (try? store.freshTokenBlocking(at: systemWallClock())) ?? nil
         }
 
         static func printToken(service: String, account: String, keyring: Keyring) async throws {
             try await reportingFailures {
-                let manager = try await AuthManager.forKeyringItem(
-                    service: service, account: account, keyring: keyring, identityChecks: TokenCtl.signIn.identityChecks,
-                    followsChanges: false)
+                let manager = try await ItemOptions(service: service, account: account).manager(keyring: keyring)
                 let auth = try await manager.validAuth()
                 try TokenCtl.signIn.willServe(auth)
                 print(auth.accessToken)
@@ -90,9 +106,7 @@ extension TokenCtl {
 
         func run() async throws {
             try await reportingFailures {
-                let manager = try await AuthManager.forKeyringItem(
-                    service: item.service, account: item.account, keyring: keyringOptions.keyring,
-                    identityChecks: TokenCtl.signIn.identityChecks, followsChanges: false)
+                let manager = try await item.manager(keyring: keyringOptions.keyring)
                 let auth = try await manager.refresh()
                 let summary = CredentialsSummary(
                     service: item.service, account: item.account,

@@ -30,6 +30,17 @@ package struct Failure: Error {
             exitCode: Exit.noCredentials)
     }
 
+    /// No Secret Service is reachable where `command` (`login`, `import`) would store in the keyring: the keyring's
+    /// sentence, with its secure fixes, and the explicit alternative.
+    static func noSecretService(_ error: KeyringError, command: String, item: ItemOptions) -> Failure {
+        Failure(
+            message: error.description + " Nothing was stored. Where no keyring can run, `tokenctl \(command) "
+                + "--insecure-storage` stores the tokens unencrypted in a file only you can open "
+                + "(\(item.fileStore.path)), readable by any program running as you — knowingly, as `gh auth login "
+                + "--insecure-storage` does.",
+            exitCode: Exit.keyring)
+    }
+
     package static func badInput(_ message: String) -> Failure { Failure(message: message, exitCode: Exit.badInput) }
 
     package static func usage(_ message: String) -> Failure { Failure(message: message, exitCode: Exit.usage) }
@@ -83,6 +94,8 @@ extension Exit {
         .malformedResponse: transient, .backingOff: transient, .excessiveRefresh: transient,
         .identityUnavailable: transient, .superseded: transient, .responseTooLarge: transient,
         .invalidResponse: transient, .lockTimedOut: transient, .lockUnavailable: transient,
+        // The file store (--insecure-storage) cannot be used, like a keyring that cannot.
+        .storageFailed: keyring,
         // An endpoint, client or URL that cannot be used as configured: signing in again would meet the same.
         .insecureEndpoint: usage, .redirected: usage, .invalidClientConfiguration: usage, .invalidRequest: usage,
         .identityUntrusted: usage, .insecureURL: usage,

@@ -1,0 +1,126 @@
+import Foundation
+import KeyringTestSupport
+import OAuthTestServer
+import OAuthTestSupport
+import TestSupport
+import Testing
+import TokenAuth
+import TokenAuthKeyring
+
+/// `FileAuthStore` shared with other processes (`file-store-child`): a writer killed in the middle of its writes,
+/// and processes that refresh one file item at once against a real OAuth server. Proven by what every read finds and
+/// what the server counts, never by timing.
+/// One test at a time: the writer of the first keeps a core busy, and the second's children must all be waiting for
+/// the lock before the test releases the server's answer.
+@Suite("The file store across processes: atomic under kill, one refresh at a time", .serialized)
+struct FileAuthStoreProcessTests {
+    /// What a process logs at debug level while another holds the item's lock.
+    static let waitingForLock = "waiting for the refresh lock"
+
+    @Test("a writer killed with SIGKILL mid-write leaves the old file or the new one, never a part, nor a 0644 one")
+    func atomicUnderKill() async throws {
+        let temporary = try TemporaryDirectory()
+        let directory = temporary.url.appendingPathComponent("tokenkeyring")
+        let store = FileAuthStore(service: "kill.example", account: "ada", directory: directory)
+        let child = try childPath()
+        var reads = 0, abandoned = 0, rounds = 0
+        // Until a kill has landed between a temporary file's creation and its rename at least once (the next
+        // round's writer removes what it left), and for at least 5 rounds.
+        while rounds < 5 || (abandoned == 0 && rounds < 40) {
+            rounds += 1
+            let prefix = "round\(rounds)"
+            let writer = try startCommand(child, ["write", directory.path, store.service, store.account, prefix])
+            var written: Set<String> = []
+            try await waitUntil("\(prefix)'s writer to replace the file 3 times; it printed: \(writer.stderrSoFar)") {
+                // Every state a reader meets is a whole bundle: a part would throw `corrupt` and end the test.
+                if let auth = try await store.load(), auth.accessToken.hasPrefix(prefix + "-") {
+                    written.insert(auth.accessToken)
+                }
+                reads += 1
+                try expectPrivateTemporaries(in: directory)
+                return written.count >= 3
+            }
+            kill(writer.pid, SIGKILL)
+            let result = await writer.finish()
+            #expect(result.status == -1, "the writer was killed, not ended: \(result.stderr)")
+
+            let last = try #require(try await store.load(), "a killed writer never leaves no file")
+            #expect(last.accessToken.hasPrefix(prefix + "-"), "\(last.accessToken)")
+            #expect(last.scope?.utf8.count == 60_000, "the whole bundle")
+            try expectPrivateTemporaries(in: directory)
+            abandoned += try temporaries(in: directory).count
+        }
+        #expect(abandoned > 0, "in \(rounds) rounds, no kill landed mid-write")
+        #expect(reads > rounds * 3)
+        // The next write removes the temporary files of the killed writers.
+        try await store.save(StoredCredentials(auth: Auth(accessToken: "after")))
+        #expect(try temporaries(in: directory).isEmpty)
+    }
+
+    @Test("processes refreshing one file item at once: one grant, no reuse, one token for all, stored with its time")
+    func processesShareOneRefresh() async throws {
+        try await withServer { server in
+            let temporary = try TemporaryDirectory()
+            let directory = temporary.url.appendingPathComponent("tokenkeyring")
+            let store = FileAuthStore(service: "rotation.example", account: "alice", directory: directory)
+            let issued = server.issueTokens(clientID: "test-client", subject: "alice")
+            try await store.signIn(StoredCredentials(
+                auth: Auth(
+                    accessToken: issued.accessToken, refreshToken: issued.refreshToken,
+                    expiresAt: Date(timeIntervalSinceNow: -10)),
+                client: OAuthClient(tokenEndpoint: server.tokenEndpoint, clientID: "test-client")))
+
+            server.holdTokenAnswers()
+            let count = 4
+            // A lock directory of the test's own, shared by the children, as $XDG_RUNTIME_DIR is by a user's processes.
+            let environment = ["XDG_RUNTIME_DIR": temporary.url.appendingPathComponent("run").path]
+            let children = try (1...count).map { _ in
+                try startCommand(
+                    try childPath(), ["token", directory.path, store.service, store.account], environment: environment)
+            }
+            try await server.waitForHeldTokenRequests(1)
+            try await waitUntil("\(count - 1) processes to wait for the lock of the one whose refresh is held") {
+                children.filter { $0.stderrSoFar.contains(Self.waitingForLock) }.count == count - 1
+            }
+            server.releaseTokenAnswers()
+
+            var printed: Set<String> = []
+            for child in children {
+                let result = await child.finish()
+                #expect(result.status == 0, "\(result.stderr)")
+                printed.insert(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+            }
+            let stored = try #require(try await store.loadCredentials())
+            #expect(printed == [stored.auth.accessToken], "every process hands out the one refreshed token")
+            #expect(stored.auth.refreshToken != issued.refreshToken)
+            #expect(stored.refreshedAt != nil)
+            #expect(server.stats.tokenRequests == 1)
+            #expect(server.stats.refreshGrants == 1)
+            #expect(server.stats.reuseDetections == 0)
+        }
+    }
+
+    /// The temporary files in `directory`.
+    private func temporaries(in directory: URL) throws -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        return names.filter { $0.hasPrefix(".") && $0.contains(".tmp-") }
+    }
+
+    /// Every temporary file in `directory` is `0600` (one renamed away meanwhile is not looked at).
+    private func expectPrivateTemporaries(in directory: URL) throws {
+        for name in try temporaries(in: directory) {
+            let path = directory.appendingPathComponent(name).path
+            guard let mode = (try? FileManager.default.attributesOfItem(atPath: path))?[.posixPermissions] as? Int else {
+                continue
+            }
+            #expect(mode == 0o600, "\(name)")
+        }
+    }
+
+    /// The `file-store-child` executable that `swift build --build-tests` put beside the test bundle.
+    private func childPath() throws -> String {
+        try #require(
+            BuiltExecutable.path("file-store-child"),
+            "no file-store-child among \(BuiltExecutable.candidates("file-store-child").map(\.path)); run `swift build --build-tests`")
+    }
+}
