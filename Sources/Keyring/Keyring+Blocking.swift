@@ -6,7 +6,8 @@ extension Keyring {
         /// No such item.
         case absent
         /// The item, or the collection that would show it, is locked, and prompting is allowed: call ``lookup(_:)``,
-        /// which shows the unlock prompt (and waits for it) and looks again.
+        /// which shows the unlock prompt (and waits for it) and looks again. In a sandbox (``usesSandboxKeyring``)
+        /// always: there a call is bounded by abandoning its thread, which only ``lookup(_:)`` can.
         case needsPrompt
     }
 
@@ -21,6 +22,9 @@ extension Keyring {
     /// - Throws: ``KeyringError`` — `locked` when prompting is disabled, `serviceUnavailable`, `timedOut`, … as
     ///   ``lookup(_:)`` would.
     public func lookupBlocking(_ attributes: [String: String]) throws -> BlockingLookup {
+        // In a sandbox a call that misses the portal's answer can only be abandoned, which needs a thread of its
+        // own: ``lookup(_:)`` does that, so the caller is sent there, as for a prompt.
+        if SandboxKeyring.isActive { return .needsPrompt }
         do {
             let found = try searchingCallHere { calls in try Self.find(attributes, calls: calls) }
             return found.map { .found($0) } ?? .absent

@@ -40,6 +40,7 @@ extension Keyring {
     /// - Throws: ``KeyringError`` — `serviceUnavailable` without a Secret Service; `timedOut`; `other` when the bus
     ///   refuses to send the service's signals; `CancellationError` when the task is cancelled.
     public func changes() async throws -> KeyringChanges {
+        if SandboxKeyring.isActive { throw Self.sandboxAnnouncesNoChanges }
         // Registered before the watch starts: nothing announced after the match rules apply can reach the filter
         // before this subscription is there to take it. On a throw, it is released and so unregistered.
         let changes = ChangeFanOut.subscribe()

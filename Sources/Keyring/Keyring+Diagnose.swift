@@ -7,6 +7,7 @@ extension Keyring {
     ///
     /// Never prompts and never throws: every outcome, a timeout included, is a check in the result.
     public func diagnose() async -> KeyringDiagnosis {
+        if SandboxKeyring.isActive { return await sandboxDiagnosis() }
         let environment = ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"]
         do {
             return try await BlockingCall.run(timeout: configuration.timeout) { cancellable in

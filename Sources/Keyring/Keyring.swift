@@ -79,7 +79,8 @@ public struct Keyring: Sendable {
     }
 
     private func search(_ attributes: [String: String]) async throws -> [KeyringItem] {
-        try await withUnlocking {
+        if SandboxKeyring.isActive { return try await sandboxCall("searching") { try SandboxKeyring.search(attributes) } }
+        return try await withUnlocking {
             try await searchingCall { calls in
                 let found = try calls.search(attributes)
                 if found.isEmpty { try Self.ensureNothingHidden(attributes, calls: calls) }
@@ -98,7 +99,8 @@ public struct Keyring: Sendable {
     }
 
     private func find(_ attributes: [String: String]) async throws -> KeyringSecret? {
-        try await withUnlocking {
+        if SandboxKeyring.isActive { return try await sandboxCall("looking up") { try SandboxKeyring.find(attributes) } }
+        return try await withUnlocking {
             try await searchingCall { calls in try Self.find(attributes, calls: calls) }
         }
     }
@@ -158,7 +160,10 @@ public struct Keyring: Sendable {
             throw KeyringError.secretTooLarge(size: size, limit: Self.maximumSecretSize)
         }
         return try await Self.writes.withLock(Self.lockKey(attributes), timeout: configuration.timeout) {
-            try await withUnlocking {
+            if SandboxKeyring.isActive {
+                return try await sandboxCall("storing") { try SandboxKeyring.store(secret, label: label, attributes: attributes) }
+            }
+            return try await withUnlocking {
                 try await searchingCall { calls in
                     try Self.store(secret, label: label, attributes: attributes, in: collection, calls: calls)
                 }
@@ -209,7 +214,8 @@ public struct Keyring: Sendable {
 
     private func remove(_ attributes: [String: String]) async throws -> Int {
         try await Self.writes.withLock(Self.lockKey(attributes), timeout: configuration.timeout) {
-            try await withUnlocking {
+            if SandboxKeyring.isActive { return try await sandboxCall("deleting") { try SandboxKeyring.delete(attributes) } }
+            return try await withUnlocking {
                 try await searchingCall { calls in
                     let exact = try calls.search(attributes).filter { $0.hasExactly(attributes) }
                     if exact.contains(where: \.isLocked) { throw NeedsUnlock(attributes: attributes) }
@@ -225,6 +231,7 @@ public struct Keyring: Sendable {
 
     /// Locks a collection. The Secret Service never prompts to lock.
     public func lock(_ collection: KeyringCollection) async throws {
+        if SandboxKeyring.isActive { throw Self.sandboxCannotLock }
         try await call { calls in
             guard let target = try calls.collection(collection) else {
                 throw KeyringError.noDefaultCollection("no collection \(collection)")

@@ -1,0 +1,123 @@
+import CLibSecret
+import Foundation
+
+/// The keyring inside a sandbox (Flatpak, Snap): libsecret's password API, which there keeps items in the app's own
+/// encrypted file (`$XDG_DATA_HOME/keyrings/default.keyring`) with a key from the Secret portal, since the sandbox
+/// cannot reach `org.freedesktop.secrets`. Every function blocks: call them from a blocking call's thread.
+///
+/// The file backend matches a search or a clear on a *subset* of an item's attributes, and a store replaces only the
+/// item with exactly the attributes given (it adds no `xdg:schema`); this type keeps ``Keyring``'s rule on top of
+/// that: reads, writes and deletes concern exactly the attributes given, never an item that carries more.
+///
+/// No call gets a `GCancellable`: cancelling one that waits for the portal deadlocks the cancelling thread with
+/// libsecret 0.20.5 and ends nothing with 0.21.7. A call is bounded by abandoning its thread instead (see
+/// `Keyring.sandboxCall`). Items have no schema there: the file backend stores exactly the attributes given.
+enum SandboxKeyring {
+    /// Whether ``Keyring`` takes this path: where libsecret's password API takes its file backend — in a Flatpak
+    /// (`/.flatpak-info`) or Snap (`SNAP_NAME`) sandbox — or when `SECRET_BACKEND=file` asks for it.
+    static let isActive: Bool = {
+        let environment = ProcessInfo.processInfo.environment
+        return DesktopPortal.isSandboxed || environment["SNAP_NAME"] != nil || environment["SECRET_BACKEND"] == "file"
+    }()
+
+    /// The identifier of the item with `attributes` in the app's keyring file, in the place of a D-Bus path: the
+    /// file has no paths, and an item is the one with its attributes.
+    static func path(of attributes: [String: String]) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for (key, value) in attributes.sorted(by: { $0.key < $1.key }) where key != KeyringItem.schemaAttribute {
+            for byte in Array(key.utf8) + [0] + Array(value.utf8) + [0] {
+                hash ^= UInt64(byte)
+                hash = hash &* 0x100_0000_01b3
+            }
+        }
+        return "/app-keyring/" + String(hash, radix: 16)
+    }
+
+    /// Every item with all of `attributes`, with metadata, and `body`'s answer about them (the items' secrets can be
+    /// read in it).
+    private static func withSearch<T>(
+        _ attributes: [String: String],
+        _ body: ([(item: KeyringItem, retrievable: OpaquePointer)]) throws -> T
+    ) throws -> T {
+        let table = makeAttributeTable(attributes)
+        defer { g_hash_table_unref(table) }
+        let list = try withGError("searching the app's keyring") {
+            secret_password_searchv_sync(nil, table, SECRET_SEARCH_ALL, nil, $0)
+        }
+        defer { g_list_free_full(list, g_object_unref) }
+        let found = elements(of: list).map { pointer in
+            let retrievable = OpaquePointer(pointer)
+            var attributes: [String: String] = [:]
+            if let table = secret_retrievable_get_attributes(retrievable) {
+                defer { g_hash_table_unref(table) }
+                attributes = dictionary(from: table)
+            }
+            let item = KeyringItem(
+                path: path(of: attributes), attributes: attributes,
+                label: takeString(secret_retrievable_get_label(retrievable)) ?? "",
+                created: Date(timeIntervalSince1970: TimeInterval(secret_retrievable_get_created(retrievable))),
+                modified: Date(timeIntervalSince1970: TimeInterval(secret_retrievable_get_modified(retrievable))),
+                isLocked: false)
+            return (item, retrievable)
+        }
+        return try body(found)
+    }
+
+    static func search(_ attributes: [String: String]) throws -> [KeyringItem] {
+        try withSearch(attributes) { found in found.map(\.item) }
+    }
+
+    /// The secret of the item with exactly `attributes` (the newest, should there be several), or `nil`.
+    static func find(_ attributes: [String: String]) throws -> KeyringSecret? {
+        try withSearch(attributes) { found in
+            let exact = found.filter { $0.item.hasExactly(attributes) }
+            guard let chosen = exact.max(by: { ($0.item.modified, $0.item.path) < ($1.item.modified, $1.item.path) }) else {
+                return nil
+            }
+            let value = try withGError("reading the secret from the app's keyring") {
+                secret_retrievable_retrieve_secret_sync(chosen.retrievable, nil, $0)
+            }
+            guard let value else { return nil }
+            defer { secret_value_unref(UnsafeMutableRawPointer(value)) }
+            guard let text = secret_value_get_text(value) else { throw KeyringError.notText(chosen.item.path) }
+            return KeyringSecret(path: chosen.item.path, attributes: chosen.item.attributes, secret: String(cString: text))
+        }
+    }
+
+    /// Stores `secret` in the item with exactly `attributes`, replacing its secret and label, or in a new one.
+    static func store(
+        _ secret: String, label: String, attributes: [String: String]
+    ) throws -> KeyringItem {
+        let table = makeAttributeTable(attributes.filter { $0.key != KeyringItem.schemaAttribute })
+        defer { g_hash_table_unref(table) }
+        _ = try withGError("storing in the app's keyring") {
+            secret_password_storev_sync(nil, table, nil, label, secret, nil, $0)
+        }
+        let stored = try search(attributes).filter { $0.hasExactly(attributes) }
+        guard let item = stored.max(by: { $0.modified < $1.modified }) else {
+            throw KeyringError.other("The app's keyring did not keep the item it was given.", nil)
+        }
+        return item
+    }
+
+    /// Deletes the items with exactly `attributes`; returns how many. Refuses (deleting nothing) when an item with
+    /// further attributes would go too: the file backend clears every item that has all the attributes given.
+    static func delete(_ attributes: [String: String]) throws -> Int {
+        let found = try search(attributes)
+        let exact = found.filter { $0.hasExactly(attributes) }
+        guard !exact.isEmpty else { return 0 }
+        let others = found.count - exact.count
+        guard others == 0 else {
+            throw KeyringError(
+                .other,
+                "Deleting the item would also delete \(others) item(s) with further attributes in the app's keyring.",
+                fix: "Delete those items first (they belong to another part of the app), or leave this one.")
+        }
+        let table = makeAttributeTable(attributes)
+        defer { g_hash_table_unref(table) }
+        _ = try withGError("deleting from the app's keyring") {
+            secret_password_clearv_sync(nil, table, nil, $0)
+        }
+        return exact.count
+    }
+}

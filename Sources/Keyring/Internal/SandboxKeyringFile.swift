@@ -1,0 +1,99 @@
+import CLibSecret
+import Foundation
+import Synchronization
+
+/// What libsecret's file backend needs checked around its calls, in the sandbox.
+///
+/// - libsecret aborts the whole process (an assertion) on a keyring file whose body is damaged, so the file is read
+///   first and refused as damaged unless it is libsecret's format: its header, version 1.0, and a well-formed
+///   `(uayutua(a{say}ay))` whose salt is as long as it says.
+/// - libsecret reads the file again only when its modification time, in whole seconds, changed: a write by another
+///   process in the same second would stay unseen. So when the file is not as this process last left it, libsecret's
+///   backend is dropped (`secret_service_disconnect`) and the next call opens the file afresh; a store that still
+///   meets a write it had not seen fails ("externally modified") rather than overwriting it.
+enum SandboxKeyringFile {
+    /// The file's identity and version: device, inode, size and modification time in nanoseconds.
+    struct Stamp: Equatable {
+        let device: UInt64
+        let inode: UInt64
+        let size: Int64
+        let modified: Int64
+    }
+
+    /// The file as this process left it after its last call; `nil` before the first.
+    private static let lastSeen = Mutex<Stamp??>(nil)
+
+    static let header: [UInt8] = Array("GnomeKeyring\n\r\0\n".utf8)
+
+    static func stamp(_ path: String) -> Stamp? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return Stamp(
+            device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
+            modified: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))
+    }
+
+    /// Before a call: refuses a damaged file, and makes libsecret read the file again when it changed.
+    static func prepare(_ path: String) throws {
+        try check(path)
+        let now = stamp(path)
+        let reopen = lastSeen.withLock { seen in seen != nil && seen! != now }
+        if reopen { secret_service_disconnect() }
+    }
+
+    /// After a call: remembers the file as this process left it.
+    static func finished(_ path: String) {
+        let now = stamp(path)
+        lastSeen.withLock { $0 = .some(now) }
+    }
+
+    /// Drops libsecret's backend, so that the next call reads the file afresh.
+    static func reopen() {
+        secret_service_disconnect()
+    }
+
+    /// Throws when the file at `path` exists and is not a keyring file libsecret can read without aborting.
+    static func check(_ path: String) throws {
+        guard FileManager.default.fileExists(atPath: path) else { return }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw KeyringError(
+                .misconfigured, "The app's keyring file \(path) cannot be read.",
+                fix: "Check that it belongs to this user and is readable and writable (chmod 600).")
+        }
+        if let problem = problem(in: data) {
+            throw KeyringError(
+                .misconfigured, "The app's keyring file \(path) is damaged: \(problem).",
+                fix: "Move it aside (mv '\(path)' '\(path).damaged'); the app then starts with an empty keyring and "
+                    + "signs in again.")
+        }
+    }
+
+    /// Why `data` is not a keyring file, or `nil` when it is one (an empty file is one: libsecret starts it afresh).
+    static func problem(in data: Data) -> String? {
+        guard !data.isEmpty else { return nil }
+        guard data.count >= header.count + 2, Array(data.prefix(header.count)) == header else {
+            return "its header is not libsecret's"
+        }
+        guard data[data.startIndex + header.count] == 1, data[data.startIndex + header.count + 1] == 0 else {
+            return "it is not of version 1.0"
+        }
+        let body = data.dropFirst(header.count + 2)
+        let bytes = body.withUnsafeBytes { g_bytes_new($0.baseAddress, gsize($0.count)) }
+        defer { g_bytes_unref(bytes) }
+        return Variant.withType("(uayutua(a{say}ay))") { type -> String? in
+            let variant = g_variant_ref_sink(g_variant_new_from_bytes(type, bytes, 0))
+            defer { g_variant_unref(variant) }
+            guard g_variant_is_normal_form(variant) != 0 else { return "its contents are not well-formed" }
+            let size = g_variant_get_child_value(variant, 0)
+            let salt = g_variant_get_child_value(variant, 1)
+            defer {
+                g_variant_unref(size)
+                g_variant_unref(salt)
+            }
+            guard UInt32(littleEndian: g_variant_get_uint32(size)) == UInt32(g_variant_n_children(salt)) else {
+                return "its salt is not as long as it says"
+            }
+            return nil
+        }
+    }
+}

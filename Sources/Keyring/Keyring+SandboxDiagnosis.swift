@@ -1,0 +1,59 @@
+import CLibSecret
+import Foundation
+
+extension Keyring {
+    /// ``diagnose()`` in a sandbox: where the process runs, whether its libsecret has the portal fix, and whether the
+    /// app's keyring answers.
+    func sandboxDiagnosis() async -> KeyringDiagnosis {
+        typealias Check = KeyringDiagnosis.Check
+        let environment = ProcessInfo.processInfo.environment
+        var checks: [Check] = []
+        let place = environment["FLATPAK_ID"].map { "Flatpak sandbox (app \($0))" }
+            ?? (DesktopPortal.isSandboxed ? "Flatpak sandbox" : nil)
+            ?? environment["SNAP_NAME"].map { "Snap (\($0))" }
+            ?? "SECRET_BACKEND=file"
+        checks.append(Check(
+            name: "backend", status: .ok,
+            detail: "\(place): the app's own keyring file \(Self.sandboxKeyringFile), unlocked with a key from the "
+                + "Secret portal (org.freedesktop.secrets is not used)",
+            fix: nil))
+        if Self.libsecretHasPortalFix {
+            checks.append(Check(name: "libsecret", status: .ok, detail: "0.21.2 or newer", fix: nil))
+        } else {
+            checks.append(Check(
+                name: "libsecret", status: .warning,
+                detail: "older than 0.21.2: it can miss the Secret portal's answer and wait (each call then ends at "
+                    + "its timeout and is made once more)",
+                fix: "Bundle libsecret 0.21.4 or newer with the app (a module in its Flatpak manifest), or use a "
+                    + "runtime that carries it (GNOME 46 or later)"))
+        }
+        do {
+            _ = try await sandboxCall("checking the app's keyring") {
+                try SandboxKeyring.search(["tokenkeyring-diagnosis": UUID().uuidString])
+            }
+            checks.append(Check(name: "app keyring", status: .ok, detail: "opened with the portal's key", fix: nil))
+            return KeyringDiagnosis(checks: checks, error: nil)
+        } catch let error as KeyringError {
+            let detail = error.summary + (error.underlying.map { " (\($0))" } ?? "")
+            checks.append(Check(name: "app keyring", status: .failed, detail: detail, fix: error.fix))
+            return KeyringDiagnosis(checks: checks, error: error)
+        } catch {
+            let failure = KeyringError.other("The diagnosis was interrupted.", "\(error)")
+            checks.append(Check(name: "app keyring", status: .failed, detail: failure.summary, fix: nil))
+            return KeyringDiagnosis(checks: checks, error: failure)
+        }
+    }
+
+    /// Whether the libsecret in this process is 0.21.2 or newer (it exports `secret_attributes_validate`, new in
+    /// 0.21.2): the portal race of libsecret issue 58 is fixed in 0.21.4, and no symbol tells 0.21.2–0.21.3 apart.
+    static var libsecretHasPortalFix: Bool {
+        dlsym(UnsafeMutableRawPointer(bitPattern: 0), "secret_attributes_validate") != nil
+    }
+
+    /// ``changes()`` in the sandbox: the file backend announces nothing.
+    static var sandboxAnnouncesNoChanges: KeyringError {
+        KeyringError(
+            .other, "The app's keyring in a sandbox announces no changes: it is a file, not a service on the bus.",
+            fix: "Read the item again when it matters; writers are still ordered by the item's lock.")
+    }
+}
