@@ -8,7 +8,10 @@ extension LoopbackRedirectListener.Request {
     ///
     /// The browser's bytes, read without a socket: the `loopback-redirect` fuzz target calls it.
     init?(target: String, path: String) {
-        guard let components = URLComponents(string: target), components.percentEncodedPath == path else { return nil }
+        // A path that starts with `//` (origin form has no authority) would be read as a host and a shorter path.
+        guard !target.hasPrefix("//"), let components = URLComponents(string: target),
+            components.percentEncodedPath == path
+        else { return nil }
         self.init(parameters: (components.queryItems ?? []).map { ($0.name, $0.value ?? "") })
     }
 }
