@@ -217,7 +217,9 @@ public struct DeviceAuthorization: Sendable {
         }
         guard let deviceCode = answer.deviceCode, !deviceCode.isEmpty else { throw malformed("its answer has no device_code") }
         guard let userCode = answer.userCode, !userCode.isEmpty else { throw malformed("its answer has no user_code") }
-        guard let verificationURI = answer.verificationURI.flatMap(URL.init(string:)), verificationURI.host != nil else {
+        guard let verificationURI = answer.verificationURI.flatMap(URL.init(string:)),
+            !(verificationURI.host ?? "").isEmpty  // `https://e@/device` has a host, and it is empty
+        else {
             throw malformed("its answer has no usable verification_uri")
         }
         guard let expiresIn = answer.expiresIn else { throw malformed("its answer has no positive expires_in") }

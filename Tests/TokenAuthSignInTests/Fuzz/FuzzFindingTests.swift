@@ -21,4 +21,21 @@ struct FuzzFindingTests {
         let page = RedirectPage.failed("The provider said <\u{301}b>.", advice: "Retry.")
         #expect(!page.html.contains("<\u{301}b"))
     }
+
+    @Test("a device answer whose expires_in is positive but under an attosecond is unusable, not a code that lives 0 s")
+    func attosecondLifetime() {
+        // Fuzz/Crashes/device-authorization/expires-in-under-an-attosecond.json
+        let body = #"{"device_code":"d","user_code":"u","verification_uri":"https://example.com/device","expires_in":1e-95}"#
+        let error = #expect(throws: SignInError.self) { try DeviceAuthorization.interpret(Data(body.utf8), status: 200) }
+        #expect(error?.code == .unusableDeviceAnswer)
+        #expect(error?.reason.contains("no positive expires_in") == true)
+    }
+
+    @Test("a device answer whose verification_uri has an empty host is unusable")
+    func emptyVerificationHost() {
+        // Fuzz/Crashes/device-authorization/verification-uri-empty-host.json: `https://e@/device`.
+        let body = #"{"device_code":"d","user_code":"u","verification_uri":"https://e@/device","expires_in":100}"#
+        let error = #expect(throws: SignInError.self) { try DeviceAuthorization.interpret(Data(body.utf8), status: 200) }
+        #expect(error?.code == .unusableDeviceAnswer)
+    }
 }
