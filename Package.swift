@@ -200,6 +200,9 @@ let package = Package(
                 "TokenAuthSignIn", "TokenAuth", "TokenAuthTesting", "OAuthTestServer", "OAuthTestSupport",
                 "TestSupport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                // The fuzz corpus replay signs id_tokens with the fuzz keys and reads JWKs, as the targets do.
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "JWTKit", package: "jwt-kit"),
             ]
         ),
         // A process of the file store's tests: writes an item without end (to be killed mid-write), or refreshes it.

@@ -7,7 +7,7 @@ extension URL {
         let host = self.host ?? ""
         switch scheme?.lowercased() {
         case "https": return !host.isEmpty
-        case "http": return LoopbackHost.contains(host)
+        case "http": return LoopbackHost.contains(hostOf: self)
         default: return false
         }
     }

@@ -15,12 +15,14 @@ extension KeyedDecodingContainer {
     }
 
     /// ``lenientSeconds(forKey:)`` when positive, as a duration clamped to `bounds`; `nil` when absent, of another
-    /// type, not a finite number, zero or negative. The comparison happens before any conversion, so no number
-    /// can overflow it.
+    /// type, not a finite number, zero or negative, or too small to be a positive `Duration` (under an attosecond,
+    /// with bounds from zero). The comparison happens before any conversion, so no number can overflow it.
     package func positiveSeconds(forKey key: Key, within bounds: ClosedRange<Duration>) -> Duration? {
         guard let seconds = lenientSeconds(forKey: key), seconds > 0 else { return nil }
         if seconds <= bounds.lowerBound.timeInterval { return bounds.lowerBound }
         if seconds >= bounds.upperBound.timeInterval { return bounds.upperBound }
-        return .seconds(seconds)
+        // A positive number under an attosecond (`1e-95`) is zero as a Duration: not positive after all.
+        let duration = Duration.seconds(seconds)
+        return duration > .zero ? duration : nil
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -11,8 +12,9 @@ enum LoopbackHost {
     /// Whether `host` is `localhost`, an IPv4 address in 127.0.0.0/8, `::1`, or `::ffff:127.x.y.z`.
     ///
     /// `host` may carry the brackets of an IPv6 URL authority. Other names are not resolved: a name that resolves
-    /// to loopback today may not tomorrow.
+    /// to loopback today may not tomorrow. A host with a NUL is none: `inet_pton` would read up to it only.
     static func contains(_ host: String) -> Bool {
+        guard !host.contains("\0") else { return false }
         var name = host.lowercased()
         if name.hasPrefix("["), name.hasSuffix("]") {
             name = String(name.dropFirst().dropLast())
@@ -34,6 +36,14 @@ enum LoopbackHost {
             return isV4Mapped && bytes[12] == 127
         }
         return false
+    }
+
+    /// Whether the host of `url`, as written in it, is a loopback host. Percent-encoding is not decoded first: no
+    /// loopback name or address needs it, and the decoded host of `http://127.0.0.1%00.example.com` reads as
+    /// `127.0.0.1` up to its NUL, while `localhost%2e` is a name only a resolver decides about.
+    static func contains(hostOf url: URL) -> Bool {
+        guard let host = url.host(percentEncoded: true), !host.contains("%") else { return false }
+        return contains(host)
     }
 
     private static func firstOctet(of address: in_addr) -> UInt8 {

@@ -119,7 +119,7 @@ public struct TokenEndpointClient: Sendable {
         switch scheme {
         case "https" where !host.isEmpty:
             return
-        case "http" where LoopbackHost.contains(host):
+        case "http" where LoopbackHost.contains(hostOf: endpoint):
             return
         default:
             throw .insecureEndpoint(name, scheme: scheme.isEmpty ? "?" : scheme, host: host.isEmpty ? "?" : host)

@@ -232,30 +232,23 @@ private final class CodeExchange: Sendable {
     }
 
     func handle(_ redirect: LoopbackRedirectListener.Request) async -> LoopbackRedirectListener.Decision<Outcome> {
-        guard redirect.single("state") == request.state else { return .keepWaiting(.unexpected) }
+        let response = AuthorizationResponse(
+            redirect, state: request.state, issuer: issuer, requiresIssuerParameter: requiresIssuerParameter)
+        if case .otherState = response { return .keepWaiting(.unexpected) }
         let first = answered.withLock { answered in
             defer { answered = true }
             return !answered
         }
         guard first else { return .keepWaiting(.alreadyAnswered) }
-        if let issuer {
-            let iss = redirect.single("iss")
-            if redirect.count(of: "iss") > 1 || (iss == nil && requiresIssuerParameter) || (iss != nil && iss != issuer) {
-                return fail(SignInError.responseIssuerMismatch(expected: issuer, found: iss))
-            }
+        switch response {
+        case .otherState:
+            return .keepWaiting(.unexpected)
+        case .refused(let error):
+            return fail(error)
+        case .code(let code):
+            // The code is in hand: the exchange runs to its own end, outside the sign-in's time limit.
+            return .answer { await self.exchange(code) }
         }
-        if redirect.count(of: "error") > 0 {
-            guard let error = redirect.single("error") else {
-                return fail(SignInError.malformedRedirect("it has more than one error"))
-            }
-            return fail(SignInError.fromRedirect(error: error, description: redirect.single("error_description")))
-        }
-        guard let code = redirect.single("code"), !code.isEmpty else {
-            return fail(SignInError.malformedRedirect(
-                redirect.count(of: "code") > 1 ? "it has more than one code" : "it has no code"))
-        }
-        // The code is in hand: the exchange runs to its own end, outside the sign-in's time limit.
-        return .answer { await self.exchange(code) }
     }
 
     private func exchange(_ code: String) async -> (RedirectPage, Result<Outcome, any Error>) {

@@ -185,15 +185,12 @@ struct LoopbackRedirectListener: Sendable {
                     guard let received = head else { continue }
                     head = nil
                     arrival.mark()
-                    let components = URLComponents(string: received.uri)
-                    guard received.method == .GET || received.method == .HEAD, let components,
-                        components.percentEncodedPath == path
+                    guard received.method == .GET || received.method == .HEAD,
+                        let request = Request(target: received.uri, path: path)
                     else {
                         try await write(.notFound, to: outbound, head: received)
                         return
                     }
-                    let request = Request(
-                        parameters: (components.queryItems ?? []).map { ($0.name, $0.value ?? "") })
                     switch await handle(request) {
                     case .keepWaiting(let page):
                         try await write(page, to: outbound, head: received)

@@ -56,16 +56,18 @@ struct RedirectPage: Sendable, Equatable {
         """
     }
 
+    /// `text` with `&`, `<`, `>`, `"` and `'` replaced by character references. Scalar by scalar: a combining mark
+    /// after `<` makes one `Character` of the two, which a `Character` comparison would let through.
     static func escape(_ text: String) -> String {
         var escaped = ""
-        for character in text {
-            switch character {
+        for scalar in text.unicodeScalars {
+            switch scalar {
             case "&": escaped += "&amp;"
             case "<": escaped += "&lt;"
             case ">": escaped += "&gt;"
             case "\"": escaped += "&quot;"
             case "'": escaped += "&#39;"
-            default: escaped.append(character)
+            default: escaped.unicodeScalars.append(scalar)
             }
         }
         return escaped

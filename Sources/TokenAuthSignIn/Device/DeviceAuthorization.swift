@@ -182,7 +182,7 @@ public struct DeviceAuthorization: Sendable {
     }
 
     /// A device authorization response (RFC 8628 §3.2), with the device code kept out of the prompt.
-    private struct DeviceCode: Sendable {
+    struct DeviceCode: Sendable {
         var deviceCode: String
         var prompt: Prompt
         var interval: Duration?
@@ -199,7 +199,12 @@ public struct DeviceAuthorization: Sendable {
     /// The endpoint's name in errors.
     private static let endpointName = "device authorization endpoint"
 
-    private static func interpret(_ body: Data, status: Int) throws -> DeviceCode {
+    /// Reads a 2xx answer of the device authorization endpoint (RFC 8628 §3.2): every member checked and every
+    /// number bounded here, where it enters. Internal, not private: the `device-authorization` fuzz target calls it.
+    ///
+    /// - Throws: ``SignInError/Code/unusableDeviceAnswer`` for an answer without a usable device code, user code,
+    ///   verification URI or lifetime.
+    static func interpret(_ body: Data, status: Int) throws(SignInError) -> DeviceCode {
         // A 2xx answer that is no device authorization: the endpoint or client is wrong, and asking again would
         // meet the same answer.
         func malformed(_ problem: String) -> SignInError { .unusableDeviceAnswer(problem, status: status) }
@@ -212,7 +217,9 @@ public struct DeviceAuthorization: Sendable {
         }
         guard let deviceCode = answer.deviceCode, !deviceCode.isEmpty else { throw malformed("its answer has no device_code") }
         guard let userCode = answer.userCode, !userCode.isEmpty else { throw malformed("its answer has no user_code") }
-        guard let verificationURI = answer.verificationURI.flatMap(URL.init(string:)), verificationURI.host != nil else {
+        guard let verificationURI = answer.verificationURI.flatMap(URL.init(string:)),
+            !(verificationURI.host ?? "").isEmpty  // `https://e@/device` has a host, and it is empty
+        else {
             throw malformed("its answer has no usable verification_uri")
         }
         guard let expiresIn = answer.expiresIn else { throw malformed("its answer has no positive expires_in") }

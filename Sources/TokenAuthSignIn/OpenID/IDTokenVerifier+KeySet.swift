@@ -30,16 +30,24 @@ extension IDTokenVerifier {
             failures: DocumentFailures(
                 source: url.absoluteString, refusal: "has no key set", unreadable: "is not a JWK Set",
                 unavailable: SignInError.jwksUnavailable, unusable: SignInError.jwksMisconfigured))
-        let collection = JWTKeyCollection()
         var keys: [String: JWK] = [:]
+        var verifiers: [String: JWTKeyCollection] = [:]
         for (index, key) in set.keys.enumerated() {
             var jwk = key
             let kid = jwk.keyIdentifier?.string ?? "#\(index)"
             jwk.keyIdentifier = JWKIdentifier(string: kid)
             guard keys[kid] == nil else { continue }
+            // A key published with its private part (`d`) is left out: anyone who read the set could sign with it,
+            // and jwt-kit would verify with the key `d` makes, whatever `x` and `y` say.
+            guard jwk.privateExponent == nil else {
+                logger.debug("skipping a key published with its private part", metadata: ["kid": "\(SignInError.clean(kid))"])
+                continue
+            }
             do {
-                try await collection.add(jwk: jwk)
+                let verifier = JWTKeyCollection()
+                try await verifier.add(jwk: jwk)
                 keys[kid] = jwk
+                verifiers[kid] = verifier
             } catch {
                 // A key jwt-kit cannot use (an encryption key, another curve) is left out; the others still work.
                 logger.debug("skipping an unusable key", metadata: ["kid": "\(SignInError.clean(kid))"])
@@ -48,7 +56,7 @@ extension IDTokenVerifier {
         guard !keys.isEmpty else {
             throw SignInError.jwksMisconfigured("\(url.absoluteString) has no usable signing key")
         }
-        return JWKSCache.Keys(collection: collection, keys: keys, fetchedAt: fetchedAt)
+        return JWKSCache.Keys(verifiers: verifiers, keys: keys, fetchedAt: fetchedAt)
     }
 }
 

@@ -29,7 +29,9 @@ import TokenAuth
 /// may have rotated its keys), unless it was fetched less than ``minimumRefetchInterval`` ago: tokens with made-up
 /// key ids cannot make it fetch in a loop. Fetches refuse redirects (`HTTPRedirectPolicy.refuse`), accept at most
 /// ``maximumDocumentSize`` bytes and only `https` (or `http` on loopback) URLs: a key set from elsewhere would let
-/// anyone sign tokens.
+/// anyone sign tokens. Keys jwt-kit cannot use, and keys published with their private part, are left out. A token
+/// without a `kid` is checked with each key that can make its `alg` (key type, curve and the key's own `alg`), and
+/// only with those.
 ///
 /// Nothing here logs or describes a token, a nonce or an access token.
 public struct IDTokenVerifier: Sendable {
@@ -173,25 +175,7 @@ public struct IDTokenVerifier: Sendable {
             keys = refetched
             guard keys.keys[kid] != nil else { throw SignInError.unknownKey(kid) }
         }
-        if let kid, let jwk = keys.keys[kid] {
-            try Self.check(jwk, canVerify: alg, kid: kid)
-        }
-
-        let payload: IDTokenPayload
-        do {
-            payload = try await keys.collection.verify(idToken, as: IDTokenPayload.self, iteratingKeys: kid == nil)
-        } catch let error as JWTError {
-            switch error.errorType {
-            case .malformedToken:
-                throw SignInError.malformedIDToken("its claims are not readable, or iss, sub, aud, exp or iat is missing")
-            case .signatureVerificationFailed:
-                throw SignInError.badSignature(kid.map { "with key \"\(SignInError.clean($0))\"" } ?? "with any key")
-            default:
-                throw SignInError.badSignature("jwt-kit: \(error.errorType)")
-            }
-        } catch {
-            throw SignInError.badSignature("\(type(of: error))")
-        }
+        let payload = try await Self.payload(of: idToken, alg: alg, kid: kid, keys: keys)
         let claims = payload.claims
         try check(claims, nonce: nonce)
         return claims

@@ -7,8 +7,9 @@ import TokenAuth
 actor JWKSCache {
     /// One fetched key set, ready to verify with.
     struct Keys: Sendable {
-        /// jwt-kit's verifiers for the usable keys, by `kid`.
-        let collection: JWTKeyCollection
+        /// jwt-kit's verifier of each usable key, by `kid`: one key each, so that a token without a `kid` is
+        /// checked only with the keys that can make its `alg` (jwt-kit would try every key of a shared collection).
+        let verifiers: [String: JWTKeyCollection]
         /// Each usable key by `kid` (keys without one get `#0`, `#1` … by position).
         let keys: [String: JWK]
         /// When the set was fetched, by the verifier's wall clock.
