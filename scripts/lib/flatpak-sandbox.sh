@@ -7,6 +7,7 @@
 #   ensure_bundled_libsecret              # libsecret >= 0.21.4 built into $TOKENKEYRING_FLATPAK_BUILD/app (cached)
 #   flatpak_reexec_in_private_bus "$0" "$@"   # at the top of a script: run it again inside a private session bus
 #   start_flatpak_host [--open-uri]       # inside that bus: gnome-keyring + xdg-desktop-portal (+ the OpenURI portal)
+#   flatpak_wait_for_opened_uri PATTERN SECONDS   # with --open-uri: the URI the portal handed the host's handler
 #   run_in_flatpak APP_ID [--libsecret bundled|system] [--share DIR]... [--share-ro DIR]... [--env NAME=VALUE]... \
 #       -- COMMAND...                     # COMMAND in the sandbox; exits with its status
 #   flatpak_app_dir APP_ID                # the host path of the app's ~/.var/app/APP_ID
@@ -19,7 +20,7 @@
 # instance except /run/user/UID/app/APP_ID (shared by the app's instances and with the host, as in Flatpak: a
 # cross-process lock belongs there), DBUS_SESSION_BUS_ADDRESS=unix:path=/run/flatpak/bus (the proxy), no
 # capabilities, its own PID namespace (every process it started ends with it). The repository is shared
-# read-write at its own path unless --share/--share-ro name other directories; /opt/swift is shared read-only
+# read-write at its own path, and so is each --share DIR (--share-ro: read-only); /opt/swift is shared read-only
 # when present, so that a test binary runs.
 #
 # Options, as environment variables:
@@ -66,9 +67,16 @@ _flatpak_has_name() {
 
 # Inside the private bus: a private HOME (common.sh's private_home), gnome-keyring unlocked, xdg-permission-store,
 # and xdg-desktop-portal with XDG_CURRENT_DESKTOP=GNOME, reading its backends from a directory of our own
-# (XDG_DESKTOP_PORTAL_DIR): gnome-keyring.portal, and with --open-uri a stand-in AppChooser backend, without which
-# xdg-desktop-portal 1.16 does not export OpenURI at all (see flatpak_record_uri_handler). Fails if the Secret
-# portal does not answer.
+# (XDG_DESKTOP_PORTAL_DIR, so /usr/share stays as it is): gnome-keyring.portal, and with --open-uri the OpenURI
+# set-up below. Fails if the Secret portal does not answer.
+#
+# --open-uri: xdg-desktop-portal 1.16 exports OpenURI only when some backend claims AppChooser, so a .portal file
+# claims it for a name nobody owns. For http(s) (and mailto, ftp, webcal, calendar) with a default handler the
+# portal never asks the chooser: it launches the handler itself. The default x-scheme-handler/http(s) is then a
+# recorder (an XDG_DATA_HOME .desktop file and XDG_CONFIG_HOME/mimeapps.list) that appends each URI it is given to
+# $TOKENKEYRING_FLATPAK_HOST/opened-uris: see flatpak_wait_for_opened_uri. In the sandbox, an app opens a URI with
+#   gdbus call --session --dest org.freedesktop.portal.Desktop --object-path /org/freedesktop/portal/desktop \
+#       --method org.freedesktop.portal.OpenURI.OpenURI '' URI '{}'
 start_flatpak_host() {
     [ -n "${DBUS_SESSION_BUS_ADDRESS:-}" ] || { say "start_flatpak_host needs a private session bus."; return 1; }
     start_private_keyring || return 1
@@ -79,6 +87,16 @@ start_flatpak_host() {
     if [ "${1:-}" = "--open-uri" ]; then
         printf '[portal]\nDBusName=org.tokenkeyring.NoAppChooser\nInterfaces=org.freedesktop.impl.portal.AppChooser\nUseIn=gnome\n' \
             >"$portals/no-app-chooser.portal"
+        local recorder="$TOKENKEYRING_FLATPAK_HOST/record-uri"
+        printf '#!/bin/sh\nprintf "%%s\\n" "$@" >>"%s"\n' "$TOKENKEYRING_FLATPAK_HOST/opened-uris" >"$recorder"
+        chmod +x "$recorder"
+        : >"$TOKENKEYRING_FLATPAK_HOST/opened-uris"
+        mkdir -p "$XDG_DATA_HOME/applications"
+        printf '[Desktop Entry]\nType=Application\nName=URI recorder\nNoDisplay=true\nExec=%s %%u\nMimeType=%s\n' \
+            "$recorder" 'x-scheme-handler/http;x-scheme-handler/https;' \
+            >"$XDG_DATA_HOME/applications/tokenkeyring-uri-recorder.desktop"
+        printf '[Default Applications]\nx-scheme-handler/http=%s\nx-scheme-handler/https=%s\n' \
+            tokenkeyring-uri-recorder.desktop tokenkeyring-uri-recorder.desktop >"$XDG_CONFIG_HOME/mimeapps.list"
     fi
     /usr/libexec/xdg-permission-store --replace >"$logs/permission-store.log" 2>&1 &
     TOKENKEYRING_FLATPAK_PIDS+=($!)
@@ -111,12 +129,24 @@ stop_flatpak_host() {
 
 flatpak_app_dir() { printf '%s\n' "$HOME/.var/app/$1"; }
 
+# After start_flatpak_host --open-uri: waits up to SECONDS for the recorder to have been handed a URI that matches
+# the grep -E PATTERN, and prints it; fails loudly (with what it was handed) when none comes.
+flatpak_wait_for_opened_uri() {
+    local pattern=$1 seconds=$2 log="$TOKENKEYRING_FLATPAK_HOST/opened-uris"
+    if _flatpak_wait "$seconds" "a URI matching $pattern to be opened" grep -qE -- "$pattern" "$log"; then
+        grep -E -- "$pattern" "$log" | head -n 1
+        return 0
+    fi
+    say "URIs opened so far: $(tr '\n' ' ' <"$log")"
+    return 1
+}
+
 # Runs a command in the sandbox of APP_ID (see the top of this file) and exits with its status. A subshell, so
 # that its trap ends the proxy and removes the instance's files however the command ends.
 run_in_flatpak() (
     set -euo pipefail
     [ -n "${TOKENKEYRING_FLATPAK_HOST:-}" ] || { say "run_in_flatpak needs start_flatpak_host first."; exit 1; }
-    local app_id=${1:-} libsecret=bundled shares=() envs=() uid
+    local app_id=${1:-} libsecret=bundled shares=(--bind "$_flatpak_repo" "$_flatpak_repo") envs=() uid
     shift || true
     if ! [[ "$app_id" =~ ^[A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z_][A-Za-z0-9_-]*){2,}$ ]]; then
         say "run_in_flatpak: '$app_id' is no Flatpak app id (reverse DNS, three elements at least)."
@@ -134,7 +164,6 @@ run_in_flatpak() (
     done
     if [ "${1:-}" != "--" ] || [ $# -lt 2 ]; then say "run_in_flatpak APP_ID [options] -- COMMAND…"; exit 64; fi
     shift
-    [ ${#shares[@]} -gt 0 ] || shares=(--bind "$_flatpak_repo" "$_flatpak_repo")
     uid=$(id -u)
     local app_dir instance runtime_app
     app_dir=$(flatpak_app_dir "$app_id")
@@ -163,19 +192,23 @@ org.freedesktop.portal.*=talk
 INFO
     mkdir -m 700 "$instance/bus"
     mkfifo "$instance/ready"
-    local proxy=""
+    local proxy="" sandbox="" stdin
     # shellcheck disable=SC2317  # called by the trap
     cleanup() {
         exec {sync}>&- 2>/dev/null || true
-        if [ -n "$proxy" ]; then
-            kill "$proxy" 2>/dev/null || true
-            timeout 10 tail --pid="$proxy" -f /dev/null 2>/dev/null || kill -KILL "$proxy" 2>/dev/null || true
-        fi
+        local pid
+        for pid in $sandbox $proxy; do
+            kill "$pid" 2>/dev/null || true
+            timeout 10 tail --pid="$pid" -f /dev/null 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
+        done
         rm -rf "$instance"
     }
     trap cleanup EXIT
+    trap 'exit 129' HUP
     trap 'exit 130' INT
     trap 'exit 143' TERM
+    # Who to signal to end this instance (the trap above ends the rest); SIGKILL works too: both bwraps die with it.
+    printf '%s\n' "$BASHPID" >"$instance/supervisor"
     # The proxy runs sandboxed with the same /.flatpak-info, as in Flatpak: the portal looks at its peer (the
     # proxy) to tell which app is asking. It writes a byte to fd 3 once it listens, and stops when fd 3 closes.
     local host_bus=() socket
@@ -208,6 +241,9 @@ INFO
         *) say "run_in_flatpak: --libsecret bundled or system, not $libsecret"; exit 64 ;;
     esac
     local home_app="$HOME/.var/app/$app_id" status=0
+    # In the background, so that a signal runs the trap at once (bash runs traps only between commands), with
+    # standard input passed on explicitly (a background command would get /dev/null).
+    exec {stdin}<&0
     bwrap --die-with-parent --unshare-pid --unshare-ipc --unshare-uts --cap-drop ALL \
         --ro-bind /usr /usr --symlink usr/bin /bin --symlink usr/sbin /sbin --symlink usr/lib /lib \
         --symlink usr/lib64 /lib64 --ro-bind /etc /etc --proc /proc --dev /dev --tmpfs /tmp --tmpfs /var/tmp \
@@ -222,6 +258,9 @@ INFO
         --setenv XDG_CACHE_HOME "$home_app/cache" --setenv XDG_STATE_HOME "$home_app/.local/state" \
         --setenv XDG_DATA_DIRS /app/share:/usr/share --setenv XDG_RUNTIME_DIR "/run/user/$uid" \
         --setenv DBUS_SESSION_BUS_ADDRESS unix:path=/run/flatpak/bus "${envs[@]}" \
-        -- "$@" || status=$?
+        -- "$@" <&"$stdin" &
+    sandbox=$!
+    wait "$sandbox" || status=$?
+    sandbox=""
     exit "$status"
 )

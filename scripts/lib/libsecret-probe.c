@@ -9,12 +9,13 @@
  * SECRET_SCHEMA_DONT_MATCH_NAME; ATTRS are key=value):
  *   backend                            secret_backend_get (SECRET_BACKEND_OPEN_SESSION), prints the type
  *   service                            secret_service_get_sync (OPEN_SESSION | LOAD_COLLECTIONS)
- *   store SCHEMA LABEL SECRET ATTRS    secret_password_storev_sync
+ *   store SCHEMA LABEL SECRET ATTRS    secret_password_storev_sync (into the collection PROBE_COLLECTION names)
  *   lookup SCHEMA ATTRS                secret_password_lookupv_sync
  *   lookup-binary SCHEMA ATTRS         secret_password_lookupv_binary_sync
- *   search SCHEMA ATTRS                secret_password_searchv_sync (ALL | UNLOCK | LOAD_SECRETS), then
- *                                      secret_retrievable_retrieve_secret_sync on each result
+ *   search SCHEMA ATTRS                secret_password_searchv_sync (ALL | UNLOCK | LOAD_SECRETS, or the number
+ *                                      in PROBE_SEARCH_FLAGS), then secret_retrievable_retrieve_secret_sync on each
  *   clear SCHEMA ATTRS                 secret_password_clearv_sync
+ *   disconnect                         secret_service_disconnect (): drops the cached backend too
  *   sleep MS
  * Prints one line per step: "STEP ok ...", "STEP none", or "STEP error DOMAIN CODE MESSAGE". Exits 0 when every
  * step succeeded (none counts), 2 when one failed. --cancel-after cancels every step's GCancellable after MS. */
@@ -110,8 +111,10 @@ static void on_backend (G_GNUC_UNUSED GObject *source, GAsyncResult *result, gpo
 
 static void step_search (SecretSchema *schema, GHashTable *attributes) {
 	GError *error = NULL;
+	const char *flags = getenv ("PROBE_SEARCH_FLAGS"); /* a number; 14 = ALL | UNLOCK | LOAD_SECRETS */
 	GList *items = secret_password_searchv_sync (schema, attributes,
-	                                             SECRET_SEARCH_ALL | SECRET_SEARCH_UNLOCK | SECRET_SEARCH_LOAD_SECRETS,
+	                                             flags ? (SecretSearchFlags) atoi (flags)
+	                                                   : SECRET_SEARCH_ALL | SECRET_SEARCH_UNLOCK | SECRET_SEARCH_LOAD_SECRETS,
 	                                             cancellable, &error);
 	if (error) {
 		report_error ("search", error);
@@ -155,6 +158,9 @@ static void run_step (char **args, int count) {
 		g_main_context_pop_thread_default (context);
 		g_main_loop_unref (loop);
 		g_main_context_unref (context);
+	} else if (strcmp (step, "disconnect") == 0) {
+		secret_service_disconnect ();
+		printf ("disconnect ok\n");
 	} else if (strcmp (step, "service") == 0) {
 		SecretService *service = secret_service_get_sync (SECRET_SERVICE_OPEN_SESSION | SECRET_SERVICE_LOAD_COLLECTIONS,
 		                                                  cancellable, &error);
@@ -172,7 +178,8 @@ static void run_step (char **args, int count) {
 		g_autoptr(GHashTable) attributes = parse_attributes (args + first, count - first);
 		SecretSchema *schema = make_schema (args[1], attributes);
 		if (strcmp (step, "store") == 0) {
-			if (secret_password_storev_sync (schema, attributes, NULL, args[2], args[3], cancellable, &error))
+			if (secret_password_storev_sync (schema, attributes, getenv ("PROBE_COLLECTION"), args[2], args[3],
+			                                 cancellable, &error))
 				printf ("store ok\n");
 			else
 				report_error (step, error);
