@@ -5,6 +5,7 @@
 #
 #   ensure_flatpak_packages      # apt-get install --no-install-recommends whatever is missing (root or sudo)
 #   ensure_bundled_libsecret     # builds into $TOKENKEYRING_FLATPAK_BUILD/app once; later calls return at once
+#   ensure_libsecret_probe       # builds libsecret-probe.c against it (when newer) and prints the binary's path
 #
 # It also writes $TOKENKEYRING_FLATPAK_BUILD/pkgconfig, the same .pc files with the host path as their prefix,
 # for building a probe on the host against the bundled libsecret:
@@ -126,4 +127,20 @@ ensure_bundled_libsecret() {
     done
     printf '%s\n' "$tarball ${options[*]}" >"$app/.stamp"
     say "Bundled libsecret: $app ($(PKG_CONFIG_PATH="$app/lib/pkgconfig" pkg-config --modversion libsecret-1))."
+}
+
+# Builds scripts/lib/libsecret-probe.c against the bundled libsecret's headers into $TOKENKEYRING_FLATPAK_BUILD/probe
+# (again only when the source is newer) and prints its path. In the sandbox it runs with /app's libsecret, or with
+# Debian's under --libsecret system (the APIs it calls are in both).
+ensure_libsecret_probe() {
+    local source probe="$TOKENKEYRING_FLATPAK_BUILD/probe"
+    source="$(dirname "${BASH_SOURCE[0]}")/libsecret-probe.c"
+    if [ ! -x "$probe" ] || [ "$source" -nt "$probe" ]; then
+        ensure_bundled_libsecret || return 1
+        # shellcheck disable=SC2046  # pkg-config's flags are words
+        gcc -Wall -Wextra -O1 -o "$probe" "$source" \
+            $(PKG_CONFIG_PATH="$TOKENKEYRING_FLATPAK_BUILD/pkgconfig" pkg-config --cflags --libs libsecret-1) -ldl >&2 ||
+            { say "Building $source failed."; return 1; }
+    fi
+    printf '%s\n' "$probe"
 }

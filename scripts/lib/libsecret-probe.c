@@ -1,6 +1,7 @@
 /* libsecret-probe: calls one libsecret API after another, the way a keyring backend would, and prints what each
  * returned (with the GError's domain, code and message), so that a run in the simulated Flatpak sandbox shows
- * which APIs work there and how they fail. Built by scripts/lib/flatpak-check against the bundled libsecret:
+ * which APIs work there and how they fail. Built against the bundled libsecret by ensure_libsecret_probe
+ * (scripts/lib/flatpak-bundle.sh), that is:
  *
  *   gcc -o probe libsecret-probe.c $(pkg-config --cflags --libs libsecret-1)
  *   probe [--cancel-after MS] STEP [ARGS...] [, STEP [ARGS...]]...
@@ -17,6 +18,7 @@
  *   clear SCHEMA ATTRS                 secret_password_clearv_sync
  *   disconnect                         secret_service_disconnect (): drops the cached backend too
  *   sleep MS
+ *   bounded MS STEP [ARGS...]          STEP on a thread, given MS; if it is not done, left behind, and run once more
  * Prints one line per step: "STEP ok ...", "STEP none", or "STEP error DOMAIN CODE MESSAGE". Exits 0 when every
  * step succeeded (none counts), 2 when one failed. --cancel-after cancels every step's GCancellable after MS. */
 #define _GNU_SOURCE
@@ -224,6 +226,43 @@ static void run_step (char **args, int count) {
 	fflush (stdout);
 }
 
+/* "bounded MS STEP ARGS": STEP on a thread of its own, given MS milliseconds; when it is not done by then, the
+ * thread is left behind (never cancelled: a portal wait does not end on cancellation, and 0.20.5 deadlocks on it)
+ * and STEP runs once more on a new thread, as a keyring backend with a timeout and one retry would do. */
+typedef struct { char **args; int count; gboolean done; } Bounded;
+static GMutex bounded_lock;
+static GCond bounded_cond;
+
+static gpointer run_bounded (gpointer data) {
+	Bounded *bounded = data;
+	run_step (bounded->args, bounded->count);
+	g_mutex_lock (&bounded_lock);
+	bounded->done = TRUE;
+	g_cond_broadcast (&bounded_cond);
+	g_mutex_unlock (&bounded_lock);
+	return NULL;
+}
+
+static void run_bounded_step (char **args, int count) {
+	int ms = atoi (args[1]);
+	for (int attempt = 1; attempt <= 2; attempt++) {
+		Bounded *bounded = g_new0 (Bounded, 1); /* leaked with a thread left behind */
+		bounded->args = args + 2;
+		bounded->count = count - 2;
+		g_thread_unref (g_thread_new ("bounded", run_bounded, bounded));
+		gint64 deadline = g_get_monotonic_time () + (gint64) ms * 1000;
+		g_mutex_lock (&bounded_lock);
+		while (!bounded->done && g_cond_wait_until (&bounded_cond, &bounded_lock, deadline))
+			;
+		gboolean done = bounded->done;
+		g_mutex_unlock (&bounded_lock);
+		if (done)
+			return;
+		printf ("bounded timed out after %d ms (attempt %d)\n", ms, attempt);
+	}
+	failed = TRUE;
+}
+
 int main (int argc, char **argv) {
 	int i = 1;
 	if (argc > 2 && strcmp (argv[1], "--cancel-after") == 0) {
@@ -238,7 +277,9 @@ int main (int argc, char **argv) {
 		int end = i;
 		while (end < argc && strcmp (argv[end], ",") != 0)
 			end++;
-		if (end > i)
+		if (end - i > 2 && strcmp (argv[i], "bounded") == 0)
+			run_bounded_step (argv + i, end - i);
+		else if (end > i)
 			run_step (argv + i, end - i);
 		i = end + 1;
 	}
