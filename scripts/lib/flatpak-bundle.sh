@@ -11,11 +11,13 @@
 # for building a probe on the host against the bundled libsecret:
 #   PKG_CONFIG_PATH=$TOKENKEYRING_FLATPAK_BUILD/pkgconfig gcc probe.c $(pkg-config --cflags --libs libsecret-1)
 
-# libsecret's build dependencies (Debian's Build-Depends less docs, introspection, vala and test tools), the
-# sandbox's tools, and the host side: the portal (without its Recommends, a GTK backend and more), gnome-keyring,
-# which ships the Secret portal's backend, and xdg-permission-store (in xdg-desktop-portal) for OpenURI.
+# libsecret's build dependencies (Debian's Build-Depends less docs, introspection, vala and test tools) and gcc for
+# the probe; the sandbox's tools; the host side: the portal (without its Recommends, a GTK backend and more),
+# gnome-keyring, which ships the Secret portal's backend, and xdg-permission-store (in xdg-desktop-portal) for
+# OpenURI; python3-dbus and python3-gi for secret-portal-backend.py.
 TOKENKEYRING_FLATPAK_APT_PACKAGES=(bubblewrap xdg-dbus-proxy xdg-desktop-portal gnome-keyring libsecret-tools dbus
-    libglib2.0-bin meson ninja-build pkg-config gcc libc6-dev libglib2.0-dev libgcrypt20-dev xz-utils dpkg-dev)
+    libglib2.0-bin meson ninja-build pkg-config gcc libc6-dev libglib2.0-dev libgcrypt20-dev xz-utils python3-dbus
+    python3-gi)
 # GNOME/libsecret issue 58 (a missed portal answer leaves the call waiting forever) is fixed from 0.21.4 on.
 TOKENKEYRING_LIBSECRET_MINIMUM=0.21.4
 ensure_flatpak_packages() {
