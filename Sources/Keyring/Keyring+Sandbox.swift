@@ -42,8 +42,14 @@ extension Keyring {
 
     private func sandboxAttempt<T: Sendable>(_ doing: String, _ body: @escaping @Sendable () throws -> T) async throws -> T {
         let file = Self.sandboxKeyringFile
+        let turn = SandboxKeyringFile.Turn()
+        let timeout = configuration.timeout
+        // Given back when the call ends, or when it is abandoned at its timeout (its thread may never come back).
+        defer { turn.giveBack() }
         do {
-            return try await BlockingCall.run(timeout: configuration.timeout) { _ in
+            return try await BlockingCall.run(timeout: timeout) { _ in
+                guard turn.take(within: timeout) else { throw KeyringError.timedOut(after: timeout, "waiting for this process's other keyring calls") }
+                defer { turn.giveBack() }
                 try SandboxKeyringFile.prepare(file)
                 defer { SandboxKeyringFile.finished(file) }
                 do {

@@ -1,4 +1,5 @@
 import CLibSecret
+import Dispatch
 import Foundation
 import Synchronization
 
@@ -18,6 +19,33 @@ enum SandboxKeyringFile {
         let inode: UInt64
         let size: Int64
         let modified: Int64
+    }
+
+    /// The calls of this process take turns: a call that drops libsecret's backend (see ``prepare(_:)``) must not do
+    /// so under another call's feet. A call abandoned at its timeout gives its turn back then (see ``Turn``).
+    static let turns = DispatchSemaphore(value: 1)
+
+    /// One call's turn: taken once, given back once — by the call when it ends, or for it when it is abandoned.
+    final class Turn: Sendable {
+        private let state = Atomic<Int>(0)  // 0 waiting, 1 held, 2 given back
+
+        /// Waits up to `timeout` for the turn; `false` when it did not come.
+        func take(within timeout: Duration) -> Bool {
+            let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+            guard SandboxKeyringFile.turns.wait(timeout: .now() + seconds) == .success else { return false }
+            if state.compareExchange(expected: 0, desired: 1, ordering: .sequentiallyConsistent).exchanged { return true }
+            SandboxKeyringFile.turns.signal()  // abandoned while it waited: the turn goes on at once
+            return false
+        }
+
+        /// Gives the turn back if it is held; after that, the call holds none.
+        func giveBack() {
+            if state.compareExchange(expected: 1, desired: 2, ordering: .sequentiallyConsistent).exchanged {
+                SandboxKeyringFile.turns.signal()
+            } else {
+                _ = state.compareExchange(expected: 0, desired: 2, ordering: .sequentiallyConsistent)
+            }
+        }
     }
 
     /// The file as this process left it after its last call; `nil` before the first.

@@ -11,8 +11,9 @@ import Darwin
 
 /// A ``RefreshLock`` on an advisory `flock` of a file named after the service and account.
 ///
-/// The file lives in `$XDG_RUNTIME_DIR/tokenkeyring/` (per user, in memory, cleared at logout), or in the
-/// user's cache directory when that is unset. It holds no secret — its name is a hash of the service and
+/// The file lives in `$XDG_RUNTIME_DIR/tokenkeyring/` (per user, in memory, cleared at logout) — in a Flatpak
+/// sandbox in `$XDG_RUNTIME_DIR/app/$FLATPAK_ID/tokenkeyring/`, which all instances of the app share — or in the
+/// user's cache directory when `XDG_RUNTIME_DIR` is unset. It holds no secret — its name is a hash of the service and
 /// account. The kernel releases the lock when its holder exits, crashed or not. Each release touches the file (its
 /// times), which ``releases()`` follows with inotify, so that every process sharing the lock learns of the others'
 /// writes at once, whatever the store announces.
@@ -86,7 +87,13 @@ public struct FileRefreshLock: RefreshLock {
     }
 
     static func defaultDirectory() -> URL {
-        if let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"], !runtime.isEmpty {
+        let environment = ProcessInfo.processInfo.environment
+        if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty {
+            // In a Flatpak sandbox XDG_RUNTIME_DIR is private to each instance of the app, except
+            // app/APP_ID in it, which all of the app's instances share: the lock must be seen by all of them.
+            if let app = environment["FLATPAK_ID"], !app.isEmpty, !app.contains("/"), app != "." && app != ".." {
+                return URL(fileURLWithPath: runtime).appendingPathComponent("app/\(app)/tokenkeyring")
+            }
             return URL(fileURLWithPath: runtime).appendingPathComponent("tokenkeyring")
         }
         let caches = FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask).first

@@ -1,0 +1,130 @@
+import Foundation
+import Keyring
+import KeyringTestSupport
+import TestSupport
+import Testing
+
+/// Whether these tests run: only inside the simulated Flatpak sandbox of `scripts/lib/flatpak-tests`, which sets
+/// `TOKENKEYRING_REQUIRE_SANDBOX=1` — and there they fail, rather than skip, when the process is not sandboxed.
+private let inSandbox = ProcessInfo.processInfo.environment["TOKENKEYRING_REQUIRE_SANDBOX"] == "1"
+
+@Suite(
+    "Keyring inside a Flatpak sandbox: the app's keyring file through the Secret portal", .serialized,
+    .enabled(if: inSandbox, "runs inside the simulated Flatpak sandbox: scripts/test runs it there"))
+struct SandboxKeyringTests {
+    let keyring = Keyring(configuration: .init(timeout: .seconds(10), prompting: .never))
+
+    @Test("the process is sandboxed, and Keyring uses the app's keyring file, not org.freedesktop.secrets")
+    func sandboxed() async throws {
+        #expect(DesktopPortal.isSandboxed)
+        #expect(Keyring.usesSandboxKeyring)
+        #expect(Keyring.sandboxKeyringFile.hasSuffix("/.var/app/\(ProcessInfo.processInfo.environment["FLATPAK_ID"] ?? "?")/data/keyrings/default.keyring"))
+        let diagnosis = await keyring.diagnose()
+        #expect(diagnosis.isUsable, "\(diagnosis)")
+        #expect(diagnosis.checks.first?.detail.contains("Flatpak sandbox") == true, "\(diagnosis)")
+    }
+
+    @Test("store, look up, replace in place, list and delete: exactly the attributes given")
+    func roundTrip() async throws {
+        let attributes = ["service": TestKeyring.uniqueService(), "account": "ada"]
+        let stored = try await keyring.store("s3cret", label: "Round trip", attributes: attributes)
+        #expect(FileManager.default.fileExists(atPath: Keyring.sandboxKeyringFile))
+        let found = try #require(try await keyring.lookup(attributes))
+        #expect(found.secret == "s3cret")
+        #expect(found.attributes == attributes)
+        #expect(found.path == stored.path)
+
+        try await keyring.store("second", label: "Round trip", attributes: attributes)
+        #expect(try await keyring.lookup(attributes)?.secret == "second")
+        #expect(try await keyring.items(matching: attributes).count == 1, "replaced in place, not added")
+
+        // Another tool's item with further attributes is never read, replaced or deleted for ours.
+        let wider = attributes.merging(["tool": "other"]) { $1 }
+        try await keyring.store("theirs", label: "Other tool", attributes: wider)
+        #expect(try await keyring.lookup(attributes)?.secret == "second")
+        #expect(try await keyring.items(matching: attributes).count == 2)
+        let refused = await #expect(throws: KeyringError.self) { try await keyring.delete(attributes) }
+        #expect(refused?.summary.contains("further attributes") == true)
+        #expect(try await keyring.lookup(wider)?.secret == "theirs", "nothing deleted because of the refusal")
+        #expect(try await keyring.delete(wider) == 1)
+        #expect(try await keyring.delete(attributes) == 1)
+        #expect(try await keyring.lookup(attributes) == nil)
+        #expect(try await keyring.delete(attributes) == 0)
+    }
+
+    @Test("a write by another process is seen at once, even within the same second (libsecret reads by whole seconds)")
+    func otherProcessWrites() async throws {
+        let attributes = ["service": TestKeyring.uniqueService(), "account": "ada"]
+        try await keyring.store("mine", label: "Shared", attributes: attributes)
+        for round in 1...5 {
+            // secret-tool here uses the same libsecret, file and portal key: another process of the same app.
+            let written = try await runCommand(
+                "/bin/sh", ["-c", "printf %s \"$0\" | secret-tool store --label=Shared service \"$1\" account ada",
+                            "theirs-\(round)", attributes["service"]!])
+            try #require(written.status == 0, "\(written.stderr)")
+            #expect(try await keyring.lookup(attributes)?.secret == "theirs-\(round)")
+            try await keyring.store("mine-\(round)", label: "Shared", attributes: attributes)
+            let read = try await runCommand("/usr/bin/secret-tool", ["lookup", "service", attributes["service"]!, "account", "ada"])
+            #expect(read.stdout == "mine-\(round)", "round \(round)")
+        }
+        #expect(try await keyring.delete(attributes) == 1)
+    }
+
+    @Test("calls of one process at once, beside another process's writes: every item stored is there")
+    func concurrentCalls() async throws {
+        let service = TestKeyring.uniqueService()
+        let writer = Task {
+            for round in 1...4 {
+                _ = try await runCommand(
+                    "/bin/sh", ["-c", "printf x | secret-tool store --label=Other service \"$0\" account other-\(round)", service])
+            }
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 1...8 {
+                group.addTask {
+                    try await keyring.store("secret-\(index)", label: "Concurrent", attributes: ["service": service, "account": "a\(index)"])
+                }
+            }
+            try await group.waitForAll()
+        }
+        try await writer.value
+        for index in 1...8 {
+            #expect(try await keyring.lookup(["service": service, "account": "a\(index)"])?.secret == "secret-\(index)")
+        }
+        #expect(try await keyring.items(matching: ["service": service]).count == 12)
+        for index in 1...8 { _ = try await keyring.delete(["service": service, "account": "a\(index)"]) }
+        for round in 1...4 { _ = try await keyring.delete(["service": service, "account": "other-\(round)"]) }
+    }
+
+    @Test("a damaged keyring file is a misconfiguration naming it; libsecret never reads it (it would abort)")
+    func damagedFile() async throws {
+        let file = Keyring.sandboxKeyringFile
+        let attributes = ["service": TestKeyring.uniqueService(), "account": "ada"]
+        try await keyring.store("kept", label: "Damaged", attributes: attributes)
+        let original = try Data(contentsOf: URL(fileURLWithPath: file))
+        defer { try? original.write(to: URL(fileURLWithPath: file)) }
+        // libsecret's header and version, then a body cut short: libsecret 0.21.7 asserts on it.
+        try original.prefix(40).write(to: URL(fileURLWithPath: file))
+        let error = await #expect(throws: KeyringError.self) { try await keyring.lookup(attributes) }
+        #expect(error?.code == .misconfigured)
+        #expect(error?.summary.contains(file) == true)
+        #expect(error?.fix.contains("Move it aside") == true)
+        try original.write(to: URL(fileURLWithPath: file))
+        #expect(try await keyring.lookup(attributes)?.secret == "kept")
+        #expect(try await keyring.delete(attributes) == 1)
+    }
+
+    @Test("the keyring cannot be locked here, and announces no changes: each says so")
+    func unsupported() async throws {
+        let lock = await #expect(throws: KeyringError.self) { try await keyring.lock(.default) }
+        #expect(lock?.summary.contains("cannot be locked") == true)
+        let changes = await #expect(throws: KeyringError.self) { try await keyring.changes() }
+        #expect(changes?.summary.contains("announces no changes") == true)
+    }
+
+    @Test("the portal's OpenURI takes a URL from the sandbox")
+    func openURI() async throws {
+        try await DesktopPortal.openURI(URL(string: "https://example.com/opened-by-the-sandbox-test")!)
+    }
+}
+
