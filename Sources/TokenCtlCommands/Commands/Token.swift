@@ -38,7 +38,7 @@ extension TokenCtl {
                 case .needsManager: return false
                 case .absent: token = freshFileToken(service: service, account: account)
                 }
-            } catch let error as KeyringError where error.code == .serviceUnavailable {
+            } catch let error as KeyringError where error.meansNoKeyring {
                 token = freshFileToken(service: service, account: account)
             } catch {
                 TokenCtl.exit(withError: reported(error))

@@ -24,7 +24,7 @@ extension StorageOptions {
             do {
                 unreadable = try await KeyringAuthStore(service: item.service, account: item.account, keyring: keyring)
                     .signIn(credentials)
-            } catch let error as KeyringError where error.code == .serviceUnavailable {
+            } catch let error as KeyringError where error.meansNoKeyring {
                 throw Failure.noSecretService(error, command: command, item: item)
             }
             location = .keyring
@@ -44,7 +44,7 @@ extension StorageOptions {
         guard !insecureStorage else { return }
         do {
             _ = try await Self.lookUpWithoutPrompt(item, keyring: keyring)
-        } catch let error as KeyringError where error.code == .serviceUnavailable {
+        } catch let error as KeyringError where error.meansNoKeyring {
             throw Failure.noSecretService(error, command: command, item: item)
         } catch {}
     }

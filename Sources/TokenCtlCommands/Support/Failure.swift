@@ -68,7 +68,7 @@ func reported(_ error: any Error) -> any Error {
         Terminal.error(failure.message)
         return failure.exitCode
     case let error as KeyringError:
-        let advice = error.code == .timedOut || error.code == .other || error.code == .serviceUnavailable
+        let advice = error.code == .timedOut || error.code == .other || error.meansNoKeyring
             ? " Run `tokenctl doctor` to check the keyring set-up step by step." : ""
         Terminal.error(error.description + advice)
         return Exit.keyring
@@ -121,4 +121,10 @@ private func advice(for error: TokenAuthError) -> String {
             + "`tokenctl delete`."
     }
     return ""
+}
+
+extension KeyringError {
+    /// Whether no keyring can be reached at all — no Secret Service, or in a sandbox no Secret portal — so that the
+    /// file store (`--insecure-storage`) is where an item may be, and its flag the alternative to name.
+    var meansNoKeyring: Bool { code == .serviceUnavailable || code == .portalUnavailable }
 }

@@ -62,7 +62,7 @@ extension ItemOptions {
         var unreachable: KeyringError?
         do {
             if let found = try await inKeyring() { return found }
-        } catch let error as KeyringError where error.code == .serviceUnavailable {
+        } catch let error as KeyringError where error.meansNoKeyring {
             unreachable = error
         }
         if let found = try await inFile(fileStore) { return found }
@@ -119,7 +119,7 @@ func accountsInBothStores<T>(
     var fromKeyring: [T] = []
     do {
         fromKeyring = try await inKeyring()
-    } catch let error as KeyringError where error.code == .serviceUnavailable {
+    } catch let error as KeyringError where error.meansNoKeyring {
         unreachable = error
     }
     let known = Set(fromKeyring.map(account))
