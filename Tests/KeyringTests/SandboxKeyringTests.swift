@@ -114,6 +114,29 @@ struct SandboxKeyringTests {
         #expect(try await keyring.delete(attributes) == 1)
     }
 
+    @Test("an unreadable keyring file is a misconfiguration naming it, and nothing is written")
+    func unreadableFile() async throws {
+        let file = Keyring.sandboxKeyringFile
+        let attributes = ["service": TestKeyring.uniqueService(), "account": "ada"]
+        try await keyring.store("kept", label: "Unreadable", attributes: attributes)
+        try FileManager.default.setAttributes([.posixPermissions: 0], ofItemAtPath: file)
+        defer { try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file) }
+        guard !FileManager.default.isReadableFile(atPath: file) else {
+            Issue.record("the file stays readable to this process (running with CAP_DAC_OVERRIDE?): the case cannot be made")
+            return
+        }
+        let read = await #expect(throws: KeyringError.self) { try await keyring.lookup(attributes) }
+        #expect(read?.code == .misconfigured)
+        #expect(read?.summary.contains(file) == true)
+        let write = await #expect(throws: KeyringError.self) {
+            try await keyring.store("lost", label: "Unreadable", attributes: attributes)
+        }
+        #expect(write?.code == .misconfigured)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file)
+        #expect(try await keyring.lookup(attributes)?.secret == "kept")
+        #expect(try await keyring.delete(attributes) == 1)
+    }
+
     @Test("the keyring cannot be locked here, and announces no changes: each says so")
     func unsupported() async throws {
         let lock = await #expect(throws: KeyringError.self) { try await keyring.lock(.default) }

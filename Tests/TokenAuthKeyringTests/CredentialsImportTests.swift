@@ -28,12 +28,12 @@ struct CredentialsImportTests {
         #expect(credentials.client == nil)
     }
 
-    @Test("GitHub's form-encoded token answer, pasted, is imported: percent-decoded, its comma-separated scope kept")
+    @Test("GitHub's form-encoded token answer, pasted, is imported: percent-decoded, its comma-separated scope read as scopes")
     func formEncodedTokenResponse() throws {
         let text = "access_token=gho_16C7e42F292c6912E7710c838347Ae178B4a&scope=repo%2Cgist&token_type=bearer\n"
         let credentials = try CredentialsImport.parse(text, receivedAt: Self.received)
         #expect(credentials.auth == Auth(
-            accessToken: "gho_16C7e42F292c6912E7710c838347Ae178B4a", tokenType: "Bearer", scope: "repo,gist",
+            accessToken: "gho_16C7e42F292c6912E7710c838347Ae178B4a", tokenType: "Bearer", scope: "repo gist",
             issuedAt: Self.received))
         let expiring = try CredentialsImport.parse(
             "access_token=ghu_a&expires_in=28800&refresh_token=ghr_b&token_type=bearer", receivedAt: Self.received)

@@ -93,7 +93,7 @@ struct TokenEndpointErrorTests {
         let (tokens, _) = client(status: .ok, body: "access_token=gho_abc&scope=repo%2Cgist&token_type=bearer")
         let response = try await tokens.refresh(refreshToken: "RT")
         #expect(response.accessToken == "gho_abc")
-        #expect(response.scope == "repo,gist")
+        #expect(response.scope == "repo gist", "GitHub's commas read as separators")
         #expect(response.tokenType == "Bearer")
         let (refusing, _) = client(
             status: .ok, body: "error=bad_refresh_token&error_description=The+refresh+token+passed+is+incorrect")
