@@ -25,7 +25,7 @@ extension Keyring {
     /// Runs `body` on a blocking thread, bounded by the timeout by abandoning the thread (libsecret's calls there
     /// cannot be cancelled), and once more when it timed out or met a write it had not seen; maps the failures of the
     /// sandbox's keyring.
-    func sandboxCall<T: Sendable>(_ doing: String, _ body: @escaping @Sendable () throws -> T) async throws -> T {
+    func sandboxCall<T: Sendable>(_ doing: String, _ body: @escaping @Sendable (SandboxKeyringFile.Turn) throws -> T) async throws -> T {
         do {
             return try await sandboxAttempt(doing, body)
         } catch let error as KeyringError where error.code == .timedOut || error.underlying?.hasPrefix(Self.externallyModified) == true {
@@ -40,7 +40,9 @@ extension Keyring {
     /// `g-io-error-quark/23`: the file backend's store found the file written by another process since it read it.
     private static let externallyModified = "g-io-error-quark/\(G_IO_ERROR_WRONG_ETAG.rawValue):"
 
-    private func sandboxAttempt<T: Sendable>(_ doing: String, _ body: @escaping @Sendable () throws -> T) async throws -> T {
+    private func sandboxAttempt<T: Sendable>(
+        _ doing: String, _ body: @escaping @Sendable (SandboxKeyringFile.Turn) throws -> T
+    ) async throws -> T {
         let file = Self.sandboxKeyringFile
         let turn = SandboxKeyringFile.Turn()
         let timeout = configuration.timeout
@@ -51,11 +53,17 @@ extension Keyring {
                 guard turn.take(within: timeout) else { throw KeyringError.timedOut(after: timeout, "waiting for this process's other keyring calls") }
                 defer { turn.giveBack() }
                 try SandboxKeyringFile.prepare(file)
-                defer { SandboxKeyringFile.finished(file) }
                 do {
-                    return try body()
-                } catch let failure as GLibFailure {
-                    throw Self.sandboxError(failure.info, doing: doing, file: file)
+                    let result = try body(turn)
+                    // An abandoned call's view of the file may be older than what others did meanwhile.
+                    if turn.isHeld { SandboxKeyringFile.finished(file) } else { SandboxKeyringFile.reopen() }
+                    return result
+                } catch {
+                    // libsecret changes its items in memory before it writes the file, and keeps the change when the
+                    // write fails: drop them, or a later write would save what failed.
+                    SandboxKeyringFile.reopen()
+                    if let failure = error as? GLibFailure { throw Self.sandboxError(failure.info, doing: doing, file: file) }
+                    throw error
                 }
             }
         } catch let error as KeyringError where error.code == .timedOut {
@@ -71,6 +79,14 @@ extension Keyring {
     /// 0.21.7 and 0.20.5 report them through its file backend; see docs/Flatpak.md).
     static func sandboxError(_ info: GErrorInfo, doing: String, file: String) -> KeyringError {
         let io = info.domain == "g-io-error-quark"
+        if info.kind == .dbusTimeout || info.kind == .noReply || (io && info.code == Int32(G_IO_ERROR_TIMED_OUT.rawValue)) {
+            return .timedOut(after: .seconds(25), info.text)
+        }
+        if io && info.code == Int32(G_IO_ERROR_WRONG_ETAG.rawValue) {
+            return KeyringError(
+                .other, "Another process of this app wrote its keyring file during the call, twice; nothing was written.",
+                fix: "Retry: the call reads the file afresh.", underlying: info.text)
+        }
         if info.kind == .noProvider {
             return KeyringError(
                 .portalUnavailable,
@@ -93,6 +109,14 @@ extension Keyring {
         }
         if info.domain == "secret-error" && info.message.contains("portal") {
             return .portalRefused("to give a usable key for the app's keyring (\(info.message))", info.text)
+        }
+        if info.domain == "secret-error"
+            && (info.code == Int32(SECRET_ERROR_INVALID_FILE_FORMAT.rawValue) || info.message.contains("derive")) {
+            return KeyringError(
+                .misconfigured, "The app's keyring file \(file) is damaged (\(info.message)).",
+                fix: "Move it aside (mv '\(file)' '\(file).damaged'); the app then starts with an empty keyring and "
+                    + "signs in again.",
+                underlying: info.text)
         }
         if info.domain == "secret-error" {
             return KeyringError(

@@ -28,7 +28,7 @@ extension Keyring {
                     + "runtime that carries it (GNOME 46 or later)"))
         }
         do {
-            _ = try await sandboxCall("checking the app's keyring") {
+            _ = try await sandboxCall("checking the app's keyring") { _ in
                 try SandboxKeyring.search(["tokenkeyring-diagnosis": UUID().uuidString])
             }
             checks.append(Check(name: "app keyring", status: .ok, detail: "opened with the portal's key", fix: nil))

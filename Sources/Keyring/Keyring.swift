@@ -79,7 +79,7 @@ public struct Keyring: Sendable {
     }
 
     private func search(_ attributes: [String: String]) async throws -> [KeyringItem] {
-        if SandboxKeyring.isActive { return try await sandboxCall("searching") { try SandboxKeyring.search(attributes) } }
+        if SandboxKeyring.isActive { return try await sandboxCall("searching") { _ in try SandboxKeyring.search(attributes) } }
         return try await withUnlocking {
             try await searchingCall { calls in
                 let found = try calls.search(attributes)
@@ -99,7 +99,7 @@ public struct Keyring: Sendable {
     }
 
     private func find(_ attributes: [String: String]) async throws -> KeyringSecret? {
-        if SandboxKeyring.isActive { return try await sandboxCall("looking up") { try SandboxKeyring.find(attributes) } }
+        if SandboxKeyring.isActive { return try await sandboxCall("looking up") { _ in try SandboxKeyring.find(attributes) } }
         return try await withUnlocking {
             try await searchingCall { calls in try Self.find(attributes, calls: calls) }
         }
@@ -161,7 +161,9 @@ public struct Keyring: Sendable {
         }
         return try await Self.writes.withLock(Self.lockKey(attributes), timeout: configuration.timeout) {
             if SandboxKeyring.isActive {
-                return try await sandboxCall("storing") { try SandboxKeyring.store(secret, label: label, attributes: attributes) }
+                return try await sandboxCall("storing") { turn in
+                    try SandboxKeyring.store(secret, label: label, attributes: attributes, proceed: turn.proceed)
+                }
             }
             return try await withUnlocking {
                 try await searchingCall { calls in
@@ -214,7 +216,7 @@ public struct Keyring: Sendable {
 
     private func remove(_ attributes: [String: String]) async throws -> Int {
         try await Self.writes.withLock(Self.lockKey(attributes), timeout: configuration.timeout) {
-            if SandboxKeyring.isActive { return try await sandboxCall("deleting") { try SandboxKeyring.delete(attributes) } }
+            if SandboxKeyring.isActive { return try await sandboxCall("deleting") { turn in try SandboxKeyring.delete(attributes, proceed: turn.proceed) } }
             return try await withUnlocking {
                 try await searchingCall { calls in
                     let exact = try calls.search(attributes).filter { $0.hasExactly(attributes) }

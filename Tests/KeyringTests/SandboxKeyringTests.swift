@@ -50,6 +50,12 @@ struct SandboxKeyringTests {
         #expect(try await keyring.delete(attributes) == 1)
         #expect(try await keyring.lookup(attributes) == nil)
         #expect(try await keyring.delete(attributes) == 0)
+
+        // xdg:schema, which the file backend does not keep, is ignored like everywhere else.
+        let withSchema = attributes.merging([KeyringItem.schemaAttribute: "org.example.Schema"]) { $1 }
+        try await keyring.store("schema", label: "Round trip", attributes: withSchema)
+        #expect(try await keyring.lookup(attributes)?.secret == "schema")
+        #expect(try await keyring.delete(withSchema) == 1)
     }
 
     @Test("a write by another process is seen at once, even within the same second (libsecret reads by whole seconds)")
@@ -73,11 +79,16 @@ struct SandboxKeyringTests {
     @Test("calls of one process at once, beside another process's writes: every item stored is there")
     func concurrentCalls() async throws {
         let service = TestKeyring.uniqueService()
+        // secret-tool is plain libsecret: a store of its that meets our write fails ("externally modified") rather
+        // than overwrite it, and it does not try again. What it reported stored must be there, and ours too.
         let writer = Task {
+            var stored: [Int] = []
             for round in 1...4 {
-                _ = try await runCommand(
+                let result = try await runCommand(
                     "/bin/sh", ["-c", "printf x | secret-tool store --label=Other service \"$0\" account other-\(round)", service])
+                if result.status == 0 { stored.append(round) }
             }
+            return stored
         }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for index in 1...8 {
@@ -87,11 +98,14 @@ struct SandboxKeyringTests {
             }
             try await group.waitForAll()
         }
-        try await writer.value
+        let theirs = try await writer.value
         for index in 1...8 {
             #expect(try await keyring.lookup(["service": service, "account": "a\(index)"])?.secret == "secret-\(index)")
         }
-        #expect(try await keyring.items(matching: ["service": service]).count == 12)
+        for round in theirs {
+            #expect(try await keyring.lookup(["service": service, "account": "other-\(round)"])?.secret == "x", "round \(round)")
+        }
+        #expect(try await keyring.items(matching: ["service": service]).count == 8 + theirs.count)
         for index in 1...8 { _ = try await keyring.delete(["service": service, "account": "a\(index)"]) }
         for round in 1...4 { _ = try await keyring.delete(["service": service, "account": "other-\(round)"]) }
     }
@@ -109,6 +123,10 @@ struct SandboxKeyringTests {
         #expect(error?.code == .misconfigured)
         #expect(error?.summary.contains(file) == true)
         #expect(error?.fix.contains("Move it aside") == true)
+        // An empty file too: libsecret refuses its header.
+        try Data().write(to: URL(fileURLWithPath: file))
+        let empty = await #expect(throws: KeyringError.self) { try await keyring.lookup(attributes) }
+        #expect(empty?.code == .misconfigured)
         try original.write(to: URL(fileURLWithPath: file))
         #expect(try await keyring.lookup(attributes)?.secret == "kept")
         #expect(try await keyring.delete(attributes) == 1)

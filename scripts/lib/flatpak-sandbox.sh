@@ -103,6 +103,8 @@ start_flatpak_host() {
     _flatpak_wait 10 "xdg-permission-store" _flatpak_has_name org.freedesktop.impl.portal.PermissionStore || return 1
     XDG_CURRENT_DESKTOP=GNOME XDG_DESKTOP_PORTAL_DIR="$portals" G_MESSAGES_DEBUG=all \
         /usr/libexec/xdg-desktop-portal --replace >"$logs/portal.log" 2>&1 &
+    # shellcheck disable=SC2034  # read by the scripts that source this file (flatpak-tests stops the portal)
+    TOKENKEYRING_FLATPAK_PORTAL_PID=$!
     TOKENKEYRING_FLATPAK_PIDS+=($!)
     _flatpak_wait 10 "xdg-desktop-portal" _flatpak_has_name org.freedesktop.portal.Desktop || {
         tail -n 20 "$logs/portal.log" >&2; return 1; }

@@ -39,7 +39,7 @@ enum SandboxKeyring {
         _ attributes: [String: String],
         _ body: ([(item: KeyringItem, retrievable: OpaquePointer)]) throws -> T
     ) throws -> T {
-        let table = makeAttributeTable(attributes)
+        let table = makeAttributeTable(withoutSchema(attributes))
         defer { g_hash_table_unref(table) }
         let list = try withGError("searching the app's keyring") {
             secret_password_searchv_sync(nil, table, SECRET_SEARCH_ALL, nil, $0)
@@ -84,11 +84,21 @@ enum SandboxKeyring {
         }
     }
 
+    /// `attributes` without `xdg:schema`, which the file backend neither adds nor needs: ``Keyring``'s exact match
+    /// ignores it.
+    private static func withoutSchema(_ attributes: [String: String]) -> [String: String] {
+        attributes.filter { $0.key != KeyringItem.schemaAttribute }
+    }
+
     /// Stores `secret` in the item with exactly `attributes`, replacing its secret and label, or in a new one.
+    /// `proceed` runs just before the write and throws when the call was abandoned meanwhile (the portal's answer
+    /// comes with the first access): a write its caller no longer waits for must not land after a newer one.
     static func store(
-        _ secret: String, label: String, attributes: [String: String]
+        _ secret: String, label: String, attributes: [String: String], proceed: () throws -> Void
     ) throws -> KeyringItem {
-        let table = makeAttributeTable(attributes.filter { $0.key != KeyringItem.schemaAttribute })
+        _ = try search(attributes)
+        try proceed()
+        let table = makeAttributeTable(withoutSchema(attributes))
         defer { g_hash_table_unref(table) }
         _ = try withGError("storing in the app's keyring") {
             secret_password_storev_sync(nil, table, nil, label, secret, nil, $0)
@@ -102,7 +112,8 @@ enum SandboxKeyring {
 
     /// Deletes the items with exactly `attributes`; returns how many. Refuses (deleting nothing) when an item with
     /// further attributes would go too: the file backend clears every item that has all the attributes given.
-    static func delete(_ attributes: [String: String]) throws -> Int {
+    /// `proceed` as for ``store(_:label:attributes:proceed:)``.
+    static func delete(_ attributes: [String: String], proceed: () throws -> Void) throws -> Int {
         let found = try search(attributes)
         let exact = found.filter { $0.hasExactly(attributes) }
         guard !exact.isEmpty else { return 0 }
@@ -113,7 +124,8 @@ enum SandboxKeyring {
                 "Deleting the item would also delete \(others) item(s) with further attributes in the app's keyring.",
                 fix: "Delete those items first (they belong to another part of the app), or leave this one.")
         }
-        let table = makeAttributeTable(attributes)
+        try proceed()
+        let table = makeAttributeTable(withoutSchema(attributes))
         defer { g_hash_table_unref(table) }
         _ = try withGError("deleting from the app's keyring") {
             secret_password_clearv_sync(nil, table, nil, $0)

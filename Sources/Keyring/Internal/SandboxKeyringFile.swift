@@ -38,6 +38,16 @@ enum SandboxKeyringFile {
             return false
         }
 
+        /// Throws when the turn is no longer held: the call was abandoned at its timeout, so it must not write.
+        func proceed() throws {
+            guard state.load(ordering: .sequentiallyConsistent) == 1 else {
+                throw KeyringError.timedOut(after: .zero, "abandoned before writing")
+            }
+        }
+
+        /// Whether the call still holds its turn (it was not abandoned).
+        var isHeld: Bool { state.load(ordering: .sequentiallyConsistent) == 1 }
+
         /// Gives the turn back if it is held; after that, the call holds none.
         func giveBack() {
             if state.compareExchange(expected: 1, desired: 2, ordering: .sequentiallyConsistent).exchanged {
@@ -96,9 +106,10 @@ enum SandboxKeyringFile {
         }
     }
 
-    /// Why `data` is not a keyring file, or `nil` when it is one (an empty file is one: libsecret starts it afresh).
+    /// Why `data` is not a keyring file, or `nil` when it is one. An empty file is not (libsecret refuses its header);
+    /// a missing one is fine (libsecret starts one).
     static func problem(in data: Data) -> String? {
-        guard !data.isEmpty else { return nil }
+        guard !data.isEmpty else { return "it is empty" }
         guard data.count >= header.count + 2, Array(data.prefix(header.count)) == header else {
             return "its header is not libsecret's"
         }
@@ -120,6 +131,12 @@ enum SandboxKeyringFile {
             }
             guard UInt32(littleEndian: g_variant_get_uint32(size)) == UInt32(g_variant_n_children(salt)) else {
                 return "its salt is not as long as it says"
+            }
+            // libsecret writes 100000; a damaged count would make the key derivation run for hours.
+            let iterations = g_variant_get_child_value(variant, 2)
+            defer { g_variant_unref(iterations) }
+            guard (1...10_000_000).contains(UInt32(littleEndian: g_variant_get_uint32(iterations))) else {
+                return "its key derivation count is out of range"
             }
             return nil
         }

@@ -89,6 +89,9 @@ public struct SystemBrowser: Sendable {
             do {
                 try await portal(url)
                 return
+            } catch is CancellationError {
+                // Cancelled: no browser at all, rather than xdg-open after the user gave up.
+                throw .browserNotStarted("the sign-in was cancelled while the desktop portal was asked")
             } catch {
                 problems.append("the desktop portal: \(SignInError.clean("\(error)", limit: 300))")
             }

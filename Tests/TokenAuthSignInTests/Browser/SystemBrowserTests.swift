@@ -65,16 +65,22 @@ struct SystemBrowserTests {
         #expect(portal.opened.withLock { $0 }.isEmpty)
     }
 
-    @Test("in a sandbox the portal gets the URL, and no command is run")
+    @Test("in a sandbox the portal gets the URL, and no command is needed (none could run: PATH has none)")
     func sandboxUsesPortal() async throws {
-        let directory = try Self.recordingXDGOpen()
-        defer { try? FileManager.default.removeItem(at: directory) }
         let portal = RecordingPortal()
-        let browser = SystemBrowser(environment: ["PATH": directory.path + ":/usr/bin:/bin"], portal: portal.hook, sandboxed: true)
+        let browser = SystemBrowser(environment: ["PATH": "/nonexistent"], portal: portal.hook, sandboxed: true)
         #expect(browser.usesPortal)
         try await browser.open(Self.url)
         #expect(portal.opened.withLock { $0 } == [Self.url])
-        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("arguments").path))
+    }
+
+    @Test("in a sandbox, a portal call that is cancelled starts no browser: xdg-open is not even looked for")
+    func cancelledPortal() async throws {
+        let browser = SystemBrowser(
+            environment: ["PATH": "/nonexistent"], portal: { _ in throw CancellationError() }, sandboxed: true)
+        let error = await #expect(throws: SignInError.self) { try await browser.open(Self.url) }
+        #expect(error?.code == .browserNotStarted)
+        #expect(error.map { "\($0)".contains("cancelled") && !"\($0)".contains("xdg-open") } == true, "\(String(describing: error))")
     }
 
     @Test("in a sandbox, a portal that fails: xdg-open is run instead")
