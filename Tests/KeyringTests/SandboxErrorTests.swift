@@ -1,0 +1,68 @@
+import CLibSecret
+import Foundation
+@testable import Keyring
+import Testing
+
+/// The failures libsecret's file backend reports in a sandbox (measured in the simulated Flatpak sandbox, see
+/// docs/notes/flatpak-investigation.md), each told as its own ``KeyringError``, with advice that fits a sandbox.
+@Suite("Keyring in a sandbox: libsecret's failures, each its own error")
+struct SandboxErrorTests {
+    static let file = "/home/u/.var/app/org.example.App/data/keyrings/default.keyring"
+
+    /// The error `Keyring` makes of a GError of `domain`, `code` and `message`.
+    static func mapped(_ domain: GQuark, _ code: Int32, _ message: String) -> KeyringError {
+        let error = g_error_new_literal(domain, code, message)!
+        defer { g_error_free(error) }
+        return Keyring.sandboxError(GErrorInfo(error), doing: "looking up", file: file)
+    }
+
+    @Test("each failure libsecret reports there gets its own code", arguments: [
+        (g_dbus_error_quark(), Int32(G_DBUS_ERROR_SERVICE_UNKNOWN.rawValue), "org.freedesktop.DBus.Error.ServiceUnknown", "portalUnavailable"),
+        (g_io_error_quark(), Int32(G_IO_ERROR_FAILED.rawValue), "user interaction failed", "locked"),
+        (g_io_error_quark(), Int32(G_IO_ERROR_CANCELLED.rawValue), "user interaction cancelled", "portalRefused"),
+        (secret_error_get_quark(), Int32(SECRET_ERROR_PROTOCOL.rawValue), "invalid password returned from portal", "portalRefused"),
+        (g_io_error_quark(), Int32(G_IO_ERROR_TIMED_OUT.rawValue), "Timeout was reached", "timedOut"),
+        (secret_error_get_quark(), Int32(SECRET_ERROR_INVALID_FILE_FORMAT.rawValue), "file header mismatch", "misconfigured"),
+        (secret_error_get_quark(), Int32(SECRET_ERROR_PROTOCOL.rawValue), "couldn't derive key", "misconfigured"),
+        (secret_error_get_quark(), Int32(SECRET_ERROR_PROTOCOL.rawValue), "couldn't calculate mac", "locked"),
+        (g_io_error_quark(), Int32(G_IO_ERROR_PERMISSION_DENIED.rawValue), "Permission denied", "misconfigured"),
+        (g_io_error_quark(), Int32(G_IO_ERROR_WRONG_ETAG.rawValue), "The file was externally modified", "other"),
+    ] as [(GQuark, Int32, String, String)])
+    func mapping(domain: GQuark, code: Int32, message: String, expected: String) {
+        let error = Self.mapped(domain, code, message)
+        #expect(error.code.description == expected, "\(message): \(error)")
+        #expect(!error.description.contains("dbus-run-session"), "no host-session advice in a sandbox: \(error)")
+    }
+
+    @Test("the file's problems name the file; the host keyring's and the portal's name the host")
+    func advice() {
+        let damaged = Self.mapped(secret_error_get_quark(), Int32(SECRET_ERROR_INVALID_FILE_FORMAT.rawValue), "version mismatch")
+        #expect(damaged.summary.contains(Self.file) && damaged.fix.contains("Move it aside"))
+        let locked = Self.mapped(g_io_error_quark(), Int32(G_IO_ERROR_FAILED.rawValue), "user interaction failed")
+        #expect(locked.fix.contains("on the host"))
+        let noPortal = Self.mapped(g_dbus_error_quark(), Int32(G_DBUS_ERROR_SERVICE_UNKNOWN.rawValue), "ServiceUnknown")
+        #expect(noPortal.fix.contains("xdg-desktop-portal"))
+    }
+
+    @Test("a keyring file is checked before libsecret reads it: libsecret aborts on a damaged body")
+    func fileCheck() {
+        let header = Data(SandboxKeyringFile.header) + Data([1, 0])
+        #expect(SandboxKeyringFile.problem(in: Data()) == "it is empty")
+        #expect(SandboxKeyringFile.problem(in: Data("GnomeKeyring".utf8)) == "its header is not libsecret's")
+        #expect(SandboxKeyringFile.problem(in: Data(SandboxKeyringFile.header) + Data([2, 0])) == "it is not of version 1.0")
+        #expect(SandboxKeyringFile.problem(in: header + Data([0xFF, 0x00, 0x13])) != nil, "a body cut short")
+        // A well-formed body: salt of 2 bytes, 100000 iterations, no items.
+        let body = Variant.withType("(uayutua(a{say}ay))") { type -> Data in
+            let value = g_variant_ref_sink(g_variant_parse(type, "(2, [byte 1, 2], 100000, 0, 0, @a(a{say}ay) [])", nil, nil, nil))
+            defer { g_variant_unref(value) }
+            return Data(bytes: g_variant_get_data(value)!, count: Int(g_variant_get_size(value)))
+        }
+        #expect(SandboxKeyringFile.problem(in: header + body) == nil)
+        let lying = Variant.withType("(uayutua(a{say}ay))") { type -> Data in
+            let value = g_variant_ref_sink(g_variant_parse(type, "(16, [byte 1, 2], 100000, 0, 0, @a(a{say}ay) [])", nil, nil, nil))
+            defer { g_variant_unref(value) }
+            return Data(bytes: g_variant_get_data(value)!, count: Int(g_variant_get_size(value)))
+        }
+        #expect(SandboxKeyringFile.problem(in: header + lying) == "its salt is not as long as it says")
+    }
+}
