@@ -21,7 +21,7 @@ struct CrossProcess {
         guard let tokenctl = report.requireTokenctl(options) else { return report }
         let store = oauth.store(service: service, keyring: keyring)
 
-        var expiredTimes: [Double] = [], validTimes: [Double] = [], ratios: [Double] = []
+        var wallTimes = ExpiredVersusValid()
         var grants: [Double] = [], reuses: [Double] = [], failures = 0, distinctTokens: [Double] = []
         var example: String?
         do {
@@ -39,9 +39,7 @@ struct CrossProcess {
                     example = example ?? failed.first.map { "exit \($0.status): \($0.stderrText)" }
                 }
                 distinctTokens.append(Double(Set(expired.results.map(\.stdoutText)).count))
-                expiredTimes.append(expired.seconds)
-                validTimes.append(valid.seconds)
-                ratios.append(expired.seconds / valid.seconds)
+                wallTimes.append(expired: expired.seconds, valid: valid.seconds)
                 Progress.say(
                     "cross-process round \(round + 1): expired \(Format.number(expired.seconds)) s, "
                         + "valid \(Format.number(valid.seconds)) s, grants \(Format.number(grants.last!))")
@@ -51,9 +49,9 @@ struct CrossProcess {
         }
         _ = try? await keyring.delete(store.attributes)
 
-        report.add("wall time, expired item (all exited)", .seconds, expiredTimes)
-        report.add("wall time, valid item (all exited)", .seconds, validTimes)
-        report.add("ratio expired / valid", .ratio, ratios)
+        report.add(
+            wallTimes, .seconds, expired: "wall time, expired item (all exited)",
+            valid: "wall time, valid item (all exited)", ratio: "ratio expired / valid")
         report.add("refresh grants per round", .count, grants)
         report.add("reuse detections per round", .count, reuses)
         report.add("distinct tokens printed per expired round", .count, distinctTokens)

@@ -16,8 +16,7 @@ struct RefreshStorm {
         var report = FigureReport(
             id: 1, title: "Refresh storm in process: \(Format.grouped(requests)) concurrent AuthorizedClient requests, "
                 + "expired vs fresh token")
-        var expiredTimes: [Double] = [], freshTimes: [Double] = [], ratios: [Double] = []
-        var expiredCPU: [Double] = [], freshCPU: [Double] = [], cpuRatios: [Double] = []
+        var wallTimes = ExpiredVersusValid(), cpuTimes = ExpiredVersusValid()
         var grants: [Double] = [], freshGrants: [Double] = []
         var outcomes = Outcomes()
 
@@ -36,27 +35,23 @@ struct RefreshStorm {
                 if expired { grants.append(Double(run.grants)) } else { freshGrants.append(Double(run.grants)) }
             }
             let expired = times[true]!, fresh = times[false]!
-            expiredTimes.append(expired)
-            freshTimes.append(fresh)
-            ratios.append(expired / fresh)
-            expiredCPU.append(cpu[true]!)
-            freshCPU.append(cpu[false]!)
-            cpuRatios.append(cpu[true]! / cpu[false]!)
+            wallTimes.append(expired: expired, valid: fresh)
+            cpuTimes.append(expired: cpu[true]!, valid: cpu[false]!)
             Progress.say("storm round \(round + 1): expired \(Format.number(expired)) s, fresh \(Format.number(fresh)) s")
         }
 
-        report.add("wall time, expired token", .seconds, expiredTimes)
-        report.add("wall time, fresh token", .seconds, freshTimes)
-        report.add("throughput, expired token", .perSecond, expiredTimes.map { Double(requests) / $0 })
-        report.add("ratio expired / fresh", .ratio, ratios)
-        report.add("CPU time, expired token", .seconds, expiredCPU)
-        report.add("CPU time, fresh token", .seconds, freshCPU)
-        report.add("CPU ratio expired / fresh", .ratio, cpuRatios)
+        report.add(
+            wallTimes, .seconds, expired: "wall time, expired token", valid: "wall time, fresh token",
+            ratio: "ratio expired / fresh")
+        report.add("throughput, expired token", .perSecond, wallTimes.expired.map { Double(requests) / $0 })
+        report.add(
+            cpuTimes, .seconds, expired: "CPU time, expired token", valid: "CPU time, fresh token",
+            ratio: "CPU ratio expired / fresh")
         report.add("refresh grants per expired run", .count, grants)
         report.add("refresh grants per fresh run", .count, freshGrants)
         report.add("failed requests, all runs", .count, [Double(outcomes.failures)])
 
-        let medianRatio = Summary(ratios)?.median ?? .nan
+        let medianRatio = Summary(wallTimes.ratios)?.median ?? .nan
         report.targetOneRefreshPerRound("refresh grants per storm", grants)
         report.target(
             "failures", goal: "0", value: "\(outcomes.failures)", met: outcomes.failures == 0)

@@ -55,6 +55,13 @@ struct FigureReport: Codable, Sendable {
         if let measure = Measure(name, unit, samples) { measures.append(measure) }
     }
 
+    /// Adds the three rows of `samples`: the expired and the valid samples in `unit`, then their ratios.
+    mutating func add(_ samples: ExpiredVersusValid, _ unit: Unit, expired: String, valid: String, ratio: String) {
+        add(expired, unit, samples.expired)
+        add(valid, unit, samples.valid)
+        add(ratio, .ratio, samples.ratios)
+    }
+
     mutating func target(_ name: String, goal: String, value: String, met: Bool) {
         targets.append(Target(name: name, goal: goal, value: value, met: met))
     }

@@ -27,3 +27,18 @@ struct Summary: Codable, Sendable {
         return sorted[Swift.max(0, Swift.min(sorted.count - 1, rank - 1))]
     }
 }
+
+/// One quantity measured round by round over an expired token and over a valid one, with each round's ratio: what
+/// the figures that price a refresh report.
+struct ExpiredVersusValid {
+    private(set) var expired: [Double] = []
+    private(set) var valid: [Double] = []
+    /// Each round's expired sample over its valid one.
+    private(set) var ratios: [Double] = []
+
+    mutating func append(expired: Double, valid: Double) {
+        self.expired.append(expired)
+        self.valid.append(valid)
+        ratios.append(expired / valid)
+    }
+}

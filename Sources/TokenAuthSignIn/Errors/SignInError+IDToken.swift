@@ -80,31 +80,35 @@ extension SignInError {
 
     // MARK: The key set and UserInfo
 
+    /// A failure of the key set or UserInfo: `subject`, the HTTP status when there was one, then `problem`; the status
+    /// is kept as ``statusCode`` too.
+    private static func documentFailure(
+        _ code: Code, _ subject: String, statusCode: Int?, _ problem: String, fix: String = retryLaterFix
+    ) -> SignInError {
+        SignInError(code, "\(subject)\(statusText(statusCode)): \(problem).", fix: fix, statusCode: statusCode)
+    }
+
     static func jwksUnavailable(statusCode: Int? = nil, _ problem: String) -> SignInError {
-        SignInError(
-            .jwksUnavailable, "The issuer's signing keys could not be fetched just now\(statusText(statusCode)): \(problem).",
-            fix: retryLaterFix, statusCode: statusCode)
+        documentFailure(
+            .jwksUnavailable, "The issuer's signing keys could not be fetched just now", statusCode: statusCode, problem)
     }
 
     static func jwksMisconfigured(statusCode: Int? = nil, _ problem: String) -> SignInError {
-        SignInError(
-            .jwksMisconfigured, "The issuer's signing keys cannot be used\(statusText(statusCode)): \(problem).",
+        documentFailure(
+            .jwksMisconfigured, "The issuer's signing keys cannot be used", statusCode: statusCode, problem,
             fix: "Check the issuer's jwks_uri: it must be an https URL (http only on loopback) that serves a JWK Set "
-                + "with the provider's signing keys.",
-            statusCode: statusCode)
+                + "with the provider's signing keys.")
     }
 
     static func userinfoUnavailable(statusCode: Int? = nil, _ problem: String) -> SignInError {
-        SignInError(
-            .userinfoUnavailable, "The UserInfo endpoint could not be used just now\(statusText(statusCode)): \(problem).",
-            fix: retryLaterFix, statusCode: statusCode)
+        documentFailure(
+            .userinfoUnavailable, "The UserInfo endpoint could not be used just now", statusCode: statusCode, problem)
     }
 
     static func userinfoInvalid(statusCode: Int? = nil, _ problem: String) -> SignInError {
-        SignInError(
-            .userinfoInvalid, "The UserInfo endpoint's answer cannot be used\(statusText(statusCode)): \(problem).",
-            fix: "Check the userinfo_endpoint and that the access token is allowed to read it (scope openid).",
-            statusCode: statusCode)
+        documentFailure(
+            .userinfoInvalid, "The UserInfo endpoint's answer cannot be used", statusCode: statusCode, problem,
+            fix: "Check the userinfo_endpoint and that the access token is allowed to read it (scope openid).")
     }
 
     static let userinfoSubjectMismatch = SignInError(

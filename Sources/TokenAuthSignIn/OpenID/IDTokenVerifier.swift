@@ -60,6 +60,13 @@ public struct IDTokenVerifier: Sendable {
     /// The tolerance for `exp` and `iat` against the wall clock.
     public let allowedClockSkew: Duration
 
+    /// The transport every initializer uses by default: at most ``maximumDocumentSize`` bytes per answer, and at most
+    /// 10 s of waiting for each.
+    @usableFromInline
+    static func defaultTransport() -> any HTTPTransport {
+        URLSessionTransport(maximumResponseBodySize: maximumDocumentSize, timeout: .seconds(10))
+    }
+
     let transport: any HTTPTransport
     let wallClock: WallClock
     let logger: Logger
@@ -86,8 +93,7 @@ public struct IDTokenVerifier: Sendable {
         clientID: String,
         jwksURI: URL,
         issuerTemplate: String? = nil,
-        transport: any HTTPTransport = URLSessionTransport(
-            maximumResponseBodySize: IDTokenVerifier.maximumDocumentSize, timeout: .seconds(10)),
+        transport: any HTTPTransport = IDTokenVerifier.defaultTransport(),
         wallClock: @escaping WallClock = systemWallClock,
         allowedClockSkew: Duration = .seconds(120),
         logger: Logger = Logger(label: "TokenAuth.IDTokenVerifier")
@@ -108,8 +114,7 @@ public struct IDTokenVerifier: Sendable {
     public init(
         metadata: AuthorizationServerMetadata,
         clientID: String,
-        transport: any HTTPTransport = URLSessionTransport(
-            maximumResponseBodySize: IDTokenVerifier.maximumDocumentSize, timeout: .seconds(10)),
+        transport: any HTTPTransport = IDTokenVerifier.defaultTransport(),
         wallClock: @escaping WallClock = systemWallClock,
         allowedClockSkew: Duration = .seconds(120),
         logger: Logger = Logger(label: "TokenAuth.IDTokenVerifier")
@@ -129,8 +134,7 @@ public struct IDTokenVerifier: Sendable {
     /// when it records neither — what a refresh needs to validate new `id_token`s without discovering again.
     public init?(
         client: OAuthClient,
-        transport: any HTTPTransport = URLSessionTransport(
-            maximumResponseBodySize: IDTokenVerifier.maximumDocumentSize, timeout: .seconds(10)),
+        transport: any HTTPTransport = IDTokenVerifier.defaultTransport(),
         wallClock: @escaping WallClock = systemWallClock,
         allowedClockSkew: Duration = .seconds(120),
         logger: Logger = Logger(label: "TokenAuth.IDTokenVerifier")
