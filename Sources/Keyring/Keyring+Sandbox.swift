@@ -37,6 +37,18 @@ extension Keyring {
         }
     }
 
+    /// How a store or delete in the sandbox writes: under the keyring file's lock, if its call still holds its turn.
+    func sandboxWriting(_ turn: SandboxKeyringFile.Turn) -> SandboxKeyring.Writing {
+        let file = Self.sandboxKeyringFile
+        let timeout = configuration.timeout
+        return { write in
+            try SandboxKeyringFile.withWriteLock(file, timeout: timeout) {
+                try turn.proceed()
+                try write()
+            }
+        }
+    }
+
     /// `g-io-error-quark/23`: the file backend's store found the file written by another process since it read it.
     private static let externallyModified = "g-io-error-quark/\(G_IO_ERROR_WRONG_ETAG.rawValue):"
 
@@ -56,7 +68,7 @@ extension Keyring {
                 do {
                     let result = try body(turn)
                     // An abandoned call's view of the file may be older than what others did meanwhile.
-                    if turn.isHeld { SandboxKeyringFile.finished(file) } else { SandboxKeyringFile.reopen() }
+                    if !turn.isHeld { SandboxKeyringFile.reopen() }
                     return result
                 } catch {
                     // libsecret changes its items in memory before it writes the file, and keeps the change when the

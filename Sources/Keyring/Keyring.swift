@@ -162,7 +162,7 @@ public struct Keyring: Sendable {
         return try await Self.writes.withLock(Self.lockKey(attributes), timeout: configuration.timeout) {
             if SandboxKeyring.isActive {
                 return try await sandboxCall("storing") { turn in
-                    try SandboxKeyring.store(secret, label: label, attributes: attributes, proceed: turn.proceed)
+                    try SandboxKeyring.store(secret, label: label, attributes: attributes, writing: sandboxWriting(turn))
                 }
             }
             return try await withUnlocking {
@@ -216,7 +216,7 @@ public struct Keyring: Sendable {
 
     private func remove(_ attributes: [String: String]) async throws -> Int {
         try await Self.writes.withLock(Self.lockKey(attributes), timeout: configuration.timeout) {
-            if SandboxKeyring.isActive { return try await sandboxCall("deleting") { turn in try SandboxKeyring.delete(attributes, proceed: turn.proceed) } }
+            if SandboxKeyring.isActive { return try await sandboxCall("deleting") { turn in try SandboxKeyring.delete(attributes, writing: sandboxWriting(turn)) } }
             return try await withUnlocking {
                 try await searchingCall { calls in
                     let exact = try calls.search(attributes).filter { $0.hasExactly(attributes) }

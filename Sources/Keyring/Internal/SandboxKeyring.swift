@@ -90,18 +90,22 @@ enum SandboxKeyring {
         attributes.filter { $0.key != KeyringItem.schemaAttribute }
     }
 
-    /// Stores `secret` in the item with exactly `attributes`, replacing its secret and label, or in a new one.
-    /// `proceed` runs just before the write and throws when the call was abandoned meanwhile (the portal's answer
-    /// comes with the first access): a write its caller no longer waits for must not land after a newer one.
+    /// How a write runs: under the keyring file's lock, and only if its call was not abandoned meanwhile (a write
+    /// its caller no longer waits for must not land after a newer one); see `SandboxKeyringFile.withWriteLock`.
+    typealias Writing = (() throws -> Void) throws -> Void
+
+    /// Stores `secret` in the item with exactly `attributes`, replacing its secret and label, or in a new one. The
+    /// search first gets the portal's answer (the first access waits for it), outside `writing`.
     static func store(
-        _ secret: String, label: String, attributes: [String: String], proceed: () throws -> Void
+        _ secret: String, label: String, attributes: [String: String], writing: Writing
     ) throws -> KeyringItem {
         _ = try search(attributes)
-        try proceed()
         let table = makeAttributeTable(withoutSchema(attributes))
         defer { g_hash_table_unref(table) }
-        _ = try withGError("storing in the app's keyring") {
-            secret_password_storev_sync(nil, table, nil, label, secret, nil, $0)
+        try writing {
+            _ = try withGError("storing in the app's keyring") {
+                secret_password_storev_sync(nil, table, nil, label, secret, nil, $0)
+            }
         }
         let stored = try search(attributes).filter { $0.hasExactly(attributes) }
         guard let item = stored.max(by: { $0.modified < $1.modified }) else {
@@ -112,8 +116,8 @@ enum SandboxKeyring {
 
     /// Deletes the items with exactly `attributes`; returns how many. Refuses (deleting nothing) when an item with
     /// further attributes would go too: the file backend clears every item that has all the attributes given.
-    /// `proceed` as for ``store(_:label:attributes:proceed:)``.
-    static func delete(_ attributes: [String: String], proceed: () throws -> Void) throws -> Int {
+    /// `writing` as for ``store(_:label:attributes:writing:)``.
+    static func delete(_ attributes: [String: String], writing: Writing) throws -> Int {
         let found = try search(attributes)
         let exact = found.filter { $0.hasExactly(attributes) }
         guard !exact.isEmpty else { return 0 }
@@ -124,11 +128,12 @@ enum SandboxKeyring {
                 "Deleting the item would also delete \(others) item(s) with further attributes in the app's keyring.",
                 fix: "Delete those items first (they belong to another part of the app), or leave this one.")
         }
-        try proceed()
         let table = makeAttributeTable(withoutSchema(attributes))
         defer { g_hash_table_unref(table) }
-        _ = try withGError("deleting from the app's keyring") {
-            secret_password_clearv_sync(nil, table, nil, $0)
+        try writing {
+            _ = try withGError("deleting from the app's keyring") {
+                secret_password_clearv_sync(nil, table, nil, $0)
+            }
         }
         return exact.count
     }

@@ -9,9 +9,9 @@ import Synchronization
 ///   first and refused as damaged unless it is libsecret's format: its header, version 1.0, and a well-formed
 ///   `(uayutua(a{say}ay))` whose salt is as long as it says.
 /// - libsecret reads the file again only when its modification time, in whole seconds, changed: a write by another
-///   process in the same second would stay unseen. So when the file is not as this process last left it, libsecret's
-///   backend is dropped (`secret_service_disconnect`) and the next call opens the file afresh; a store that still
-///   meets a write it had not seen fails ("externally modified") rather than overwriting it.
+///   process in the same second would stay unseen. So when the file is not as it was before this process's last
+///   call, libsecret's backend is dropped (`secret_service_disconnect`) and the call opens the file afresh; a store
+///   that still meets a write it had not seen fails ("externally modified") rather than overwriting it.
 enum SandboxKeyringFile {
     /// The file's identity and version: device, inode, size and modification time in nanoseconds.
     struct Stamp: Equatable {
@@ -58,7 +58,7 @@ enum SandboxKeyringFile {
         }
     }
 
-    /// The file as this process left it after its last call; `nil` before the first.
+    /// The file as it was before this process's last call; `nil` before the first.
     private static let lastSeen = Mutex<Stamp??>(nil)
 
     static let header: [UInt8] = Array("GnomeKeyring\n\r\0\n".utf8)
@@ -71,18 +71,55 @@ enum SandboxKeyringFile {
             modified: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))
     }
 
-    /// Before a call: refuses a damaged file, and makes libsecret read the file again when it changed.
+    /// Before a call: refuses a damaged file, and makes libsecret read the file again when it is not as it was before
+    /// this process's last call.
+    ///
+    /// The stamp is taken *before* the call, not after it: libsecret may load the file during a call after another
+    /// process wrote it in the same second, and a stamp taken after the call would then match the file while
+    /// libsecret's copy is older (a refresh under the item's lock read the spent refresh token so). After this
+    /// process's own writes the next call reads afresh too, at the cost of one portal round trip.
     static func prepare(_ path: String) throws {
         try check(path)
         let now = stamp(path)
-        let reopen = lastSeen.withLock { seen in seen != nil && seen! != now }
+        let reopen = lastSeen.withLock { seen in
+            defer { seen = .some(now) }
+            return seen != nil && seen! != now
+        }
         if reopen { secret_service_disconnect() }
     }
 
-    /// After a call: remembers the file as this process left it.
-    static func finished(_ path: String) {
-        let now = stamp(path)
-        lastSeen.withLock { $0 = .some(now) }
+    /// Runs `write` — a store or a clear — holding an exclusive `flock` on the keyring file's lock (`FILE.lock`, 0600,
+    /// beside it, so every instance of the app shares it), after making libsecret read the file afresh.
+    ///
+    /// libsecret guards its writes only with GIO's etag check, which is not atomic with the rename: two processes
+    /// that write at the same instant both pass it, and the second rename drops the first one's item (seen in the
+    /// simulated sandbox). The lock orders this package's writers; other libsecret clients in the same sandbox do
+    /// not take it. Waiting for it is bounded by `timeout`.
+    static func withWriteLock<T>(_ file: String, timeout: Duration, _ write: () throws -> T) throws -> T {
+        let path = file + ".lock"
+        let directory = (path as NSString).deletingLastPathComponent
+        try? FileManager.default.createDirectory(
+            atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let descriptor = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw KeyringError(
+                .misconfigured, "The app's keyring lock file \(path) cannot be opened (\(String(cString: strerror(errno)))).",
+                fix: "Check that the directory belongs to this user and is writable.")
+        }
+        defer { close(descriptor) }
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+            guard errno == EWOULDBLOCK || errno == EINTR else {
+                throw KeyringError.other("The app's keyring lock \(path) could not be taken.", String(cString: strerror(errno)))
+            }
+            guard clock.now < deadline else {
+                throw KeyringError.timedOut(after: timeout, "another process of this app held the keyring file's lock \(path)")
+            }
+            usleep(2_000)
+        }
+        secret_service_disconnect()
+        return try write()
     }
 
     /// Drops libsecret's backend, so that the next call reads the file afresh.
