@@ -12,6 +12,8 @@ import Synchronization
 ///   process in the same second would stay unseen. So when the file is not as it was before this process's last
 ///   call, libsecret's backend is dropped (`secret_service_disconnect`) and the call opens the file afresh; a store
 ///   that still meets a write it had not seen fails ("externally modified") rather than overwriting it.
+/// - libsecret's check of that (GIO's etag) is not atomic with its rename, so this package's writes also take the
+///   file's own lock (``withWriteLock(_:timeout:_:)``).
 enum SandboxKeyringFile {
     /// The file's identity and version: device, inode, size and modification time in nanoseconds.
     struct Stamp: Equatable {
