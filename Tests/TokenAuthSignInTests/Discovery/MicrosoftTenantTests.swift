@@ -22,6 +22,15 @@ struct MicrosoftTenantTests {
         server.browserFlow.sendsIssuer = false
     }
 
+    /// A browser sign-in as ada, with the server acting as `common`.
+    static func browserSignInThroughCommon(_ server: OAuthTestServer, scope: String) async throws -> StoredCredentials {
+        actAsCommon(server)
+        let flow = try BrowserSignIn(
+            metadata: try await server.discoveredMetadata(), clientID: "test-client", transport: transport,
+            clock: ManualClock())
+        return try await flow.signIn(scope: scope) { try await PlainBrowser().open($0) }
+    }
+
     static func tenantIssuer(_ server: OAuthTestServer, _ tenant: String) -> URL {
         URL(string: server.baseURL.absoluteString + "/\(tenant)/v2.0")!
     }
@@ -72,11 +81,7 @@ struct MicrosoftTenantTests {
     @Test("browser sign-in through common: the identity and the client name ada's tenant, and no template is kept")
     func browserSignIn() async throws {
         try await withServer { server in
-            Self.actAsCommon(server)
-            let flow = try BrowserSignIn(
-                metadata: try await server.discoveredMetadata(), clientID: "test-client", transport: Self.transport,
-                clock: ManualClock())
-            let credentials = try await flow.signIn(scope: "openid") { try await PlainBrowser().open($0) }
+            let credentials = try await Self.browserSignInThroughCommon(server, scope: "openid")
             let tenantIssuer = Self.tenantIssuer(server, Self.tenantA)
             #expect(credentials.auth.identity?.issuer == tenantIssuer)
             #expect(credentials.auth.identity?.subject == OAuthTestServer.subjectIdentifier(ofUser: "ada"))
@@ -138,11 +143,7 @@ struct MicrosoftTenantTests {
     @Test("a refresh keeps the tenant: the stored tenant's id_token passes, another tenant's is refused")
     func refreshKeepsTenant() async throws {
         try await withServer { server in
-            Self.actAsCommon(server)
-            let flow = try BrowserSignIn(
-                metadata: try await server.discoveredMetadata(), clientID: "test-client", transport: Self.transport,
-                clock: ManualClock())
-            let credentials = try await flow.signIn(scope: "openid offline_access") { try await PlainBrowser().open($0) }
+            let credentials = try await Self.browserSignInThroughCommon(server, scope: "openid offline_access")
             let client = try #require(credentials.client)
             let identity = try #require(credentials.auth.identity)
             // What a later process builds from the stored item: no template, tenant A's issuer.
