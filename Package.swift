@@ -7,13 +7,14 @@ let package = Package(
     products: [
         .library(name: "Keyring", targets: ["Keyring"]),
         .library(name: "TokenAuth", targets: ["TokenAuth"]),
+        .library(name: "TokenAuthURLSession", targets: ["TokenAuthURLSession"]),
         .library(name: "TokenAuthSignIn", targets: ["TokenAuthSignIn"]),
         .library(name: "TokenAuthKeyring", targets: ["TokenAuthKeyring"]),
         .library(name: "TokenAuthTesting", targets: ["TokenAuthTesting"]),
         .library(name: "TokenAuthOpenCombine", targets: ["TokenAuthOpenCombine"]),
         .library(name: "TokenAuthOpenAPI", targets: ["TokenAuthOpenAPI"]),
         .executable(name: "tokenctl", targets: ["tokenctl"]),
-        .executable(name: "tokenctl-signin", targets: ["tokenctl-signin"]),
+        .executable(name: "tokenctl-full", targets: ["tokenctl-full"]),
         .executable(name: "oauth-test-server", targets: ["oauth-test-server"]),
     ],
     dependencies: [
@@ -38,21 +39,27 @@ let package = Package(
             pkgConfig: "libsecret-1",
             providers: [.apt(["libsecret-1-dev"])]
         ),
-        // libcurl loaded on first use, for tokenctl: the curl_ functions FoundationNetworking calls, forwarding to
-        // libcurl.so.4 once one is called. With `--static-swift-stdlib` nothing else defines them, so a run that sends
-        // no HTTP request never loads libcurl and its ~35 libraries (issue 14).
-        .target(name: "CLazyCurl", linkerSettings: [.linkedLibrary("dl")]),
         // Items in the freedesktop Secret Service, keyed by attributes. Knows nothing about tokens.
         .target(
             name: "Keyring",
             dependencies: ["CLibSecret", .product(name: "Logging", package: "swift-log")]
         ),
-        // The core: OAuth token bundles, the storage protocols, the refresher, the token and revocation clients, HTTP.
-        // swift-log and swift-http-types only: no libsecret, no NIO, no crypto, no JWT in its build graph — it keeps
-        // a session alive wherever Swift runs, and an app that only does that links nothing more.
+        // The core: OAuth token bundles, the storage protocols, the refresher, the token and revocation clients, the
+        // HTTP transport protocol. swift-log and swift-http-types only, on FoundationEssentials: no libsecret, no NIO,
+        // no crypto, no JWT, no full Foundation in its build graph — it keeps a session alive wherever Swift runs,
+        // and an app that only does that links nothing more.
         .target(
             name: "TokenAuth",
             dependencies: [
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+        // The core's HTTP transport over URLSession (FoundationNetworking, libcurl on Linux).
+        .target(
+            name: "TokenAuthURLSession",
+            dependencies: [
+                "TokenAuth",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
@@ -64,7 +71,7 @@ let package = Package(
         .target(
             name: "TokenAuthSignIn",
             dependencies: [
-                "TokenAuth",
+                "TokenAuthURLSession", "TokenAuth",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
@@ -89,27 +96,35 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
-        // tokenctl's commands, for its two executables: `tokenctl`, without the sign-in library, and
-        // `tokenctl-signin`, with it, which `tokenctl` runs for the calls that sign in or check an id_token.
+        // The plain `tokenctl token` call, read without the argument parser; the exit statuses, the keyring errors'
+        // sentences, the log set-up and the hand-over to `tokenctl-full`: what both executables share. On
+        // FoundationEssentials, like everything `tokenctl` links.
+        .target(
+            name: "TokenCtlFastPath",
+            dependencies: ["Keyring", "TokenAuth", "TokenAuthKeyring", .product(name: "Logging", package: "swift-log")]
+        ),
+        // tokenctl's commands, for `tokenctl-full`.
         .target(
             name: "TokenCtlCommands",
             dependencies: [
-                "TokenAuth",
-                "TokenAuthKeyring",
-                "Keyring",
+                "TokenAuthURLSession", "TokenAuth", "TokenAuthKeyring", "Keyring", "TokenCtlFastPath",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
+        // `tokenctl`: the plain `token` call on a fresh item, read and printed; everything else runs as
+        // `tokenctl-full`, beside it. No argument parser, no HTTP, no full Foundation: it starts about as fast as
+        // `secret-tool lookup` (figure 6 of docs/Benchmarks.md).
         .executableTarget(
             name: "tokenctl",
-            dependencies: ["TokenCtlCommands", "CLazyCurl"]
+            dependencies: ["TokenCtlFastPath", "TokenAuth"]
         ),
+        // Every command, with the sign-in library.
         .executableTarget(
-            name: "tokenctl-signin",
+            name: "tokenctl-full",
             dependencies: [
-                "TokenCtlCommands", "TokenAuthSignIn", "TokenAuth", "TokenAuthKeyring", "Keyring", "CLazyCurl",
+                "TokenAuthURLSession", "TokenCtlCommands", "TokenAuthSignIn", "TokenAuth", "TokenAuthKeyring", "Keyring",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -135,7 +150,7 @@ let package = Package(
         .executableTarget(
             name: "tokenkeyring-demo",
             dependencies: [
-                "TokenAuth",
+                "TokenAuthURLSession", "TokenAuth",
                 "TokenAuthKeyring",
                 "Keyring",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -145,14 +160,14 @@ let package = Package(
         // (ReadmeExampleTests checks that the README shows exactly this file).
         .executableTarget(
             name: "readme-example",
-            dependencies: ["TokenAuth", "TokenAuthKeyring", .product(name: "HTTPTypes", package: "swift-http-types")],
+            dependencies: ["TokenAuthURLSession", "TokenAuth", "TokenAuthKeyring", .product(name: "HTTPTypes", package: "swift-http-types")],
             path: "Examples/ReadmeExample"
         ),
         // The figures of `scripts/bench`. No product: SwiftPM builds it only in this package, never for users.
         .executableTarget(
             name: "tokenkeyring-bench",
             dependencies: [
-                "TokenAuth", "TokenAuthKeyring", "TokenAuthTesting", "Keyring", "OAuthTestServer", "CLazyCurl",
+                "TokenAuthURLSession", "TokenAuth", "TokenAuthKeyring", "TokenAuthTesting", "Keyring", "OAuthTestServer",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
             ]
@@ -172,7 +187,7 @@ let package = Package(
         .target(
             name: "OAuthTestSupport",
             dependencies: [
-                "TokenAuth", "TokenAuthTesting", "OAuthTestServer", "TestSupport",
+                "TokenAuthURLSession", "TokenAuth", "TokenAuthTesting", "OAuthTestServer", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
@@ -187,9 +202,17 @@ let package = Package(
         .testTarget(
             name: "TokenAuthTests",
             dependencies: [
-                "TokenAuth", "TokenAuthTesting", "OAuthTestServer", "OAuthTestSupport", "TestSupport",
+                "TokenAuthURLSession", "TokenAuth", "TokenAuthTesting", "OAuthTestServer", "OAuthTestSupport", "TestSupport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
+            ]
+        ),
+        // The URLSession transport against a real server on loopback.
+        .testTarget(
+            name: "TokenAuthURLSessionTests",
+            dependencies: [
+                "TokenAuthURLSession", "TokenAuth", "OAuthTestServer", "OAuthTestSupport",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
         // Sign-in's tests: discovery, the browser and device flows, OpenID identity, and AuthManager checking
@@ -197,7 +220,7 @@ let package = Package(
         .testTarget(
             name: "TokenAuthSignInTests",
             dependencies: [
-                "TokenAuthSignIn", "TokenAuth", "TokenAuthTesting", "OAuthTestServer", "OAuthTestSupport",
+                "TokenAuthURLSession", "TokenAuthSignIn", "TokenAuth", "TokenAuthTesting", "OAuthTestServer", "OAuthTestSupport",
                 "TestSupport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 // The fuzz corpus replay signs id_tokens with the fuzz keys and reads JWKs, as the targets do.
@@ -208,14 +231,14 @@ let package = Package(
         // A process of the file store's tests: writes an item without end (to be killed mid-write), or refreshes it.
         .executableTarget(
             name: "file-store-child",
-            dependencies: ["TokenAuthKeyring", "TokenAuth", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["TokenAuthURLSession", "TokenAuthKeyring", "TokenAuth", .product(name: "Logging", package: "swift-log")],
             path: "Tests/FileStoreChild"
         ),
         // The keyring store against a real Secret Service, and the file store with processes of its own.
         .testTarget(
             name: "TokenAuthKeyringTests",
             dependencies: [
-                "TokenAuthKeyring", "TokenAuth", "TokenAuthSignIn", "TokenAuthTesting", "Keyring", "OAuthTestServer",
+                "TokenAuthURLSession", "TokenAuthKeyring", "TokenAuth", "TokenAuthSignIn", "TokenAuthTesting", "Keyring", "OAuthTestServer",
                 "KeyringTestSupport", "OAuthTestSupport", "TestSupport", "file-store-child",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
@@ -224,8 +247,8 @@ let package = Package(
         .testTarget(
             name: "tokenctlTests",
             dependencies: [
-                "KeyringTestSupport", "Keyring", "TokenAuth", "TokenAuthKeyring", "OAuthTestServer", "OAuthTestSupport",
-                "TestSupport", "TokenCtlCommands", "tokenctl", "tokenctl-signin",
+                "TokenAuthURLSession", "KeyringTestSupport", "Keyring", "TokenAuth", "TokenAuthKeyring", "OAuthTestServer", "OAuthTestSupport",
+                "TestSupport", "TokenCtlCommands", "TokenCtlFastPath", "tokenctl", "tokenctl-full",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
@@ -247,7 +270,7 @@ let package = Package(
         .testTarget(
             name: "TokenAuthOpenCombineTests",
             dependencies: [
-                "TokenAuthOpenCombine", "TokenAuth", "TokenAuthTesting", "OAuthTestServer", "OAuthTestSupport",
+                "TokenAuthURLSession", "TokenAuthOpenCombine", "TokenAuth", "TokenAuthTesting", "OAuthTestServer", "OAuthTestSupport",
                 .product(name: "OpenCombine", package: "OpenCombine"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
@@ -256,7 +279,7 @@ let package = Package(
         .testTarget(
             name: "TokenAuthOpenAPITests",
             dependencies: [
-                "TokenAuthOpenAPI", "TokenAuth", "TokenAuthTesting", "OAuthTestServer", "OAuthTestSupport",
+                "TokenAuthURLSession", "TokenAuthOpenAPI", "TokenAuth", "TokenAuthTesting", "OAuthTestServer", "OAuthTestSupport",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HTTPTypesFoundation", package: "swift-http-types"),

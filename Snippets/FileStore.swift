@@ -4,6 +4,7 @@
 import Foundation
 import TokenAuth
 import TokenAuthKeyring
+import TokenAuthURLSession
 
 // snippet.explicit
 // The user chose it (as with gh's --insecure-storage): say where the tokens are, unencrypted.
@@ -19,6 +20,7 @@ print("Stored unencrypted in \(store.path)")
 
 // snippet.manager
 // Refreshes through the client the file records, under the lock every process using the item takes.
-let manager = try await AuthManager.forFileItem(service: "api.example.com", account: "ada")
+let manager = try await AuthManager.forFileItem(
+    service: "api.example.com", account: "ada", transport: URLSessionTransport())
 print(try await manager.validToken())
 // snippet.end

@@ -5,6 +5,7 @@ import Foundation
 import TokenAuth
 import TokenAuthSignIn
 import TokenAuthKeyring
+import TokenAuthURLSession
 
 // snippet.settings
 // What the app is registered as at its OAuth provider, and the keyring item its tokens live in.
@@ -12,6 +13,7 @@ let issuer = URL(string: "https://auth.example.com")!
 let clientID = "my-desktop-app"
 let service = "api.example.com"  // one keyring item per (service, account)
 let account = "default"  // an app with one user at a time can use one fixed name
+let transport = URLSessionTransport()  // how the app's requests are sent: one for the app, its requests share it
 // snippet.end
 
 // snippet.browserSignIn
@@ -60,14 +62,16 @@ func signIn() async throws -> StoredCredentials {
 func signedInManager() async throws -> AuthManager {
     do {
         return try await AuthManager.forKeyringItem(
-            service: service, account: account, identityChecks: IDTokenVerifier.forStoredClient)
+            service: service, account: account, transport: transport,
+            identityChecks: IDTokenVerifier.forStoredClient)
     } catch let error as TokenAuthError where error.isLoginRequired {
         // Nothing stored yet: sign in, and store the tokens with the client that refreshes them — under the item's
         // lock, so that a refresh in another process never overwrites them.
         let credentials = try await signIn()
         try await KeyringAuthStore(service: service, account: account).signIn(credentials)
         return try await AuthManager.forKeyringItem(
-            service: service, account: account, identityChecks: IDTokenVerifier.forStoredClient)
+            service: service, account: account, transport: transport,
+            identityChecks: IDTokenVerifier.forStoredClient)
     }
 }
 
@@ -75,7 +79,7 @@ let manager = try await signedInManager()
 // snippet.end
 
 // snippet.request
-let api = AuthorizedClient(manager: manager)
+let api = AuthorizedClient(manager: manager, transport: transport)
 
 struct Profile: Decodable {
     let name: String
@@ -98,7 +102,7 @@ print("Signed in as \(try await loadProfile(with: api).name)")
 
 // snippet.signOut
 // Revoke the tokens at the provider and delete the item, under the lock other processes refresh it with…
-let outcome = try await SignOut.perform(service: service, account: account)
+let outcome = try await SignOut.perform(service: service, account: account, transport: transport)
 if case .failed(let error) = outcome.revocation {
     print("Signed out on this computer, but the provider could not be told: \(error.fix)")
 }

@@ -3,6 +3,7 @@
 import Foundation
 import Logging
 import TokenAuth
+import TokenAuthURLSession
 import TokenAuthKeyring
 
 // snippet.logging

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import TokenAuth
 import TokenAuthKeyring
+import TokenAuthURLSession
 
 let client = OAuthClient(tokenEndpoint: URL(string: "https://auth.example.com/token")!, clientID: "my-desktop-app")
 let service = "api.example.com", account = "ada@example.com"

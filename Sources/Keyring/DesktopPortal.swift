@@ -1,5 +1,9 @@
 import CLibSecret
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The desktop portal (`xdg-desktop-portal`), through which an app in a sandbox such as Flatpak asks the host for
 /// what the sandbox keeps from it.

@@ -1,5 +1,12 @@
 import CLibSecret
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 extension Keyring {
     /// Checks, step by step, whether the Secret Service can be used: the session bus, a Secret Service
@@ -49,7 +56,7 @@ private struct Diagnostician {
         guard g_variant_classify(child) == G_VARIANT_CLASS_UINT32 else { return nil }
         let pid = Int32(bitPattern: g_variant_get_uint32(child))
         guard let command = try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8) else { return nil }
-        return KeyringProvider(command: command.trimmingCharacters(in: .whitespacesAndNewlines), processID: pid)
+        return KeyringProvider(command: String(command.prefix { !$0.isNewline }), processID: pid)
     }
 
     func run() -> KeyringDiagnosis {

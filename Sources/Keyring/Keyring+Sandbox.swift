@@ -1,5 +1,12 @@
 import CLibSecret
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import Logging
 
 /// ``Keyring`` in a sandbox: the same calls on libsecret's file backend (see `SandboxKeyring`), bounded by the same
@@ -18,8 +25,9 @@ extension Keyring {
         let environment = ProcessInfo.processInfo.environment
         if let test = environment["SECRET_FILE_TEST_PATH"], !test.isEmpty { return test }
         let data = environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
-            ?? (NSHomeDirectory() as NSString).appendingPathComponent(".local/share")
-        return (data as NSString).appendingPathComponent("keyrings/default.keyring")
+            ?? URL(filePath: environment["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path)
+                .appending(path: ".local/share").path
+        return URL(filePath: data).appending(path: "keyrings/default.keyring").path
     }
 
     /// Runs `body` on a blocking thread, bounded by the timeout by abandoning the thread (libsecret's calls there

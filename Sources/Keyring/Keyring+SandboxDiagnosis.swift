@@ -1,5 +1,12 @@
 import CLibSecret
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 extension Keyring {
     /// ``diagnose()`` in a sandbox: where the process runs, whether its libsecret has the portal fix, and whether the

@@ -1,5 +1,9 @@
 import CLibSecret
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Logging
 
 /// Items in the freedesktop Secret Service (gnome-keyring, KeePassXC, KWallet), found by their attributes.

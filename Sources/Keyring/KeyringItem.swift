@@ -1,5 +1,9 @@
 import CLibSecret
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// One item in the Secret Service, as found by a search: its identity and public metadata, not its secret.
 public struct KeyringItem: Sendable, Hashable {

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The program that owns `org.freedesktop.secrets` on the session bus, and what differs about it.
 public struct KeyringProvider: Sendable, Hashable, CustomStringConvertible {

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Keyring
 import Logging
 import TokenAuth
@@ -27,7 +31,7 @@ extension AuthManager {
         service: String,
         account: String,
         keyring: Keyring = Keyring(),
-        transport: any HTTPTransport = URLSessionTransport(maximumResponseBodySize: TokenResponse.maximumSize),
+        transport: any HTTPTransport,
         configuration: Configuration = Configuration(),
         identityChecks: IdentityCheckFactory? = nil,
         followsChanges: Bool = true,

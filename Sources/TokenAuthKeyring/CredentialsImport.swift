@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TokenAuth
 
 /// Reads credentials that a person or script hands over as text, e.g. on `tokenctl import`'s standard input.
@@ -25,7 +29,7 @@ package enum CredentialsImport {
     ///
     /// Tokens with spaces, control or non-ASCII characters are refused: they end up in header fields.
     package static func parse(_ text: String, receivedAt: Date) throws(Failure) -> StoredCredentials {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = text.trimmingWhitespace
         if !trimmed.hasPrefix("{"), let fields = FormEncoding.fields(of: Data(trimmed.utf8)),
             fields["access_token"] != nil || fields["error"] != nil
         {
@@ -70,7 +74,6 @@ package enum CredentialsImport {
     }
 
     private static func hasVersion(_ json: String) -> Bool {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any] else { return false }
-        return object["version"] != nil
+        JSONValue.object(in: Data(json.utf8))?["version"] != nil
     }
 }

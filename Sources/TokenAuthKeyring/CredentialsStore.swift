@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TokenAuth
 
 /// One (service, account) entry in the stored format — ``KeyringAuthStore``'s keyring item or ``FileAuthStore``'s

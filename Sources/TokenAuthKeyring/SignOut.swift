@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Keyring
 import TokenAuth
 
@@ -35,7 +39,7 @@ public enum SignOut {
         service: String,
         account: String,
         keyring: Keyring = Keyring(),
-        transport: any HTTPTransport = URLSessionTransport(maximumResponseBodySize: 64 * 1024, timeout: .seconds(10)),
+        transport: any HTTPTransport,
         wallClock: @escaping WallClock = systemWallClock
     ) async throws -> Outcome {
         try await perform(
@@ -59,7 +63,7 @@ public enum SignOut {
     ///   that cannot be removed — or the refresh lock's.
     public static func perform(
         store: some CredentialsStore,
-        transport: any HTTPTransport = URLSessionTransport(maximumResponseBodySize: 64 * 1024, timeout: .seconds(10)),
+        transport: any HTTPTransport,
         wallClock: @escaping WallClock = systemWallClock
     ) async throws -> Outcome {
         try await store.itemLock(maximumWait: KeyringAuthStore.signInLockWait).withLock {

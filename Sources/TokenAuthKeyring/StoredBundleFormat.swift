@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TokenAuth
 
 /// The keyring item's text: a stable, versioned JSON interchange format (documented in TokenAuth's
@@ -128,7 +132,7 @@ enum StoredBundleFormat {
         // What we write has no surrounding white space: trim (a full copy) only text that has some.
         let padded = text.unicodeScalars.first?.properties.isWhitespace == true
             || text.unicodeScalars.last?.properties.isWhitespace == true
-        let trimmed = padded ? text.trimmingCharacters(in: .whitespacesAndNewlines) : text
+        let trimmed = padded ? text.trimmingWhitespace : text
         // A JSON array is JSON, so not a bare token (no token starts with "[": RFC 6750's b64token).
         if trimmed.hasPrefix("[") { throw Problem("it is JSON but not an object") }
         guard trimmed.hasPrefix("{") else {

@@ -1,35 +1,15 @@
 import ArgumentParser
 import Foundation
-import Logging
+import TokenCtlFastPath
 
-/// How both executables start: `tokenctl` with ``HandOffToSignIn``, `tokenctl-signin` with the sign-in library.
+/// How `tokenctl-full` starts, with the sign-in library as ``TokenCtl/signIn``.
 package enum Main {
-    /// Runs the command line with `signIn` as ``TokenCtl/signIn``.
-    ///
-    /// Library logs stay quiet unless TOKENCTL_LOG_LEVEL asks for them (e.g. `debug`): errors are reported
-    /// as one sentence each, and the logs of the refresher would repeat them. Logs never contain tokens.
+    /// Runs the command line with `signIn` as ``TokenCtl/signIn``; logs as ``TokenctlLogging`` sets them up.
     @MainActor
     package static func run(signIn: any SignInFeatures) async {
-        // getenv, not ProcessInfo's environment: that copies every variable into a dictionary on each start.
-        let level = getenv("TOKENCTL_LOG_LEVEL").flatMap { Logger.Level(rawValue: String(cString: $0)) }
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level ?? .critical
-            return handler
-        }
-        // The plain `token` call, the one scripts make per request, skips the parser (see `Token.plainArguments`),
-        // and a token that is fresh as stored is printed from this thread, before any task starts.
-        let plain = TokenCtl.Token.plainArguments(CommandLine.arguments.dropFirst())
-        if let plain, TokenCtl.Token.printFreshToken(service: plain.service, account: plain.account, keyring: plain.keyring) {
-            return
-        }
+        TokenctlLogging.bootstrap()
         await TokenCtl.$signIn.withValue(signIn) {
-            guard let plain else { return await TokenCtl.main() }
-            do {
-                try await TokenCtl.Token.printToken(service: plain.service, account: plain.account, keyring: plain.keyring)
-            } catch {
-                TokenCtl.exit(withError: error)
-            }
+            await TokenCtl.main()
         }
     }
 }

@@ -1,10 +1,30 @@
-import TokenCtlCommands
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import TokenAuth
+import TokenCtlFastPath
 
-/// `tokenctl`: every command, without the sign-in library; `login`, `request` and refreshes that check an
-/// `id_token` run as `tokenctl-signin` (see `HandOffToSignIn`).
+/// `tokenctl`: the plain `token` call on an item whose token is fresh as stored, read and printed here; every other
+/// call runs as `tokenctl-full`, installed beside it (``FullCommand``). This executable links only the keyring, the
+/// core and the stored format, on FoundationEssentials: no argument parser, no HTTP stack, no full Foundation.
 @main
 enum TokenctlMain {
-    static func main() async {
-        await Main.run(signIn: HandOffToSignIn())
+    static func main() {
+        TokenctlLogging.bootstrap()
+        if let call = PlainTokenCall(CommandLine.arguments.dropFirst()) {
+            switch call.read(at: systemWallClock()) {
+            case .fresh(let token):
+                print(token)
+                return
+            case .failed(let error):
+                StandardError.report(error.report)
+                exit(ExitStatus.keyring)
+            case .needsFullCommand:
+                break
+            }
+        }
+        FullCommand.run()
     }
 }

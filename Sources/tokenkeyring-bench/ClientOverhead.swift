@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import TokenAuth
+import TokenAuthURLSession
 
 /// Figure 5: what `AuthorizedClient` adds to a request over the bare transport, when the token is valid.
 ///

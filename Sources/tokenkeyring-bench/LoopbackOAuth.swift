@@ -3,6 +3,7 @@ import HTTPTypes
 import Keyring
 import OAuthTestServer
 import TokenAuth
+import TokenAuthURLSession
 import TokenAuthKeyring
 
 /// The local OAuth server on 127.0.0.1 and what a client needs to use it: the figures that make HTTP requests

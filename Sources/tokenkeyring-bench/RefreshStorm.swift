@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import TokenAuth
+import TokenAuthURLSession
 
 /// Figure 1: N concurrent authorized requests over an expired token against the same N over a fresh one.
 ///

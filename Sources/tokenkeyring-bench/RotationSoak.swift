@@ -4,6 +4,7 @@ import Keyring
 import OAuthTestServer
 import Synchronization
 import TokenAuth
+import TokenAuthURLSession
 import TokenAuthKeyring
 
 /// Figure 7: one session shared by a long-lived process and many short-lived ones, over many rotations.
@@ -43,7 +44,7 @@ struct RotationSoak {
             // Tokens that live 2 s need a refresh every second: the loop guard's default (5 in 30 s) is for tokens
             // that live minutes or hours.
             let manager = try await AuthManager.forKeyringItem(
-                service: service, account: "shared", keyring: keyring,
+                service: service, account: "shared", keyring: keyring, transport: URLSessionTransport(),
                 configuration: .init(refreshLimit: 100, refreshWindow: .seconds(30)))
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { await longLived(manager, server: server, tally: tally) }
@@ -93,7 +94,7 @@ struct RotationSoak {
     }
 
     private func longLived(_ manager: AuthManager, server: OAuthTestServer, tally: Tally) async {
-        let client = AuthorizedClient(manager: manager)
+        let client = AuthorizedClient(manager: manager, transport: URLSessionTransport())
         while !done(server, tally) {
             do {
                 let (response, _) = try await client.send(HTTPRequest(method: .get, url: server.resourceURL))

@@ -10,6 +10,7 @@ import Foundation
 import HTTPTypes
 import Keyring
 import TokenAuth
+import TokenAuthURLSession
 import TokenAuthKeyring
 
 func usage(_ message: String) -> Never {

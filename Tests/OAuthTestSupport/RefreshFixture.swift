@@ -3,6 +3,7 @@ import OAuthTestServer
 import TestSupport
 import Testing
 import TokenAuth
+import TokenAuthURLSession
 import TokenAuthTesting
 
 /// A real OAuth server on loopback, a wall clock the test controls, one real `URLSessionTransport` shared by the

@@ -6,6 +6,7 @@ import Synchronization
 import TestSupport
 import Testing
 import TokenAuth
+import TokenAuthURLSession
 import TokenAuthTesting
 
 /// Starts a server for the duration of `body` and awaits its shutdown afterwards, also when `body` throws: no test
@@ -37,7 +38,9 @@ extension OAuthTestServer {
         authentication: OAuthClient.Authentication? = nil,
         clock: @escaping WallClock = systemWallClock
     ) -> TokenEndpointClient {
-        TokenEndpointClient(client: client(id: id, secret: secret, authentication: authentication), wallClock: clock)
+        TokenEndpointClient(
+            client: client(id: id, secret: secret, authentication: authentication), transport: URLSessionTransport(),
+            wallClock: clock)
     }
 }
 

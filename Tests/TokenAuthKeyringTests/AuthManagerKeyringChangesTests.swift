@@ -6,6 +6,7 @@ import TestSupport
 import Testing
 import TokenAuth
 import TokenAuthKeyring
+import TokenAuthURLSession
 
 /// A long-lived process learns from the Secret Service's signals that another process changed its item: its valid
 /// token in memory is not handed out again once the item holds another, or none.
@@ -23,7 +24,7 @@ struct AuthManagerKeyringChangesTests {
             try await cleaningUp({ _ = try? await store.erase() }) {
                 try await store.save(fixture.seed(expiresIn: 3600))
                 let manager = try await AuthManager.forKeyringItem(
-                    service: store.service, account: store.account, keyring: TestKeyring.keyring,
+                    service: store.service, account: store.account, keyring: TestKeyring.keyring, transport: URLSessionTransport(),
                     followsChanges: followsChanges, wallClock: fixture.clock.wallClock)
                 let first = try await manager.validToken()
                 try await body(store, manager, first, fixture)
@@ -48,7 +49,7 @@ struct AuthManagerKeyringChangesTests {
     func refreshedElsewhere() async throws {
         try await withManager { store, manager, first, fixture in
             let other = try await AuthManager.forKeyringItem(
-                service: store.service, account: store.account, keyring: TestKeyring.keyring, followsChanges: false,
+                service: store.service, account: store.account, keyring: TestKeyring.keyring, transport: URLSessionTransport(), followsChanges: false,
                 wallClock: fixture.clock.wallClock)
             let refreshed = try await other.refresh()
             try await waitUntil("the manager hands out the token another process refreshed") {

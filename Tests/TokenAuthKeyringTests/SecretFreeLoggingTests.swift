@@ -7,6 +7,7 @@ import OAuthTestSupport
 import TestSupport
 import Testing
 import TokenAuth
+import TokenAuthURLSession
 import TokenAuthSignIn
 import TokenAuthKeyring
 

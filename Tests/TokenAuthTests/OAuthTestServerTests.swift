@@ -4,6 +4,7 @@ import OAuthTestServer
 import OAuthTestSupport
 import Testing
 import TokenAuth
+import TokenAuthURLSession
 import TokenAuthTesting
 
 /// The local OAuth server itself: what tests elsewhere rely on.
@@ -253,9 +254,9 @@ struct OAuthTestServerTests {
             tokenEndpoint: baseURL.appendingPathComponent("token"),
             clientID: "cli",
             clientSecret: "cli-secret"
-        ))
+        ), transport: URLSessionTransport())
         let clock = ManualWallClock()
-        let tokens = try await TokenEndpointClient(client: client.client, wallClock: clock.wallClock)
+        let tokens = try await TokenEndpointClient(client: client.client, transport: URLSessionTransport(), wallClock: clock.wallClock)
             .password(username: "bob", password: "builder")
         #expect(tokens.expiresAt == clock.now.addingTimeInterval(120))
         let stats = try await call(.get, baseURL.appendingPathComponent("_admin/stats"))

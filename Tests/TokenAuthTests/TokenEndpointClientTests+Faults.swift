@@ -4,6 +4,7 @@ import OAuthTestSupport
 import Testing
 @testable import TokenAuth
 import TokenAuthTesting
+import TokenAuthURLSession
 
 /// The token endpoint's failures: injected faults, a server too slow or gone, a cancelled request.
 extension TokenEndpointClientTests {

@@ -4,6 +4,7 @@ import OAuthTestSupport
 import Testing
 @testable import TokenAuth
 import TokenAuthTesting
+import TokenAuthURLSession
 
 /// The token-endpoint client against a real OAuthTestServer on 127.0.0.1, over the real URLSession transport.
 @Suite("Token endpoint client against the local OAuth server")
@@ -205,7 +206,7 @@ struct TokenEndpointClientTests {
             try await withServer(Self.confidential) { target in
                 let client = TokenEndpointClient(client: OAuthClient(
                     tokenEndpoint: server.redirectURL(to: target.tokenEndpoint, status: status),
-                    clientID: "confidential", clientSecret: "s3cret-value"))
+                    clientID: "confidential", clientSecret: "s3cret-value"), transport: URLSessionTransport())
                 let error = await tokenError { try await client.password(username: "alice", password: "wonderland") }
                 #expect(error?.code == .redirected)
                 #expect(error?.isTransient == false)

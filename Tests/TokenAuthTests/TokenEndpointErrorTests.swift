@@ -208,3 +208,17 @@ struct TokenEndpointErrorTests {
         #expect(TokenAuthError.unreachable("token endpoint", host: "h", because: cause).description.contains("URLError -1004"))
     }
 }
+
+extension TokenEndpointErrorTests {
+    @Test("an error answer's extras of every JSON kind are kept as compact JSON, object members sorted")
+    func extrasOfEveryKind() throws {
+        let body = #"{"error":"invalid_grant","n":1.5,"i":-7,"t":true,"z":null,"o":{"b":[1,"x/y"],"a":{}},"s":"text"}"#
+        let answer = try #require(OAuthErrorResponse.parse(Data(body.utf8), secrets: []))
+        #expect(answer.error == "invalid_grant")
+        #expect(answer.extras == [
+            "n": "1.5", "i": "-7", "t": "true", "z": "null", "o": #"{"a":{},"b":[1,"x/y"]}"#, "s": "text",
+        ])
+        #expect(OAuthErrorResponse.parse(Data(#"["error"]"#.utf8), secrets: []) == nil, "not an object")
+        #expect(OAuthErrorResponse.parse(Data(#"{"error":7}"#.utf8), secrets: []) == nil, "no string error")
+    }
+}

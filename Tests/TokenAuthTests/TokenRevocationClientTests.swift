@@ -4,6 +4,7 @@ import OAuthTestSupport
 import Testing
 @testable import TokenAuth
 import TokenAuthTesting
+import TokenAuthURLSession
 
 @Suite("TokenRevocationClient (RFC 7009) against the local OAuth server")
 struct TokenRevocationClientTests {
@@ -24,7 +25,7 @@ struct TokenRevocationClientTests {
             #expect(server.stats.revocationRequests == 1)
             #expect(server.stats.revokedTokens == 1)
             let refused = await expectTokenAuthError(.rejected) {
-                try await TokenEndpointClient(client: client).refresh(refreshToken: issued.refreshToken!)
+                try await TokenEndpointClient(client: client, transport: URLSessionTransport()).refresh(refreshToken: issued.refreshToken!)
             }
             #expect(refused == .invalidGrant)
             // An already revoked or unknown token is still a success (RFC 7009 §2.2).

@@ -3,12 +3,12 @@ import KeyringTestSupport
 import OAuthTestServer
 import Testing
 import TokenAuth
-import TokenCtlCommands
+import TokenCtlFastPath
 
 extension TokenctlNetworkTests {
-    /// `tokenctl` links no sign-in library: a refresh that must check an id_token, and `login`, run as
-    /// `tokenctl-signin`, the executable beside it. What happened is read from the server's counts and the item.
-    @Suite("tokenctl hands sign-in and id_token checks to tokenctl-signin")
+    /// `tokenctl` reads the plain `token` call on a fresh item itself and runs everything else as `tokenctl-full`, the
+    /// executable beside it. What happened is read from the server's counts and the item.
+    @Suite("tokenctl hands every call but a fresh token read to tokenctl-full")
     struct TokenctlHandOffTests {
         @Test("token on an expired item that records who signed in: one refresh, its id_token checked with the issuer's keys")
         func refreshWithIdentityCheck() async throws {
@@ -33,25 +33,30 @@ extension TokenctlNetworkTests {
             }
         }
 
-        @Test("without tokenctl-signin beside it: login and such a refresh exit 64 naming it; nothing is sent or stored")
-        func missingSignInExecutable() async throws {
+        @Test("without tokenctl-full beside it: a fresh token is printed; a refresh and login exit 64 naming it, and nothing is sent or stored")
+        func missingFullExecutable() async throws {
             try await NetworkFixture.with { fixture in
                 try await signInWithOpenID(fixture)
-                try await fixture.retimeStoredTokens(issuedAgo: 3600, expiringIn: -1)
-                let stored = try #require(try await fixture.store.loadCredentials())
                 let alone = try TemporaryDirectory()
                 let copy = alone.url.appendingPathComponent("tokenctl").path
                 try FileManager.default.copyItem(atPath: try tokenctlPath(), toPath: copy)
-                let requests = fixture.server.stats.tokenRequests
+                let fresh = try #require(try await fixture.store.loadCredentials())
 
+                let read = try await runCommand(copy, fixture.item("token"), timeout: .seconds(30))
+                #expect(read.status == 0, "\(read.stderr)")
+                #expect(read.stdout == fresh.auth.accessToken + "\n", "read and printed by tokenctl alone")
+
+                try await fixture.retimeStoredTokens(issuedAgo: 3600, expiringIn: -1)
+                let stored = try #require(try await fixture.store.loadCredentials())
+                let requests = fixture.server.stats.tokenRequests
                 let token = try await runCommand(copy, fixture.item("token"), timeout: .seconds(30))
                 #expect(token.status == 64)
                 #expect(token.stdout.isEmpty)
-                #expect(token.stderr.contains(HandOffToSignIn.executableName), "\(token.stderr)")
+                #expect(token.stderr.contains(FullCommand.executableName), "\(token.stderr)")
                 let login = try await runCommand(
                     copy, TokenctlSignInFlowTests.login(fixture, "--device"), timeout: .seconds(30))
                 #expect(login.status == 64)
-                #expect(login.stderr.contains(HandOffToSignIn.executableName), "\(login.stderr)")
+                #expect(login.stderr.contains(FullCommand.executableName), "\(login.stderr)")
                 #expect(fixture.server.stats.tokenRequests == requests, "no refresh token was spent")
                 #expect(try await fixture.store.loadCredentials() == stored)
             }

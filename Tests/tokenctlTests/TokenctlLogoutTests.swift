@@ -4,6 +4,7 @@ import OAuthTestServer
 import Testing
 import TokenAuth
 import OAuthTestSupport
+import TokenAuthURLSession
 
 extension TokenctlNetworkTests {
     @Suite("tokenctl logout and status against a real OAuth server")
@@ -22,7 +23,7 @@ extension TokenctlNetworkTests {
                 #expect(try await fixture.store.loadCredentials() == nil)
 
                 // The revoked refresh token is dead at the server.
-                let refresher = TokenEndpointClient(client: try #require(stored.client))
+                let refresher = TokenEndpointClient(client: try #require(stored.client), transport: URLSessionTransport())
                 let refused = await #expect(throws: TokenAuthError.self) {
                     try await refresher.refresh(refreshToken: try #require(stored.auth.refreshToken))
                 }

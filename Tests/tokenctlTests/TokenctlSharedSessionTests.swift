@@ -4,6 +4,7 @@ import KeyringTestSupport
 import OAuthTestServer
 import Testing
 import TokenAuth
+import TokenAuthURLSession
 
 extension TokenctlNetworkTests {
     /// Several `tokenctl` processes on one item, against a server that rotates refresh tokens and revokes the family
@@ -143,7 +144,7 @@ extension TokenctlNetworkTests {
         /// Revokes one access token at the server's RFC 7009 endpoint, as an API that stops accepting it would.
         private func revoke(_ token: String, at server: OAuthTestServer) async throws {
             let client = OAuthClient(tokenEndpoint: server.tokenEndpoint, clientID: "test-client")
-            try await TokenRevocationClient(client: client, endpoint: server.revocationEndpoint)
+            try await TokenRevocationClient(client: client, endpoint: server.revocationEndpoint, transport: URLSessionTransport())
                 .revoke(token, hint: .accessToken)
         }
 

@@ -6,9 +6,11 @@ module reached only through another target's dependencies builds in a warm build
 
 The core (TokenAuth), its tests, the testing doubles and the adapters must have no path to the keyring
 (Keyring, CLibSecret, or any C target they build on). The core, the keyring store, the testing doubles, the
-adapters and `tokenctl` (not `tokenctl-signin`) must have no path to sign-in (TokenAuthSignIn) nor to swift-nio, swift-crypto or jwt-kit: TokenAuth depends
-on no products but swift-log's and swift-http-types'. Prints what it checked; exits 1 naming the offending path
-otherwise.
+adapters and `tokenctl` must have no path to sign-in (TokenAuthSignIn) nor to swift-nio, swift-crypto or jwt-kit:
+TokenAuth depends on no products but swift-log's and swift-http-types'. Everything `tokenctl` links (the core, the
+keyring store, Keyring, TokenCtlFastPath) builds on FoundationEssentials: no path to URLSession, the argument parser
+or the full command line, and `import Foundation` only as the `#else` of `#if canImport(FoundationEssentials)`.
+Prints what it checked; exits 1 naming the offending path otherwise.
 """
 import json
 import os
@@ -20,14 +22,20 @@ KEYRING_FREE = [
     "TokenAuth", "TokenAuthTests", "TokenAuthTesting", "OAuthTestSupport",
     "TokenAuthOpenCombine", "TokenAuthOpenCombineTests", "TokenAuthOpenAPI", "TokenAuthOpenAPITests",
 ]
-CORE_PRODUCTS = {"Logging", "HTTPTypes", "HTTPTypesFoundation"}
+CORE_PRODUCTS = {"Logging", "HTTPTypes"}
 SIGN_IN = {"TokenAuthSignIn"}
 SIGN_IN_FREE = [
     "TokenAuth", "TokenAuthKeyring", "TokenAuthTesting", "TokenAuthOpenCombine", "TokenAuthOpenAPI",
-    # tokenctl hands what needs sign-in to tokenctl-signin, so that its start-up loads none of it (figure 6).
+    # tokenctl hands every call but the plain token read to tokenctl-full, so that its start-up loads none of it
+    # (figure 6).
     "TokenCtlCommands", "tokenctl",
 ]
 SIGN_IN_PRODUCT_PREFIXES = ("NIO", "Crypto", "_Crypto", "JWT", "X509")
+# What `tokenctl` links: FoundationEssentials only (figure 6: no ICU, no libcurl, no parser at start-up).
+ESSENTIALS_ONLY = ["TokenAuth", "TokenAuthKeyring", "Keyring", "TokenCtlFastPath", "tokenctl"]
+FULL_FOUNDATION_TARGETS = {"TokenAuthURLSession", "TokenCtlCommands", "TokenAuthSignIn"}
+FULL_FOUNDATION_PRODUCTS = {"HTTPTypesFoundation", "ArgumentParser"}
+FULL_FOUNDATION_MODULES = {"Foundation", "FoundationNetworking", "FoundationXML", "FoundationInternationalization"}
 
 package = json.load(sys.stdin)
 targets = {t["name"]: t for t in package["targets"]}
@@ -83,6 +91,26 @@ for name in SIGN_IN_FREE:
     path = path_to(SIGN_IN, name) or sign_in_products(name)
     if path:
         failures.append(f"{name} reaches sign-in: {' -> '.join(path)}")
+for name in ESSENTIALS_ONLY:
+    path = path_to(FULL_FOUNDATION_TARGETS, name)
+    if path:
+        failures.append(f"{name} reaches full Foundation: {' -> '.join(path)}")
+    for dependency in [name] + [d for d in targets if path_to({d}, name)]:
+        products = set(targets.get(dependency, {}).get("product_dependencies") or []) & FULL_FOUNDATION_PRODUCTS
+        if products:
+            failures.append(f"{name} reaches full Foundation: {dependency} depends on {sorted(products)}")
+    target = targets[name]
+    for source in target.get("sources") or []:
+        path = os.path.join(package.get("path", "."), target["path"], source)
+        with open(path, encoding="utf-8") as file:
+            previous = ""
+            for number, line in enumerate(file, 1):
+                match = re.match(r"^\s*import\s+([A-Za-z_]+)", line)
+                if match and match.group(1) in FULL_FOUNDATION_MODULES and previous != "#else":
+                    failures.append(f"{target['path']}/{source}:{number} imports {match.group(1)} outside the #else "
+                                    "of #if canImport(FoundationEssentials)")
+                if line.strip():
+                    previous = line.strip()
 extra = set(targets["TokenAuth"].get("product_dependencies") or []) - CORE_PRODUCTS
 if extra:
     failures.append(f"TokenAuth depends on products beyond its allowed set {sorted(CORE_PRODUCTS)}: {sorted(extra)}")
@@ -113,3 +141,4 @@ if failures:
 print(f"layering: no path to {sorted(KEYRING)} from {', '.join(KEYRING_FREE)}", file=sys.stderr)
 print("layering: every Swift target declares what it imports", file=sys.stderr)
 print(f"layering: no path to sign-in, swift-nio, swift-crypto or jwt-kit from {', '.join(SIGN_IN_FREE)}", file=sys.stderr)
+print(f"layering: FoundationEssentials only in {', '.join(ESSENTIALS_ONLY)}", file=sys.stderr)

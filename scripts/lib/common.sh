@@ -110,6 +110,23 @@ stop_private_keyring() {
     return 0
 }
 
+# `tokenctl` (the built executable) links FoundationEssentials, never full Foundation, FoundationNetworking or ICU:
+# what check-layers.py checks in the sources, checked in the binary, with a control that the check sees libraries.
+check_tokenctl_links_essentials() {
+    say "Checking that tokenctl links no full Foundation…"
+    local libraries
+    libraries=$(ldd "$repo/.build/debug/tokenctl")
+    if ! grep -q 'libFoundationEssentials\.so' <<<"$libraries"; then
+        say "ldd lists no libFoundationEssentials for .build/debug/tokenctl: the check below would prove nothing."
+        return 1
+    fi
+    if grep -E 'lib(Foundation|FoundationNetworking|FoundationInternationalization|_FoundationICU|curl)\.so' \
+        <<<"$libraries" >&2; then
+        say "tokenctl links the libraries above: its plain token read must build on FoundationEssentials alone."
+        return 1
+    fi
+}
+
 # Proves that the TokenAuth core needs no libsecret: the package's layering has no path from the core, its tests,
 # the testing doubles or the adapters to the keyring, and `swift build --target TokenAuth` succeeds with a
 # pkg-config that knows no package at all (so no libsecret-1 and no glib). As a control, the same environment must

@@ -1,5 +1,9 @@
 import CLibSecret
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A string table for libsecret's attribute parameters. The caller releases it with `g_hash_table_unref`.
 func makeAttributeTable(_ attributes: [String: String]) -> OpaquePointer {

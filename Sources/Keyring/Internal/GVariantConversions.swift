@@ -1,5 +1,9 @@
 import CLibSecret
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Building the parameters and reading the replies of the Secret Service's D-Bus methods.
 ///

@@ -1,5 +1,9 @@
 import CLibSecret
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The keyring inside a sandbox (Flatpak, Snap): libsecret's password API, which there keeps items in the app's own
 /// encrypted file (`$XDG_DATA_HOME/keyrings/default.keyring`) with a key from the Secret portal, since the sandbox

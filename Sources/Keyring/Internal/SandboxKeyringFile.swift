@@ -1,6 +1,13 @@
 import CLibSecret
 import Dispatch
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import Synchronization
 
 /// What libsecret's file backend needs checked around its calls, in the sandbox.
@@ -99,7 +106,7 @@ enum SandboxKeyringFile {
     /// not take it. Waiting for it is bounded by `timeout`.
     static func withWriteLock<T>(_ file: String, timeout: Duration, _ write: () throws -> T) throws -> T {
         let path = file + ".lock"
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = URL(filePath: path).deletingLastPathComponent().path
         try? FileManager.default.createDirectory(
             atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let descriptor = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)

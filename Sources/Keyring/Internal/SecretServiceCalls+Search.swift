@@ -1,5 +1,9 @@
 import CLibSecret
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension SecretServiceCalls {
     /// Every item having all of `attributes`, locked ones included, with its metadata. Two round trips: the

@@ -1,5 +1,9 @@
 import Dispatch
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Synchronization
 
 /// A one-shot timer that whoever finishes first cancels, so that timers do not pile up.
@@ -53,9 +57,8 @@ final class Deadlines: Sendable {
             return (state.lastID, false, deadline < wakeAt)
         }
         if start {
-            let thread = Thread { [self] in watch() }
-            thread.name = "TokenKeyring.timeouts"
-            thread.start()
+            // A serial queue of its own: Dispatch gives it a thread however busy its other queues are.
+            DispatchQueue(label: "TokenKeyring.timeouts").async { [self] in watch() }
         } else if wake {
             signal.signal()
         }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// An OAuth error answer: what the token endpoint (RFC 6749 §5.2), the revocation endpoint (RFC 7009 §2.2.1) and the
 /// device authorization endpoint (RFC 8628 §3.5) send when they refuse — one value for all of them.
@@ -45,22 +49,15 @@ public struct OAuthErrorResponse: Sendable, Equatable {
     ///
     /// - Parameter secrets: the request's secrets, never shown even when the server echoes them.
     package static func parse(_ data: Data, secrets: [String]) -> OAuthErrorResponse? {
-        guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
-            let error = object["error"] as? String, !error.isEmpty
-        else { return nil }
+        guard let object = JSONValue.object(in: data), let error = object["error"]?.string, !error.isEmpty else {
+            return nil
+        }
         var extras: [String: String] = [:]
         for (name, value) in object where !standardMembers.contains(name) {
-            if let text = value as? String {
-                extras[name] = text
-            } else if JSONSerialization.isValidJSONObject([value]),
-                let encoded = try? JSONSerialization.data(withJSONObject: [value]),
-                let text = String(data: encoded, encoding: .utf8)
-            {
-                extras[name] = String(text.dropFirst().dropLast())
-            }
+            extras[name] = value.string ?? value.jsonText
         }
         return OAuthErrorResponse(
-            error: error, errorDescription: object["error_description"] as? String,
-            errorURI: (object["error_uri"] as? String).flatMap(URL.init(string:)), extras: extras, secrets: secrets)
+            error: error, errorDescription: object["error_description"]?.string,
+            errorURI: object["error_uri"]?.string.flatMap(URL.init(string:)), extras: extras, secrets: secrets)
     }
 }

@@ -1,6 +1,7 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
 #endif
 
 /// The failures of HTTP and of the OAuth endpoints (token, revocation, and sign-in's device authorization).
@@ -143,7 +144,7 @@ extension TokenAuthError {
         case .invalidRequest?:
             return invalidClientConfiguration("the \(endpoint) URL cannot be requested")
         default:
-            let cause = (transport?.underlying as? URLError).map { "URLError \($0.code.rawValue)" }
+            let cause = (transport?.underlying as? any NamedTransportFailure)?.failureName
                 ?? (transport == nil ? "\(type(of: error))" : "the connection failed")
             return TokenAuthError(
                 .networkFailure, "The \(endpoint) could not be reached (\(host): \(cause)).",
@@ -180,29 +181,6 @@ extension TokenAuthError {
     }
 
     // MARK: HTTP
-
-    /// A URLSession failure: a timeout, a request that cannot be sent, an answer that is not HTTP, or a network
-    /// failure.
-    package init(urlError: URLError) {
-        let cause = "URLError \(urlError.code.rawValue)"
-        switch urlError.code {
-        case .timedOut:
-            self.init(
-                .timedOut, "The server did not answer in time (\(cause)).",
-                fix: "Check the network connection or raise the timeout; the request can be retried.", underlying: urlError)
-        case .unsupportedURL, .badURL:
-            self = .invalidRequest("it needs an absolute http or https URL (\(cause))")
-        case .badServerResponse, .cannotParseResponse, .cannotDecodeRawData, .cannotDecodeContentData:
-            self.init(
-                .invalidResponse, "The server's answer is not a valid HTTP response (\(cause)).",
-                fix: "Check that the URL points at an HTTP server.", underlying: urlError)
-        default:
-            self.init(
-                .networkFailure, "The server could not be reached (\(cause)).",
-                fix: "Check the network connection, the host name and any proxy; the request can be retried.",
-                underlying: urlError)
-        }
-    }
 
     /// The token endpoint could not be reached: transient.
     public static let networkFailure = TokenAuthError(

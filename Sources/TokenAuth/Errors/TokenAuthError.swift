@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import HTTPTypes
 
 /// Every failure of `TokenAuth`: the token and revocation endpoints, HTTP, the session ``AuthManager`` keeps, the
@@ -120,9 +124,9 @@ public struct TokenAuthError: Error, Sendable, Equatable, CustomStringConvertibl
         }
         var result = printableASCII(text)
         for secret in secrets where !secret.isEmpty {
-            result = result.replacingOccurrences(of: secret, with: "<redacted>")
+            result = result.replacing(secret, with: "<redacted>")
             let shown = printableASCII(secret)
-            if !shown.isEmpty, shown != secret { result = result.replacingOccurrences(of: shown, with: "<redacted>") }
+            if !shown.isEmpty, shown != secret { result = result.replacing(shown, with: "<redacted>") }
         }
         if result.count > limit {
             result = String(result.prefix(limit)) + "…"

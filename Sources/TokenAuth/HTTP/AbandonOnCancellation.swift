@@ -12,7 +12,7 @@ import Dispatch
 /// (swiftlang/swift-corelibs-foundation#5412; it hung a test run here). A task nobody cancels never runs that
 /// handler, and this function's own handler only hands `onAbandon` to another thread: nothing waits while a lock
 /// is held.
-func abandoningOnCancellation<T: Sendable>(
+package func abandoningOnCancellation<T: Sendable>(
     onAbandon: @escaping @Sendable () -> Void = {},
     _ operation: @escaping @Sendable () async throws -> T
 ) async throws -> T {

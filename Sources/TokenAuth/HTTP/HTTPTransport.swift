@@ -1,11 +1,16 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import HTTPTypes
 
 /// Sends one HTTP request and returns the complete response: the seam between the token client (and the
 /// networking layer) and the network.
 ///
 /// The library talks HTTP only through this protocol, so tests and apps can supply their own transport — an
-/// async-http-client one, or one that records traffic. ``URLSessionTransport`` is the default.
+/// async-http-client one, or one that records traffic. `URLSessionTransport`, in the module `TokenAuthURLSession`,
+/// sends them with URLSession.
 ///
 /// ## Implementation requirements
 ///

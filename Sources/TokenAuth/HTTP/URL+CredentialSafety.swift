@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension URL {
     /// Whether a bearer token or client credentials may be sent to this URL: `https` with a host, or plain `http`

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import HTTPTypes
 import Logging
 
@@ -30,7 +34,7 @@ package enum LogRedaction {
         }
         let name = String(describing: code)
         let isIdentifier = !name.isEmpty && name.count <= 40
-            && name.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "_") }
+            && name.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || $0.properties.numericType != nil || $0 == "_") }
         return isIdentifier ? "\(type).\(name)" : type
     }
 }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// An OAuth 2.0 token bundle: what an app needs to authorize requests and to renew that authorization.
 ///

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Who signed in: the OpenID Connect issuer and subject of a validated `id_token`, with a name to show.
 ///

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// How an app identifies itself to an authorization server's token endpoint, and where that endpoint is.
 ///

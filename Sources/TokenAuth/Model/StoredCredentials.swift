@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Everything one store entry holds: the tokens and, optionally, the client that can refresh them.
 public struct StoredCredentials: Sendable, Equatable {

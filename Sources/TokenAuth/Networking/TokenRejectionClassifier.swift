@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import HTTPTypes
 
 /// Decides whether a response means "the access token was rejected": the one answer that makes
@@ -74,10 +78,10 @@ public struct TokenRejectionClassifier: Sendable {
     ) -> TokenRejectionClassifier {
         TokenRejectionClassifier { response, body in
             guard statuses.contains(response.status.code), !body.isEmpty,
-                  let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any] else { return false }
+                  let object = JSONValue.object(in: body) else { return false }
             switch object[field] {
-            case let code as String: return codes.contains(code)
-            case let list as [Any]: return list.contains { ($0 as? String).map(codes.contains) ?? false }
+            case .string(let code)?: return codes.contains(code)
+            case .array(let list)?: return list.contains { $0.string.map(codes.contains) ?? false }
             default: return false
             }
         }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// `application/x-www-form-urlencoded` encoding for token requests (RFC 6749 Appendix B) and the encoding of
 /// client credentials for HTTP Basic authentication (RFC 6749 §2.3.1).
@@ -8,12 +12,12 @@ package enum FormEncoding {
         Data(pairs.map { "\(escape($0.name))=\(escape($0.value))" }.joined(separator: "&").utf8)
     }
 
-    /// The fields of a form-encoded body (`a=1&b=x+y`), decoded — `+` is a space, `%XX` a byte, by Foundation's
-    /// `removingPercentEncoding` — the first of repeated names winning. `nil` when it is not a form: a pair without
+    /// The fields of a form-encoded body (`a=1&b=x+y`), decoded — `+` is a space, `%XX` a byte, by
+    /// `percentDecoded` — the first of repeated names winning. `nil` when it is not a form: a pair without
     /// `=`, invalid percent-encoding, white space, or text that is not UTF-8. (`URLComponents` is not used: its query
     /// setter traps on invalid percent-encoding, which any server could send.)
     package static func fields(of body: Data) -> [String: String]? {
-        guard let text = String(data: body, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines),
+        guard let text = String(validating: body, as: UTF8.self)?.trimmingWhitespace,
             text.contains("="), !text.contains(where: { $0.isWhitespace })
         else { return nil }
         var fields: [String: String] = [:]
@@ -28,7 +32,7 @@ package enum FormEncoding {
 
     /// One form-encoded name or value, decoded; `nil` when its percent-encoding is invalid.
     private static func decoded(_ text: Substring) -> String? {
-        text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+        text.replacing("+", with: " ").percentDecoded
     }
 
     /// Escapes one name or value: the RFC 3986 unreserved characters stay, a space becomes `+`, and every other

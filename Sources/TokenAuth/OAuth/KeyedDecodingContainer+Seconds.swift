@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension KeyedDecodingContainer {
     /// A number of seconds from a JSON number or a numeric string, as OAuth servers send either (`expires_in`,
@@ -8,7 +12,7 @@ extension KeyedDecodingContainer {
         if let number = try? decodeIfPresent(Double.self, forKey: key) {
             seconds = number
         } else if let text = try? decodeIfPresent(String.self, forKey: key) {
-            seconds = Double(text.trimmingCharacters(in: .whitespaces))
+            seconds = Double(text.trimmingSpaces)
         }
         guard let seconds, seconds.isFinite else { return nil }
         return seconds

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import HTTPTypes
 
 /// One form POST to an OAuth endpoint — the token endpoint, the revocation endpoint, sign-in's device authorization

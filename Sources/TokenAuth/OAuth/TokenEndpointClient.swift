@@ -1,6 +1,10 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import HTTPTypes
-import HTTPTypesFoundation
+
 import Logging
 
 /// Requests tokens from an authorization server's token endpoint (RFC 6749 §3.2).
@@ -28,8 +32,8 @@ public struct TokenEndpointClient: Sendable {
     ///
     /// - Parameters:
     ///   - client: The token endpoint and how to authenticate to it.
-    ///   - transport: How requests are sent. The default is a ``URLSessionTransport`` that accepts at most
-    ///     ``TokenResponse/maximumSize`` bytes; whatever the transport, larger answers are rejected.
+    ///   - transport: How requests are sent: `URLSessionTransport` (module `TokenAuthURLSession`) or your own.
+    ///     Whatever the transport, answers larger than ``TokenResponse/maximumSize`` bytes are rejected.
     ///   - wallClock: The wall clock, read when a request is sent (for `expires_in`) and when a `Retry-After` date
     ///     arrives.
     ///   - logger: Where each token request is logged: the grant type, the endpoint without its query and the client
@@ -37,7 +41,7 @@ public struct TokenEndpointClient: Sendable {
     ///     at debug level. Never a token, password or client secret.
     public init(
         client: OAuthClient,
-        transport: any HTTPTransport = URLSessionTransport(maximumResponseBodySize: TokenResponse.maximumSize),
+        transport: any HTTPTransport,
         wallClock: @escaping WallClock = systemWallClock,
         logger: Logger = Logger(label: "TokenAuth.TokenEndpointClient")
     ) {

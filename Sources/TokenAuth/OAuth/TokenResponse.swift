@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A successful token response (RFC 6749 §5.1), with the expiry turned into a date.
 ///
@@ -90,7 +94,7 @@ public struct TokenResponse: Sendable, Equatable {
     private static func jsonObject(of data: Data) -> Data {
         guard data.first(where: { !$0.isASCIIWhitespace }) != UInt8(ascii: "{"),
             let fields = FormEncoding.fields(of: data), fields["access_token"] != nil || fields["error"] != nil,
-            let json = try? JSONSerialization.data(withJSONObject: fields)
+            let json = try? JSONEncoder().encode(fields)
         else { return data }
         return json
     }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The members of a token response body (RFC 6749 §5.1 and §5.2) as received, each decoded leniently: a member
 /// of the wrong type reads as absent, so one odd field cannot make a valid response unusable.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import HTTPTypes
 import Logging
 
@@ -28,14 +32,15 @@ public struct TokenRevocationClient: Sendable {
     /// - Parameters:
     ///   - client: The client identity that revokes.
     ///   - endpoint: The revocation endpoint.
-    ///   - transport: How revocation requests are sent.
+    ///   - transport: How revocation requests are sent: `URLSessionTransport` (module `TokenAuthURLSession`) or
+    ///     your own.
     ///   - logger: Where each revocation is logged: the endpoint without its query and the token type hint at trace
     ///     level, then the duration and the outcome (or the error's type and code) at debug level. Never a token or
     ///     client secret.
     public init(
         client: OAuthClient,
         endpoint: URL,
-        transport: any HTTPTransport = URLSessionTransport(maximumResponseBodySize: 64 * 1024, timeout: .seconds(10)),
+        transport: any HTTPTransport,
         logger: Logger = Logger(label: "TokenAuth.TokenRevocationClient")
     ) {
         self.client = client
@@ -48,7 +53,7 @@ public struct TokenRevocationClient: Sendable {
     /// records none. `logger` is as for ``init(client:endpoint:transport:logger:)``.
     public init?(
         client: OAuthClient,
-        transport: any HTTPTransport = URLSessionTransport(maximumResponseBodySize: 64 * 1024, timeout: .seconds(10)),
+        transport: any HTTPTransport,
         logger: Logger = Logger(label: "TokenAuth.TokenRevocationClient")
     ) {
         guard let endpoint = client.revocationEndpoint else { return nil }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Refreshing: one flight for every caller, under the lock, from the newest refresh token the store holds.
 extension AuthManager {

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Reading and writing the store: the first load, catching up with what other processes wrote, and the writes,
 /// each under the lock.

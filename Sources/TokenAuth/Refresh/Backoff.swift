@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// How long to leave the token endpoint alone after transient failures: exponential, capped, with jitter,
 /// so that a fleet of clients does not hammer a struggling server in lockstep.

@@ -1,5 +1,9 @@
 import Dispatch
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Synchronization
 
 #if canImport(Glibc)
@@ -24,8 +28,9 @@ extension FileRefreshLock {
         let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         #if canImport(Glibc)
         createDirectory()
-        let directory = (path as NSString).deletingLastPathComponent
-        let name = (path as NSString).lastPathComponent
+        let file = URL(filePath: path)
+        let directory = file.deletingLastPathComponent().path
+        let name = file.lastPathComponent
         let watcher = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard watcher >= 0 else {
             continuation.finish()

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Logging
 
 #if canImport(Glibc)
@@ -82,7 +86,7 @@ public struct FileRefreshLock: RefreshLock {
 
     /// The lock file's directory, made (0700) when missing.
     func createDirectory() {
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = URL(filePath: path).deletingLastPathComponent().path
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     }
 
@@ -97,7 +101,7 @@ public struct FileRefreshLock: RefreshLock {
             return URL(fileURLWithPath: runtime).appendingPathComponent("tokenkeyring")
         }
         let caches = FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask).first
-            ?? URL(fileURLWithPath: NSTemporaryDirectory())
+            ?? FileManager.default.temporaryDirectory
         return caches.appendingPathComponent("tokenkeyring/locks")
     }
 

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Why a refresh was asked for, which decides whether tokens found in the store make the request unnecessary.
 enum RefreshReason: Sendable, Equatable {

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// When ``AuthManager`` may ask the token endpoint again: the excessive-refresh window, and the backoff after
 /// transient failures (exponential, with jitter, never shorter than the server's `Retry-After`).

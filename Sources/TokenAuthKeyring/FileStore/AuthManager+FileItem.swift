@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Logging
 import TokenAuth
 
@@ -31,7 +35,7 @@ extension AuthManager {
     /// - Throws: `TokenAuthError` `noCredentials` when there is no file; the store's errors when it cannot be read.
     public static func forFileItem(
         service: String, account: String, directory: URL? = nil,
-        transport: any HTTPTransport = URLSessionTransport(maximumResponseBodySize: TokenResponse.maximumSize),
+        transport: any HTTPTransport,
         configuration: Configuration = Configuration(), identityChecks: IdentityCheckFactory? = nil,
         followsChanges: Bool = true, wallClock: @escaping WallClock = systemWallClock,
         logger: Logger = Logger(label: "TokenAuth.AuthManager")

@@ -1,4 +1,11 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import TokenAuth
 
 /// Token bundles in plain files, one per (service, account): for machines with no Secret Service at all (SSH

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TokenAuth
 
 #if canImport(Glibc)
@@ -46,12 +50,12 @@ struct StoreDirectory: Sendable {
     /// Makes the directory (`0700`, and its missing parents `0700`) when it is missing, and checks it.
     func create() throws {
         guard try !exists() else { return }
-        let parent = (path as NSString).deletingLastPathComponent
+        let parent = URL(filePath: path).deletingLastPathComponent().path
         do {
             try FileManager.default.createDirectory(
                 atPath: parent, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
-            throw failure(parent, "it cannot be created (\(error.localizedDescription))")
+            throw failure(parent, "it cannot be created (\(Self.describe(error)))")
         }
         guard mkdir(path, 0o700) == 0 || errno == EEXIST else {
             throw failure(path, "it cannot be created (\(Self.systemError()))")
@@ -65,7 +69,7 @@ struct StoreDirectory: Sendable {
         do {
             return try FileManager.default.contentsOfDirectory(atPath: path)
         } catch {
-            throw failure(path, "it cannot be listed (\(error.localizedDescription))")
+            throw failure(path, "it cannot be listed (\(Self.describe(error)))")
         }
     }
 
@@ -222,4 +226,10 @@ struct StoreDirectory: Sendable {
     }
 
     private static func systemError() -> String { String(cString: strerror(errno)) }
+
+    /// A `FileManager` error in a few words: the system's sentence for its POSIX cause when it has one.
+    private static func describe(_ error: any Error) -> String {
+        guard let code = ((error as? CocoaError)?.underlying as? POSIXError)?.code.rawValue else { return "\(error)" }
+        return String(cString: strerror(code))
+    }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import TokenAuth
+import TokenAuthURLSession
 
 /// Signs a user in through the system browser: the authorization code grant with PKCE, redirected to a listener on
 /// `127.0.0.1` (RFC 6749 §4.1, RFC 7636, RFC 8252), the way providers require native apps to sign in.

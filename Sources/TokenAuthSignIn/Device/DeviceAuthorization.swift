@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import TokenAuth
+import TokenAuthURLSession
 
 /// Signs in with the device authorization grant (RFC 8628): the app shows a short code and a URL, the user approves
 /// on any device with a browser, and the app gets tokens — no browser or redirect URI on this machine.

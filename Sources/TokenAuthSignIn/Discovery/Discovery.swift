@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import TokenAuth
+import TokenAuthURLSession
 
 /// Finds an authorization server's metadata from its issuer identifier (RFC 8414 §3, OpenID Connect Discovery 1.0
 /// §4), so an app needs only the issuer URL and its client id.

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import TokenAuth
+import TokenAuthURLSession
 
 /// Signs in at a token endpoint with a grant that needs no browser, and returns what to store: the tokens and
 /// the client that can refresh them.

@@ -3,6 +3,7 @@ import HTTPTypes
 import JWTKit
 import Logging
 import TokenAuth
+import TokenAuthURLSession
 
 /// Validates OpenID Connect `id_token`s for one client of one issuer, and says who signed in.
 ///

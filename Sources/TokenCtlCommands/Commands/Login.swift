@@ -206,7 +206,6 @@ extension TokenCtl {
 
         package func run() async throws {
             try await reportingFailures {
-                try TokenCtl.signIn.takeOver()
                 // Before the sign-in: without a Secret Service, tokens the user signs in for would have nowhere to go.
                 try await storage.checkStorage(for: item, keyring: keyringOptions.keyring, command: "login")
                 try await TokenCtl.signIn.login(self)

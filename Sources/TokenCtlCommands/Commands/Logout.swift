@@ -1,6 +1,7 @@
 import ArgumentParser
 import TokenAuth
 import TokenAuthKeyring
+import TokenAuthURLSession
 
 extension TokenCtl {
     struct Logout: AsyncParsableCommand {
@@ -21,12 +22,14 @@ extension TokenCtl {
 
         func run() async throws {
             try await reportingFailures {
+                let transport = URLSessionTransport(maximumResponseBodySize: 64 * 1024, timeout: .seconds(10))
                 let signedOut = try await item.keyringFirst({
                     let outcome = try await SignOut.perform(
-                        service: item.service, account: item.account, keyring: keyringOptions.keyring)
+                        service: item.service, account: item.account, keyring: keyringOptions.keyring,
+                        transport: transport)
                     return outcome.deleted ? (outcome, ItemLocation.keyring) : nil
                 }, orFile: { store in
-                    let outcome = try await SignOut.perform(store: store)
+                    let outcome = try await SignOut.perform(store: store, transport: transport)
                     return outcome.deleted ? (outcome, ItemLocation.file(path: store.path)) : nil
                 })
                 guard let (outcome, location) = signedOut else { throw Failure.noCredentials(item) }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HTTPTypes
 import TokenAuth
+import TokenAuthURLSession
 import TokenAuthKeyring
 
 extension TokenCtl {
@@ -76,8 +77,6 @@ extension TokenCtl {
         func run() async throws {
             var response: (HTTPResponse, Data)?
             try await reportingFailures {
-                // Before standard input is read: a refresh may have to check an id_token.
-                try TokenCtl.signIn.takeOver()
                 let body = try dataStdin
                     ? Data(Terminal.readStandardInput(limit: 10 * 1024 * 1024).utf8) : data.map { Data($0.utf8) }
                 let method = HTTPRequest.Method((method ?? (body == nil ? "GET" : "POST")).uppercased())!

@@ -1,4 +1,5 @@
 import Keyring
+import TokenCtlFastPath
 import TokenAuth
 import TokenAuthKeyring
 

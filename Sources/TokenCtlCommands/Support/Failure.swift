@@ -2,15 +2,16 @@ import ArgumentParser
 import Foundation
 import Keyring
 import TokenAuth
+import TokenCtlFastPath
 
-/// tokenctl's documented exit codes.
+/// tokenctl's documented exit codes (``ExitStatus``), as the argument parser's type.
 package enum Exit {
-    package static let noCredentials = ExitCode(3)
-    package static let keyring = ExitCode(4)
-    package static let usage = ExitCode(64)
-    package static let badInput = ExitCode(65)
-    package static let transient = ExitCode(5)
-    package static let httpStatus = ExitCode(6)
+    package static let noCredentials = ExitCode(ExitStatus.noCredentials)
+    package static let keyring = ExitCode(ExitStatus.keyring)
+    package static let usage = ExitCode(ExitStatus.usage)
+    package static let badInput = ExitCode(ExitStatus.badInput)
+    package static let transient = ExitCode(ExitStatus.transient)
+    package static let httpStatus = ExitCode(ExitStatus.httpStatus)
 }
 
 /// A failure with its own sentence and exit code.
@@ -46,15 +47,10 @@ package struct Failure: Error {
     package static func usage(_ message: String) -> Failure { Failure(message: message, exitCode: Exit.usage) }
 }
 
-/// Runs a command body, turning library errors into one sentence on stderr and a documented exit code; a call that
-/// needs the sign-in library is handed to the executable that links it (``HandOffToSignIn``).
+/// Runs a command body, turning library errors into one sentence on stderr and a documented exit code.
 package func reportingFailures(_ body: () async throws -> Void) async throws {
     do {
-        do {
-            try await body()
-        } catch where error.asksForHandOff {
-            try HandOffToSignIn().handOff()
-        }
+        try await body()
     } catch {
         throw reported(error)
     }
@@ -68,9 +64,7 @@ func reported(_ error: any Error) -> any Error {
         Terminal.error(failure.message)
         return failure.exitCode
     case let error as KeyringError:
-        let advice = error.code == .timedOut || error.code == .other || error.meansNoKeyring
-            ? " Run `tokenctl doctor` to check the keyring set-up step by step." : ""
-        Terminal.error(error.description + advice)
+        Terminal.error(error.report)
         return Exit.keyring
     case let error as TokenAuthError:
         Terminal.error(error.description + advice(for: error))
@@ -121,10 +115,4 @@ private func advice(for error: TokenAuthError) -> String {
             + "`tokenctl delete`."
     }
     return ""
-}
-
-extension KeyringError {
-    /// Whether no keyring can be reached at all — no Secret Service, or in a sandbox no Secret portal — so that the
-    /// file store (`--insecure-storage`) is where an item may be, and its flag the alternative to name.
-    var meansNoKeyring: Bool { code == .serviceUnavailable || code == .portalUnavailable }
 }

@@ -1,5 +1,7 @@
 import Keyring
+import TokenCtlFastPath
 import TokenAuth
+import TokenAuthURLSession
 import TokenAuthKeyring
 
 /// Where an item lives: in the keyring, or in the file store that `--insecure-storage` writes to.

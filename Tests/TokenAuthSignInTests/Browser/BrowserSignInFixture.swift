@@ -5,6 +5,7 @@ import Synchronization
 @testable import TokenAuth
 import TokenAuthTesting
 @testable import TokenAuthSignIn
+import TokenAuthURLSession
 
 /// What a browser does with the authorization URL, played by a plain HTTP client: it follows the server's redirect
 /// to the loopback listener and keeps the page it was shown.

@@ -7,6 +7,7 @@ import Testing
 @testable import TokenAuth
 import TokenAuthTesting
 @testable import TokenAuthSignIn
+import TokenAuthURLSession
 
 @Suite("Browser sign-in: authorization code + PKCE on a loopback redirect, against the local OAuth server",
     .timeLimit(.minutes(2)))

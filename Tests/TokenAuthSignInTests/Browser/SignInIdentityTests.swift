@@ -5,6 +5,7 @@ import Testing
 @testable import TokenAuth
 import TokenAuthTesting
 @testable import TokenAuthSignIn
+import TokenAuthURLSession
 
 @Suite("Who signed in, through the sign-in flows: the id_token checked with the nonce sent", .timeLimit(.minutes(2)))
 struct SignInIdentityTests {

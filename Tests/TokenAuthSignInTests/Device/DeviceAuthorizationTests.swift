@@ -7,6 +7,7 @@ import Testing
 @testable import TokenAuth
 import TokenAuthTesting
 @testable import TokenAuthSignIn
+import TokenAuthURLSession
 
 @Suite("Device authorization grant (RFC 8628) against the local OAuth server", .timeLimit(.minutes(2)))
 struct DeviceAuthorizationTests {

@@ -7,6 +7,7 @@ import Testing
 @testable import TokenAuth
 import TokenAuthTesting
 @testable import TokenAuthSignIn
+import TokenAuthURLSession
 
 @Suite("Discovery (RFC 8414, OpenID Connect Discovery) against the local OAuth server")
 struct DiscoveryTests {

@@ -6,6 +6,7 @@ import Testing
 @testable import TokenAuth
 import TokenAuthTesting
 @testable import TokenAuthSignIn
+import TokenAuthURLSession
 
 @Suite("Microsoft's multi-tenant issuer: metadata naming a {tenantid} template, each id_token checked with its tid",
        .timeLimit(.minutes(2)))
@@ -148,7 +149,7 @@ struct MicrosoftTenantTests {
             let identity = try #require(credentials.auth.identity)
             // What a later process builds from the stored item: no template, tenant A's issuer.
             let verifier = try #require(IDTokenVerifier(client: client, transport: Self.transport))
-            let refresher = TokenEndpointClient(client: client)
+            let refresher = TokenEndpointClient(client: client, transport: Self.transport)
             var refreshToken = try #require(credentials.auth.refreshToken)
 
             let same = try await refresher.refresh(refreshToken: refreshToken)

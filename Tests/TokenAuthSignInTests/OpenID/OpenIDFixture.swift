@@ -2,6 +2,7 @@ import Foundation
 import OAuthTestServer
 import OAuthTestSupport
 import TokenAuth
+import TokenAuthURLSession
 import TokenAuthTesting
 @testable import TokenAuthSignIn
 
@@ -32,7 +33,7 @@ struct OpenIDFixture: Sendable {
     /// A token response from the server's password grant for alice with `scope`.
     func passwordGrant(scope: String = "openid read") async throws -> TokenResponse {
         let client = OAuthClient(tokenEndpoint: server.tokenEndpoint, clientID: Self.clientID)
-        return try await TokenEndpointClient(client: client, wallClock: clock.wallClock)
+        return try await TokenEndpointClient(client: client, transport: URLSessionTransport(), wallClock: clock.wallClock)
             .password(username: "alice", password: "wonderland", scope: scope)
     }
 }

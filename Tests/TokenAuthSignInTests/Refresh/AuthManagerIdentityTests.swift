@@ -5,6 +5,7 @@ import Testing
 @testable import TokenAuth
 import TokenAuthTesting
 @testable import TokenAuthSignIn
+import TokenAuthURLSession
 
 @Suite("AuthManager with an identity check: a refresh never changes who is signed in")
 struct AuthManagerIdentityTests {
@@ -36,9 +37,10 @@ struct AuthManagerIdentityTests {
             let client = OAuthClient(tokenEndpoint: fixture.server.tokenEndpoint, clientID: OpenIDFixture.clientID)
             return AuthManager(
                 store: store,
-                refresher: TokenEndpointClient(client: client, wallClock: fixture.clock.wallClock),
+                refresher: TokenEndpointClient(client: client, transport: URLSessionTransport(), wallClock: fixture.clock.wallClock),
                 configuration: .init(backoff: Backoff(jitter: false), identityCheck: check),
-                revoker: TokenRevocationClient(client: client, endpoint: fixture.server.revocationEndpoint),
+                revoker: TokenRevocationClient(
+                    client: client, endpoint: fixture.server.revocationEndpoint, transport: URLSessionTransport()),
                 wallClock: fixture.clock.wallClock)
         }
 

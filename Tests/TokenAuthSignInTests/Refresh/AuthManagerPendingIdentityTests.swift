@@ -5,6 +5,7 @@ import Testing
 import TokenAuth
 import TokenAuthTesting
 @testable import TokenAuthSignIn
+import TokenAuthURLSession
 
 /// A refresh whose `id_token` cannot be checked at once, after its refresh token was spent: the answer is kept with
 /// the check pending, never thrown away (which made the next refresh spend the old token again).
@@ -21,7 +22,7 @@ struct AuthManagerPendingIdentityTests {
             // Another process, without an identity check, refreshes from what the store holds.
             let client = OAuthClient(tokenEndpoint: fixture.server.tokenEndpoint, clientID: OpenIDFixture.clientID)
             let other = AuthManager(
-                store: session.store, refresher: TokenEndpointClient(client: client, wallClock: fixture.clock.wallClock),
+                store: session.store, refresher: TokenEndpointClient(client: client, transport: URLSessionTransport(), wallClock: fixture.clock.wallClock),
                 wallClock: fixture.clock.wallClock)
             _ = try await other.refresh()
             #expect(fixture.server.stats.refreshGrants == 2)

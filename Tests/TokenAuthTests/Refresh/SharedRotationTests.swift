@@ -5,6 +5,7 @@ import TestSupport
 import Testing
 import TokenAuth
 import TokenAuthTesting
+import TokenAuthURLSession
 
 /// Two managers over one store and one lock, as two processes sharing a keyring item, against a server that rotates
 /// refresh tokens and revokes the whole family when a retired one comes back (RFC 9700 §4.14). Proven by what the
@@ -18,7 +19,8 @@ struct SharedRotationTests {
         AuthManager(
             store: store, refresher: fixture.refresher, configuration: .init(backoff: Backoff(jitter: false)),
             lock: FileRefreshLock(service: "rotation.example", account: "ada", directory: lockDirectory),
-            revoker: TokenRevocationClient(client: fixture.client, endpoint: fixture.server.revocationEndpoint),
+            revoker: TokenRevocationClient(
+                client: fixture.client, endpoint: fixture.server.revocationEndpoint, transport: URLSessionTransport()),
             wallClock: fixture.clock.wallClock)
     }
 

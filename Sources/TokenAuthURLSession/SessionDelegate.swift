@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import TokenAuth
 
 /// The session delegate of ``URLSessionTransport``: keeps credentials on their origin and leaves authentication
 /// to the caller.

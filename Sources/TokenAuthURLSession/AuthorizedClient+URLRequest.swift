@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 import HTTPTypes
 import HTTPTypesFoundation
+import TokenAuth
 
 extension AuthorizedClient {
     /// Sends a `URLRequest`, as ``send(_:body:requiresAuthentication:)`` does, and returns the body and an

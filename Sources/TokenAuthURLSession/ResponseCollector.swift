@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import Synchronization
+import TokenAuth
 
 /// The per-task URLSession delegate of ``URLSessionTransport``: enforces the body-size limit while the response
 /// arrives, and keeps the response it saw.

@@ -6,6 +6,7 @@ import HTTPTypes
 import HTTPTypesFoundation
 import Logging
 import Synchronization
+import TokenAuth
 
 /// The default ``HTTPTransport``: URLSession (FoundationNetworking on Linux).
 ///

@@ -3,15 +3,12 @@ import Foundation
 import TokenAuth
 import TokenAuthKeyring
 import TokenAuthSignIn
+import TokenAuthURLSession
 import TokenCtlCommands
 
-/// `tokenctl-signin`'s ``SignInFeatures``: signing in, and `id_token` checks, with TokenAuthSignIn.
+/// `tokenctl-full`'s ``SignInFeatures``: signing in, and `id_token` checks, with TokenAuthSignIn.
 struct SignInLibrary: SignInFeatures {
-    func takeOver() throws {}
-
     var identityChecks: IdentityCheckFactory { IDTokenVerifier.forStoredClient }
-
-    func willServe(_ auth: Auth) throws {}
 
     func failure(for error: any Error) -> Failure? {
         guard let error = error as? SignInError else { return nil }

@@ -3,7 +3,8 @@ import HTTPTypes
 import OAuthTestServer
 import OAuthTestSupport
 import Testing
-@testable import TokenAuth
+import TokenAuth
+@testable import TokenAuthURLSession
 
 /// The URLSession transport against a real local server.
 @Suite("URLSession transport")

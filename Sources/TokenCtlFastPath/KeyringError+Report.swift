@@ -1,0 +1,15 @@
+import Keyring
+
+extension KeyringError {
+    /// Whether no keyring can be reached at all — no Secret Service, or in a sandbox no Secret portal — so that the
+    /// file store (`--insecure-storage`) is where an item may be, and its flag the alternative to name.
+    package var meansNoKeyring: Bool { code == .serviceUnavailable || code == .portalUnavailable }
+
+    /// What tokenctl says of this error: the library's sentence, and where the cause is in the set-up rather than in
+    /// the item, the command that checks the set-up step by step.
+    package var report: String {
+        let advice = code == .timedOut || code == .other || meansNoKeyring
+            ? " Run `tokenctl doctor` to check the keyring set-up step by step." : ""
+        return description + advice
+    }
+}
