@@ -4,6 +4,9 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The desktop portal (`xdg-desktop-portal`), through which an app in a sandbox such as Flatpak asks the host for
 /// what the sandbox keeps from it.
@@ -15,7 +18,7 @@ import Foundation
 /// ```
 public enum DesktopPortal {
     /// Whether this process runs in a Flatpak sandbox, told as libsecret and GLib tell it: `/.flatpak-info` exists.
-    public static var isSandboxed: Bool { FileManager.default.fileExists(atPath: "/.flatpak-info") }
+    public static var isSandboxed: Bool { access("/.flatpak-info", F_OK) == 0 }
 
     /// Asks the portal's OpenURI interface (`org.freedesktop.portal.OpenURI.OpenURI`) to open `uri` with the user's
     /// handler for it on the host: the web browser, for an `https` URL.

@@ -5,8 +5,9 @@
 # a Recommends of python3-dbus, so named here) for headless keyring admin and the test Secret Services;
 # KeePassXC and KWallet (kwalletd5, with libqca's plugins for its encrypted session) for the provider runs;
 # Chromium (run headless) and curl as the browsers of the browser sign-in.
+# libcurl4-openssl-dev: FoundationNetworking, linked statically into tokenctl-full by scripts/build-tokenctl, needs -lcurl.
 TOKENKEYRING_APT_PACKAGES=(libsecret-1-dev libglib2.0-dev libglib2.0-bin gnome-keyring libsecret-tools dbus python3-dbus
-    python3-gi keepassxc libkf5wallet-bin libqca-qt5-2-plugins chromium curl)
+    python3-gi keepassxc libkf5wallet-bin libqca-qt5-2-plugins chromium curl libcurl4-openssl-dev)
 
 say() { printf '%s\n' "$*" >&2; }
 

@@ -4,6 +4,9 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The keyring inside a sandbox (Flatpak, Snap): libsecret's password API, which there keeps items in the app's own
 /// encrypted file (`$XDG_DATA_HOME/keyrings/default.keyring`) with a key from the Secret portal, since the sandbox
@@ -20,8 +23,10 @@ enum SandboxKeyring {
     /// Whether ``Keyring`` takes this path: where libsecret's password API takes its file backend — in a Flatpak
     /// (`/.flatpak-info`) or Snap (`SNAP_NAME`) sandbox — or when `SECRET_BACKEND=file` asks for it.
     static let isActive: Bool = {
-        let environment = ProcessInfo.processInfo.environment
-        return DesktopPortal.isSandboxed || environment["SNAP_NAME"] != nil || environment["SECRET_BACKEND"] == "file"
+        // getenv, not ProcessInfo's environment: that copies every variable into a dictionary, on every
+        // `tokenctl token`'s path.
+        DesktopPortal.isSandboxed || getenv("SNAP_NAME") != nil
+            || getenv("SECRET_BACKEND").map { String(cString: $0) == "file" } == true
     }()
 
     /// The identifier of the item with `attributes` in the app's keyring file, in the place of a D-Bus path: the

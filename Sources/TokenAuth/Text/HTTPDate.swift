@@ -51,13 +51,13 @@ package enum HTTPDate {
         text.count == 2 && text.allSatisfy(\.isASCIIDigit) ? Int(text) : nil
     }
 
-    /// `HH:mm:ss` as seconds into the day.
-    private static func time(_ text: Substring) -> Int? {
+    /// `HH:mm:ss`.
+    private static func time(_ text: Substring) -> (hour: Int, minute: Int, second: Int)? {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 3, let hour = twoDigits(parts[0]), let minute = twoDigits(parts[1]),
-            let second = twoDigits(parts[2]), hour < 24, minute < 60, second < 60
+            let second = twoDigits(parts[2])
         else { return nil }
-        return hour * 3600 + minute * 60 + second
+        return (hour, minute, second)
     }
 
     private static func fullYear(_ twoDigits: Int, now: Date) -> Int {
@@ -67,24 +67,8 @@ package enum HTTPDate {
         return year
     }
 
-    private static func date(year: Int, month: Int, day: Int, time: Int) -> Date? {
-        guard (1...9999).contains(year), day >= 1, day <= daysIn(month: month, year: year) else { return nil }
-        // Days from 1970-01-01 to the civil date (H. Hinnant's days_from_civil, proleptic Gregorian).
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        let days = era * 146_097 + dayOfEra - 719_468
-        return Date(timeIntervalSince1970: Double(days * 86_400 + time))
-    }
-
-    private static func daysIn(month: Int, year: Int) -> Int {
-        switch month {
-        case 2: year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
-        }
+    private static func date(year: Int, month: Int, day: Int, time: (hour: Int, minute: Int, second: Int)) -> Date? {
+        CivilTime.date(year: year, month: month, day: day, hour: time.hour, minute: time.minute, second: time.second)
     }
 }
 
