@@ -4,9 +4,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#endif
 
 extension Keyring {
     /// Checks, step by step, whether the Secret Service can be used: the session bus, a Secret Service

@@ -4,9 +4,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#endif
 import Logging
 
 /// ``Keyring`` in a sandbox: the same calls on libsecret's file backend (see `SandboxKeyring`), bounded by the same

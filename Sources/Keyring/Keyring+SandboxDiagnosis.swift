@@ -5,7 +5,7 @@ import FoundationEssentials
 import Foundation
 #endif
 #if canImport(Glibc)
-import Glibc
+import Glibc  // dlsym
 #endif
 
 extension Keyring {

@@ -51,7 +51,8 @@ public enum SignOut {
     /// the item's lock — for a ``FileAuthStore`` file, or any ``CredentialsStore``.
     ///
     /// ```swift
-    /// let outcome = try await SignOut.perform(store: FileAuthStore(service: "api.example.com", account: "ada"))
+    /// let outcome = try await SignOut.perform(
+    ///     store: FileAuthStore(service: "api.example.com", account: "ada"), transport: URLSessionTransport())
     /// if case .failed(let error) = outcome.revocation { print("Not revoked: \(error)") }
     /// ```
     ///

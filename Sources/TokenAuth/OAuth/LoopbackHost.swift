@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -40,14 +35,6 @@ enum LoopbackHost {
             return isV4Mapped && bytes[12] == 127
         }
         return false
-    }
-
-    /// Whether the host of `url`, as written in it, is a loopback host. Percent-encoding is not decoded first: no
-    /// loopback name or address needs it, and the decoded host of `http://127.0.0.1%00.example.com` reads as
-    /// `127.0.0.1` up to its NUL, while `localhost%2e` is a name only a resolver decides about.
-    static func contains(hostOf url: URL) -> Bool {
-        guard let host = url.host(percentEncoded: true), !host.contains("%") else { return false }
-        return contains(host)
     }
 
     private static func firstOctet(of address: in_addr) -> UInt8 {

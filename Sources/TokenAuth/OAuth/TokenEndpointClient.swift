@@ -123,7 +123,7 @@ public struct TokenEndpointClient: Sendable {
         switch scheme {
         case "https" where !host.isEmpty:
             return
-        case "http" where LoopbackHost.contains(hostOf: endpoint):
+        case "http" where endpoint.hasLoopbackHost:
             return
         default:
             throw .insecureEndpoint(name, scheme: scheme.isEmpty ? "?" : scheme, host: host.isEmpty ? "?" : host)
