@@ -7,14 +7,14 @@ import HTTPTypesFoundation
 import TokenAuth
 
 extension AuthorizedClient {
-    /// Sends a `URLRequest`, as ``send(_:body:requiresAuthentication:)`` does, and returns the body and an
+    /// Sends a `URLRequest`, as `AuthorizedClient.send(_:body:requiresAuthentication:)` does, and returns the body and an
     /// `HTTPURLResponse` the way `URLSession.data(for:)` does.
     ///
     /// The body is the request's `httpBody`. A request with an `httpBodyStream` is refused: a stream cannot be
     /// sent a second time, so such a request could not be retried after a refresh. Read the stream into `Data`
     /// first.
     ///
-    /// - Throws: What ``send(_:body:requiresAuthentication:)`` throws; ``TokenAuthError/Code/invalidRequest`` for a
+    /// - Throws: What `AuthorizedClient.send(_:body:requiresAuthentication:)` throws; `TokenAuthError.Code.invalidRequest` for a
     ///   request without an absolute http(s) URL or with a body stream.
     public func data(for request: URLRequest, requiresAuthentication: Bool = true) async throws -> (Data, HTTPURLResponse) {
         let (httpRequest, url) = try Self.convert(request)
@@ -25,7 +25,7 @@ extension AuthorizedClient {
         return (data, urlResponse)
     }
 
-    /// Sends a `URLRequest` and decodes its 2xx JSON body, as ``load(_:for:body:requiresAuthentication:decoder:)``
+    /// Sends a `URLRequest` and decodes its 2xx JSON body, as `AuthorizedClient.load(_:for:body:requiresAuthentication:decoder:)`
     /// does.
     public func load<T: Decodable>(
         _ type: T.Type = T.self,

@@ -11,7 +11,7 @@ import TokenAuth
 ///   `Authorization` included, even to another host (seen with FoundationNetworking on Linux). A bearer token or
 ///   client secret would reach whoever the `Location` header names. The delegate compares the redirect target
 ///   with the origin (scheme, host and port) of the task's original request and drops `Authorization` and
-///   `Proxy-Authorization` when they differ. With ``HTTPRedirectPolicy/refuse`` no redirect is followed: the 3xx
+///   `Proxy-Authorization` when they differ. With `HTTPRedirectPolicy.refuse` no redirect is followed: the 3xx
 ///   response completes the task.
 /// - **HTTP authentication challenges.** The transport never answers a `401` with stored credentials: callers
 ///   put their own `Authorization` header on requests and need to see the `401` itself. On Linux, letting

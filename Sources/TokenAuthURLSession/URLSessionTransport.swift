@@ -8,26 +8,26 @@ import Logging
 import Synchronization
 import TokenAuth
 
-/// The default ``HTTPTransport``: URLSession (FoundationNetworking on Linux).
+/// The default `HTTPTransport`: URLSession (FoundationNetworking on Linux).
 ///
-/// Each transport owns a URLSession per ``HTTPRedirectPolicy``, made from an ephemeral configuration so that
+/// Each transport owns a URLSession per `HTTPRedirectPolicy`, made from an ephemeral configuration so that
 /// nothing — cookies, cached token responses — is written to disk. Copies of a transport share those sessions;
 /// they are invalidated when the last copy goes away. The transport
 ///
 /// - caps response bodies at ``maximumResponseBodySize``, cancelling the transfer as soon as the cap is passed;
-/// - maps `URLError`s to ``TokenAuthError``, telling timeouts and network failures apart;
+/// - maps `URLError`s to `TokenAuthError`, telling timeouts and network failures apart;
 /// - throws `CancellationError` promptly when the calling task is cancelled, abandoning the request;
 /// - follows redirects, but drops `Authorization` when a redirect leaves the original origin; with
-///   ``HTTPRedirectPolicy/refuse`` it follows none and returns the 3xx response;
+///   `HTTPRedirectPolicy.refuse` it follows none and returns the 3xx response;
 /// - never answers HTTP authentication challenges itself: a `401` is returned to the caller as it came (on Linux
 ///   also one with a `Basic` challenge, which FoundationNetworking cannot deliver on its own).
 public struct URLSessionTransport: HTTPTransport {
     /// The default cap on response bodies: 10 MiB.
     public static let defaultMaximumResponseBodySize = 10 * 1024 * 1024
 
-    /// The largest response body accepted, in bytes. Larger ones throw ``TokenAuthError/Code/responseTooLarge``.
+    /// The largest response body accepted, in bytes. Larger ones throw `TokenAuthError.Code.responseTooLarge`.
     public let maximumResponseBodySize: Int
-    /// How long to wait for the server before throwing ``TokenAuthError/Code/timedOut``: the time allowed between
+    /// How long to wait for the server before throwing `TokenAuthError.Code.timedOut`: the time allowed between
     /// received bytes, as URLSession's `timeoutIntervalForRequest`.
     public let timeout: Duration
 
@@ -38,7 +38,7 @@ public struct URLSessionTransport: HTTPTransport {
     ///
     /// - Parameters:
     ///   - maximumResponseBodySize: The largest response body accepted, in bytes.
-    ///   - timeout: How long to wait for the server before failing with ``TokenAuthError/Code/timedOut``.
+    ///   - timeout: How long to wait for the server before failing with `TokenAuthError.Code.timedOut`.
     ///   - logger: Where each request is logged: method and URL without its query at trace level, then status,
     ///     body size and duration (or the error) at debug level. Never a header or a body.
     public init(
@@ -53,7 +53,7 @@ public struct URLSessionTransport: HTTPTransport {
     ///
     /// - Parameters:
     ///   - maximumResponseBodySize: The largest response body accepted, in bytes.
-    ///   - timeout: How long to wait for the server before failing with ``TokenAuthError/Code/timedOut``.
+    ///   - timeout: How long to wait for the server before failing with `TokenAuthError.Code.timedOut`.
     ///   - configuration: The session configuration to start from. The transport uses a copy whose request timeout
     ///     is `timeout`; the object passed in is not changed.
     ///   - logger: Where each request is logged: method and URL without its query at trace level, then status,
@@ -77,16 +77,16 @@ public struct URLSessionTransport: HTTPTransport {
 
     /// Sends `request` through the transport's URLSession and returns the complete response, following redirects.
     ///
-    /// - Throws: ``TokenAuthError`` for a timeout, a network failure, an oversized body or a request without
+    /// - Throws: `TokenAuthError` for a timeout, a network failure, an oversized body or a request without
     ///   an absolute URL; `CancellationError` when the calling task is cancelled.
     public func send(_ request: HTTPRequest, body: Data?) async throws -> (HTTPResponse, Data) {
         try await send(request, body: body, redirects: .follow)
     }
 
     /// Sends `request` through the transport's URLSession and returns the complete response; with
-    /// ``HTTPRedirectPolicy/refuse``, a 3xx response is returned as it came and nothing is sent to its `Location`.
+    /// `HTTPRedirectPolicy.refuse`, a 3xx response is returned as it came and nothing is sent to its `Location`.
     ///
-    /// - Throws: ``TokenAuthError`` for a timeout, a network failure, an oversized body or a request without
+    /// - Throws: `TokenAuthError` for a timeout, a network failure, an oversized body or a request without
     ///   an absolute URL; `CancellationError` when the calling task is cancelled.
     public func send(_ request: HTTPRequest, body: Data?, redirects: HTTPRedirectPolicy) async throws -> (HTTPResponse, Data) {
         let outcome = { (answer: (HTTPResponse, Data)) -> Logger.Metadata in
@@ -144,7 +144,7 @@ public struct URLSessionTransport: HTTPTransport {
 /// Holds a transport's URLSessions and invalidates them when the last copy of the transport is gone, so sessions
 /// (and their delegates, which they retain) do not leak.
 ///
-/// There is one session per ``HTTPRedirectPolicy``, because only the session's delegate can decide about a
+/// There is one session per `HTTPRedirectPolicy`, because only the session's delegate can decide about a
 /// redirect on Linux: FoundationNetworking never asks the delegate given to `data(for:delegate:)`.
 ///
 /// Each session is made on its first request, not with the transport: on Linux a URLSession starts libcurl

@@ -19,7 +19,8 @@ check_documentation() {
 generated_manual() {
     local date=$1
     swift package plugin generate-manual --configuration debug --date "$date" >&2
-    cat "$repo/.build/plugins/GenerateManual/outputs/tokenctl/tokenctl.1"
+    # The parser lives in tokenctl-full (tokenctl itself reads only the plain `token` call), under tokenctl's name.
+    cat "$repo/.build/plugins/GenerateManual/outputs/tokenctl-full/tokenctl.1"
 }
 
 # The committed man page, regenerated with the date it carries, must be unchanged: a subcommand's help that changed
