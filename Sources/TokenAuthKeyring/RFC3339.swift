@@ -21,8 +21,8 @@ enum RFC3339 {
         return try? fractional.parse(text)
     }
 
-    /// The form ``format(_:)`` writes, `2030-01-02T03:04:05Z`, read by arithmetic; `nil` for any other text, which
-    /// the format styles read. Every stored bundle's dates are in this form, and `tokenctl token` reads one at each
+    /// The form ``format(_:)`` writes, `2030-01-02T03:04:05Z`, from the year 1583 on, read by arithmetic; `nil` for
+    /// any other text, which the format styles read. Every stored bundle's dates are in this form, and `tokenctl token` reads one at each
     /// start: setting up the format style's calendar for it was about a tenth of that command's own time.
     static func canonical(_ text: String) -> Date? {
         let bytes = Array(text.utf8)
@@ -38,8 +38,9 @@ enum RFC3339 {
             }
             return value
         }
-        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10), let hour = number(11..<13),
-            let minute = number(14..<16), let second = number(17..<19)
+        // From 1583 only: before the Gregorian reform of October 1582 the format styles' calendar counts Julian days.
+        guard let year = number(0..<4), year >= 1583, let month = number(5..<7), let day = number(8..<10),
+            let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19)
         else { return nil }
         return CivilTime.date(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
     }

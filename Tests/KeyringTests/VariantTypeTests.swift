@@ -41,6 +41,6 @@ struct VariantTypeTests {
                 uses.append("\(file.lastPathComponent):\(number + 1): \(line.trimmingCharacters(in: .whitespaces))")
             }
         }
-        #expect(uses == ["GVariantConversions.swift:23: try type.withCString { try body(g_variant_type_checked_($0)) }"])
+        #expect(uses == ["GVariantConversions.swift:27: try type.withCString { try body(g_variant_type_checked_($0)) }"])
     }
 }
