@@ -10,8 +10,11 @@ import TokenAuth
 extension AuthManager {
     /// A manager for the keyring item of `account` on `service`, refreshing through the token endpoint and client
     /// recorded in the item, under the item's lock (`KeyringAuthStore.itemLock`) shared with every other process
-    /// using the item. Tokens a refresh received but lost to a sign-in or sign-out elsewhere are revoked at the
-    /// item's revocation endpoint, when it records one. It follows the Secret Service's announcements of item changes
+    /// using the item. Before each grant the item is marked as refreshing (the write ahead, which fails the call with
+    /// nothing spent when the keyring cannot be written), and each answer is kept in memory outside the process
+    /// (``KeyringAuthStore/refreshJournal``) until the item holds it: an answer the keyring did not take is stored by
+    /// the next use, in this process or another. Tokens a refresh received but lost to a sign-in or sign-out elsewhere
+    /// are revoked at the item's revocation endpoint, when it records one. It follows the Secret Service's announcements of item changes
     /// (`Keyring.changes()`) and the releases of the item's lock (`FileRefreshLock.releases()`): after another
     /// process refreshed, signed in or signed out, the next use reads the item again instead of handing out the token
     /// held in memory — best effort, since not every change is announced; each refresh reads the item again under
@@ -83,7 +86,7 @@ extension AuthManager {
         let manager = AuthManager(
             store: store, refresher: refresher, configuration: configuration, lock: lock,
             revoker: credentials.client.flatMap { TokenRevocationClient(client: $0, transport: transport) },
-            storeChanges: storeChanges, wallClock: wallClock, logger: logger)
+            journal: store.refreshJournal, storeChanges: storeChanges, wallClock: wallClock, logger: logger)
         await manager.prime(with: credentials.auth)
         return manager
     }

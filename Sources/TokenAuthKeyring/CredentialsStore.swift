@@ -54,6 +54,16 @@ public protocol CredentialsStore: AuthStore {
     /// holding it. Succeeds when there is none; use ``delete()`` elsewhere.
     /// - Returns: whether there was one.
     func remove() async throws -> Bool
+
+    /// The lock every writer of this entry takes, in every process: `AuthManager` refreshes under it, and
+    /// ``signIn(_:)``, ``delete()`` and `SignOut` write under it. Derived from the entry and the user, never from the
+    /// environment alone, so that processes with different environments exclude each other: the keyring item's lives
+    /// in the user's runtime directory (`FileRefreshLock`), a file's in the file store's own directory.
+    func itemLock(maximumWait: Duration) -> FileRefreshLock
+
+    /// Where a refresh's answer is kept until this entry holds it (`AuthManager`'s `RefreshJournal`), shared by every
+    /// process of the entry.
+    var refreshJournal: FileRefreshJournal { get }
 }
 
 extension CredentialsStore {
@@ -101,6 +111,17 @@ extension CredentialsStore {
         try await save(StoredCredentials(auth: auth, client: client ?? stored.client, refreshedAt: wallClock?()))
     }
 
+    /// Marks the stored tokens as refreshing (`Auth.refreshStartedAt`), in place of `stored` only — the write ahead of
+    /// a refresh grant — keeping the client and the time of the last refresh that the entry records.
+    /// - Throws: as ``update(_:replacing:)``.
+    public func markRefreshStarted(_ stored: Auth, at date: Date) async throws {
+        guard let current = try await loadCredentials() else { throw TokenAuthError.missing(entryName) }
+        guard current.auth.isSameVersion(as: stored) else { throw TokenAuthError.superseded(entryName) }
+        var marked = current
+        marked.auth.refreshStartedAt = date
+        try await save(marked)
+    }
+
     /// Stores the credentials of a sign-in or import, replacing whatever the entry holds — an entry this version
     /// cannot read included, the one write allowed to — under ``itemLock(maximumWait:)``, so that it is ordered with
     /// refreshes in every process: a refresh under way finishes first, and any later refresh starts from these
@@ -126,11 +147,9 @@ extension CredentialsStore {
         }
     }
 
-    /// The lock every writer of this entry takes — the same for the keyring item and the file of one service and
-    /// account: `AuthManager.forKeyringItem` and `forFileItem` refresh under it, ``signIn(_:)``, ``delete()`` and
-    /// ``SignOut`` write under it. An advisory `flock` in `$XDG_RUNTIME_DIR/tokenkeyring/`.
-    public func itemLock(maximumWait: Duration = .seconds(30)) -> FileRefreshLock {
-        FileRefreshLock(service: service, account: account, maximumWait: maximumWait)
+    /// ``itemLock(maximumWait:)`` with a 30 s wait.
+    public func itemLock() -> FileRefreshLock {
+        itemLock(maximumWait: .seconds(30))
     }
 
     /// Removes the entry without taking its lock (see ``remove()``). Succeeds when there is none.
@@ -157,8 +176,12 @@ extension TokenAuthError {
 extension StoredCredentials {
     /// The access token when it can be handed out as stored — the session is live, no identity check is pending,
     /// and the token stays valid for `leeway` at `now`, as `AuthManager` decides — else `nil`.
+    /// A token marked as refreshing (`Auth.refreshStartedAt`) is not: its refresh may have kept an answer that must be
+    /// stored first, under the lock.
     package func servableToken(at now: Date, leeway: Duration) -> String? {
-        guard auth.isLive, auth.unverifiedIDToken == nil, auth.isFresh(at: now, leeway: leeway) else { return nil }
+        guard auth.isLive, auth.unverifiedIDToken == nil, auth.refreshStartedAt == nil,
+            auth.isFresh(at: now, leeway: leeway)
+        else { return nil }
         return auth.accessToken
     }
 }

@@ -95,6 +95,17 @@ public struct KeyringAuthStore: CredentialsStore {
         try await keyring.delete(attributes) > 0
     }
 
+    /// The item's lock, in the user's runtime directory (`FileRefreshLock`'s default), named after the service and
+    /// account.
+    public func itemLock(maximumWait: Duration) -> FileRefreshLock {
+        FileRefreshLock(service: service, account: account, maximumWait: maximumWait)
+    }
+
+    /// Where a refresh's answer is kept until the item holds it: beside the item's lock, in memory.
+    public var refreshJournal: FileRefreshJournal {
+        FileRefreshJournal(name: "keyring-" + FileRefreshLock.digest(service, account))
+    }
+
     /// How long ``CredentialsStore/signIn(_:)`` and ``CredentialsStore/delete()`` wait for a refresh in another
     /// process to release the item's lock.
     public static let signInLockWait = Duration.seconds(120)

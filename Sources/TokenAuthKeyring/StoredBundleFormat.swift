@@ -16,10 +16,13 @@ import TokenAuth
 ///  "refreshed_at":"2026-11-22T18:30:00Z","issued_at":"2026-11-22T18:30:00Z",
 ///  "issuer":"https://auth.example","jwks_uri":"https://auth.example/jwks",
 ///  "userinfo_endpoint":"https://auth.example/userinfo","sub":"248289761001","display_name":"ada@example.com",
-///  "unverified_id_token":"eyJ…","ended":"a refresh answered for another account…"}
+///  "unverified_id_token":"eyJ…","ended":"a refresh answered for another account…",
+///  "refresh_started_at":"2026-11-22T19:29:30Z"}
 /// ```
 /// `unverified_id_token` is the `id_token` of a refresh that could not be checked yet (the identity check is
-/// pending); `ended` says why the session ended although the item was kept (then there is no `refresh_token`).
+/// pending); `ended` says why the session ended although the item was kept (then there is no `refresh_token`);
+/// `refresh_started_at` says that a refresh began and its answer was not stored since (its refresh token may have been
+/// spent: `Auth.refreshStartedAt`).
 /// `issuer` is the client's discovery issuer and, with `sub`, the identity's issuer: one item has one issuer
 /// (the verifier requires a token's `iss` to be the client's issuer, so they never differ; if a caller gives an
 /// identity of another issuer, the identity's is written).
@@ -55,6 +58,7 @@ enum StoredBundleFormat {
         var ended: String?
         var grant: String?
         var refreshTokenExpiresAt: String?
+        var refreshStartedAt: String?
 
         enum CodingKeys: String, CodingKey {
             case version, scope
@@ -66,6 +70,7 @@ enum StoredBundleFormat {
             case subject = "sub", displayName = "display_name"
             case unverifiedIDToken = "unverified_id_token", ended, grant
             case refreshTokenExpiresAt = "refresh_token_expires_at"
+            case refreshStartedAt = "refresh_started_at"
         }
     }
 
@@ -96,7 +101,8 @@ enum StoredBundleFormat {
             unverifiedIDToken: auth.unverifiedIDToken,
             ended: auth.endReason,
             grant: client?.usesClientCredentials == true ? clientCredentialsGrant : nil,
-            refreshTokenExpiresAt: auth.refreshTokenExpiresAt.map(RFC3339.format))
+            refreshTokenExpiresAt: auth.refreshTokenExpiresAt.map(RFC3339.format),
+            refreshStartedAt: auth.refreshStartedAt.map(RFC3339.format))
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return String(decoding: try encoder.encode(bundle), as: UTF8.self)
@@ -167,7 +173,8 @@ enum StoredBundleFormat {
             identity: try identity(of: bundle),
             unverifiedIDToken: bundle.unverifiedIDToken.flatMap { $0.isEmpty ? nil : $0 },
             endReason: bundle.ended.flatMap { $0.isEmpty ? nil : $0 },
-            refreshTokenExpiresAt: try date(bundle.refreshTokenExpiresAt, "refresh_token_expires_at"))
+            refreshTokenExpiresAt: try date(bundle.refreshTokenExpiresAt, "refresh_token_expires_at"),
+            refreshStartedAt: try date(bundle.refreshStartedAt, "refresh_started_at"))
         return StoredCredentials(
             auth: auth, client: try client(of: bundle),
             refreshedAt: try date(bundle.refreshedAt, "refreshed_at"))

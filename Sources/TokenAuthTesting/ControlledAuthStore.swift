@@ -1,3 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 import Synchronization
 import TokenAuth
 
@@ -20,10 +25,13 @@ public final class ControlledAuthStore: AuthStore {
         var saves = 0
         var erases = 0
         var updates = 0
+        var marks = 0
         var saved: [Auth] = []
         var loadError: (any Error)?
         var saveError: (any Error)?
         var eraseError: (any Error)?
+        var markError: (any Error)?
+        var saveLandsBeforeFailing = false
     }
 
     private let state: Mutex<State>
@@ -47,13 +55,27 @@ public final class ControlledAuthStore: AuthStore {
     public var eraseCount: Int { state.withLock { $0.erases } }
     /// How many of those calls were ``update(_:replacing:)``: writes of refreshed tokens.
     public var updateCount: Int { state.withLock { $0.updates } }
+    /// How many times ``markRefreshStarted(_:at:)`` was called — the writes ahead of a grant — failed ones included.
+    /// They are not counted in ``saveCount``.
+    public var markCount: Int { state.withLock { $0.marks } }
     /// Every bundle stored successfully, in order.
     public var savedBundles: [Auth] { state.withLock { $0.saved } }
 
     /// Makes ``load()`` throw `error` from now on; `nil` makes it succeed again.
     public func failLoads(with error: (any Error)?) { state.withLock { $0.loadError = error } }
-    /// Makes ``save(_:)`` throw `error` (storing nothing) from now on; `nil` makes it succeed again.
-    public func failSaves(with error: (any Error)?) { state.withLock { $0.saveError = error } }
+    /// Makes ``save(_:)`` and ``update(_:replacing:)`` throw `error` from now on — storing nothing, or with
+    /// `afterStoring`, storing first: a write reported failed that landed after all, as a keyring call that timed out
+    /// but completed does. `nil` makes them succeed again.
+    public func failSaves(with error: (any Error)?, afterStoring: Bool = false) {
+        state.withLock {
+            $0.saveError = error
+            $0.saveLandsBeforeFailing = afterStoring
+        }
+    }
+    /// Makes ``markRefreshStarted(_:at:)`` throw `error` (marking nothing) from now on — a store that cannot be
+    /// written before the grant; `nil` makes it succeed again. ``failSaves(with:)`` does not affect it: that one
+    /// models a store that fails after the grant.
+    public func failMarks(with error: (any Error)?) { state.withLock { $0.markError = error } }
     /// Makes ``erase()`` throw `error` (erasing nothing) from now on; `nil` makes it succeed again.
     public func failErases(with error: (any Error)?) { state.withLock { $0.eraseError = error } }
 
@@ -78,9 +100,10 @@ public final class ControlledAuthStore: AuthStore {
         state.withLock { $0.saves += 1 }
         try await saveGate.pass()
         try state.withLock { state in
-            if let error = state.saveError { throw error }
+            if let error = state.saveError, !state.saveLandsBeforeFailing { throw error }
             state.stored = auth
             state.saved.append(auth)
+            if let error = state.saveError { throw error }
         }
     }
 
@@ -94,11 +117,24 @@ public final class ControlledAuthStore: AuthStore {
         }
         try await saveGate.pass()
         try state.withLock { state in
-            if let error = state.saveError { throw error }
+            if let error = state.saveError, !state.saveLandsBeforeFailing { throw error }
             guard let stored = state.stored else { throw TokenAuthError.missing("the controlled test store") }
             guard stored.isSameVersion(as: previous) else { throw TokenAuthError.superseded("the controlled test store") }
             state.stored = auth
             state.saved.append(auth)
+            if let error = state.saveError { throw error }
+        }
+    }
+
+    /// Marks what is stored as refreshing (`Auth.refreshStartedAt`) if it is still `stored`, in one step, without
+    /// passing ``saveGate`` and without counting a save.
+    public func markRefreshStarted(_ stored: Auth, at date: Date) async throws {
+        try state.withLock { state in
+            state.marks += 1
+            if let error = state.markError { throw error }
+            guard let current = state.stored else { throw TokenAuthError.missing("the controlled test store") }
+            guard current.isSameVersion(as: stored) else { throw TokenAuthError.superseded("the controlled test store") }
+            state.stored?.refreshStartedAt = date
         }
     }
 

@@ -49,7 +49,9 @@ package struct RefreshFixture: Sendable {
         configuration: AuthManager.Configuration = .init(backoff: Backoff(jitter: false)),
         lock: (any RefreshLock)? = nil
     ) -> AuthManager {
-        AuthManager(store: store, refresher: refresher, configuration: configuration, lock: lock, wallClock: clock.wallClock)
+        AuthManager(
+            store: store, refresher: refresher, configuration: configuration, lock: lock, wallClock: clock.wallClock,
+            clock: ManualClock(advancingOnSleep: true))
     }
 
     /// An authorized client over a manager of a store holding `auth` (or nothing), sending through ``transport``

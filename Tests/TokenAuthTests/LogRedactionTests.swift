@@ -40,7 +40,7 @@ struct LogRedactionTests {
             let capture = LogCapture()
             let manager = AuthManager(
                 store: store, refresher: fixture.refresher, wallClock: fixture.clock.wallClock,
-                logger: capture.logger("TokenAuth.AuthManager"))
+                clock: ManualClock(advancingOnSleep: true), logger: capture.logger("TokenAuth.AuthManager"))
             let log = EventLog(manager)
 
             _ = try await manager.validAuth()

@@ -9,7 +9,7 @@ extension TokenAuthError {
             case responseTooLarge, invalidRequest, invalidResponse
             case noCredentials, signedOut, sessionEnded, backingOff, excessiveRefresh
             case identityUnavailable, identityMismatch, identityUntrusted
-            case corrupt, unsupportedVersion, missing, superseded, storageFailed
+            case corrupt, unsupportedVersion, missing, superseded, storageFailed, notStored
             case unauthorized, insufficientScope, unacceptableStatus, decodingFailed, insecureURL
             case lockUnavailable, lockTimedOut
         }
@@ -90,6 +90,11 @@ extension TokenAuthError {
         /// open to other users (then it is refused, not read), or the disk refused the write. Nothing was written;
         /// ``TokenAuthError/reason`` names the path.
         public static let storageFailed = Code(.storageFailed)
+        /// A refresh received new tokens, and the store could not take them even after a few tries: they are kept
+        /// where they outlive the process (``RefreshJournal``), and the next use of the entry stores them once the
+        /// store works again. ``TokenAuthError/underlying`` is the store's error. Do not sign in again: the session
+        /// is alive.
+        public static let notStored = Code(.notStored)
 
         // MARK: Authorized requests
 

@@ -24,6 +24,21 @@ extension TokenAuthError {
         TokenAuthError(.sessionEnded, "Sign-in required: \(reason).", fix: "Sign in again.", underlying: underlying)
     }
 
+    /// A refresh's new tokens could not be stored because of `error` (the store's); they are kept at `keptAt`, or
+    /// only in this process's memory when `keptAt` is `nil`.
+    package static func notStored(because error: any Error & Sendable, keptAt: String?) -> TokenAuthError {
+        let cause = (error as? TokenAuthError)?.reason ?? "\(error)"
+        let kept = keptAt.map {
+            "They are kept in \($0) (in memory, never on disk), and the next use stores them once the store works again."
+        } ?? "They could not be kept anywhere but in this process, which the next use cannot find."
+        return TokenAuthError(
+            .notStored, "The tokens were refreshed, but the store could not take them: \(cause) \(kept)",
+            fix: keptAt == nil
+                ? "Fix the store (see the cause); if the next use is refused, sign in again."
+                : "Fix the store (see the cause), then use the session again; do not sign in again, the session is alive.",
+            underlying: error)
+    }
+
     /// The token endpoint is left alone after `failure` until `retryAfter` has passed.
     package static func backingOff(after failure: TokenAuthError, retryAfter: Duration) -> TokenAuthError {
         TokenAuthError(
@@ -165,10 +180,10 @@ extension TokenAuthError {
     // MARK: The refresh lock
 
     /// The lock file cannot be used: `reason` says why.
-    package static func lockUnavailable(_ reason: String) -> TokenAuthError {
-        TokenAuthError(
-            .lockUnavailable, "Could not take the refresh lock: \(reason).",
-            fix: "Check that the lock file's directory is writable by this user (or set XDG_RUNTIME_DIR).")
+    package static func lockUnavailable(
+        _ reason: String, fix: String = "Check that the lock file's directory belongs to this user and is writable."
+    ) -> TokenAuthError {
+        TokenAuthError(.lockUnavailable, "Could not take the refresh lock: \(reason).", fix: fix)
     }
 
     /// Another holder kept the lock at `path` longer than `wait`.

@@ -47,6 +47,17 @@ public struct Auth: Sendable, Equatable {
     /// When the refresh token expires, when the server said so (GitHub's `refresh_token_expires_in`); `nil` when
     /// unknown. Shown, so that people know when a new sign-in will be needed.
     public var refreshTokenExpiresAt: Date?
+    /// When a refresh of these tokens started — its refresh token about to be sent — and its answer has not been
+    /// stored since; `nil` otherwise.
+    ///
+    /// ``AuthManager`` writes it in place of the stored tokens, under the item's lock, before it sends a refresh
+    /// grant: the write ahead of the point of no return, which proves that the store can take the answer (a store that
+    /// cannot be written fails the call before anything is spent). The answer's write clears it. Found set later, it
+    /// says that the refresh token *may* have been spent — the process stopped, or the answer was lost in transit —
+    /// so tools can tell the truth about the session, and the next manager first looks for the answer where it was
+    /// kept (``RefreshJournal``). Not part of the version (``isSameVersion(as:)``): it marks tokens, it does not
+    /// change them.
+    public var refreshStartedAt: Date?
 
     /// Creates a token bundle.
     public init(
@@ -59,7 +70,8 @@ public struct Auth: Sendable, Equatable {
         identity: Identity? = nil,
         unverifiedIDToken: String? = nil,
         endReason: String? = nil,
-        refreshTokenExpiresAt: Date? = nil
+        refreshTokenExpiresAt: Date? = nil,
+        refreshStartedAt: Date? = nil
     ) {
         self.accessToken = accessToken
         self.tokenType = tokenType
@@ -71,12 +83,13 @@ public struct Auth: Sendable, Equatable {
         self.unverifiedIDToken = unverifiedIDToken
         self.endReason = endReason
         self.refreshTokenExpiresAt = refreshTokenExpiresAt
+        self.refreshStartedAt = refreshStartedAt
     }
 
     /// Whether `other` is the same version of the session: the same tokens, the same pending `id_token` and the same
     /// end. What a write compares against what it read (``AuthSaver/update(_:replacing:)``), so that a bundle
     /// another process wrote meanwhile is never replaced. Expiry dates are not compared: stores may keep them to
-    /// the second only.
+    /// the second only; nor is ``refreshStartedAt``, a mark on the same tokens.
     public func isSameVersion(as other: Auth) -> Bool {
         accessToken == other.accessToken && refreshToken == other.refreshToken
             && unverifiedIDToken == other.unverifiedIDToken && endReason == other.endReason
@@ -125,6 +138,7 @@ extension Auth: CustomStringConvertible, CustomDebugStringConvertible {
         if let scope { parts.append("scope: \(scope)") }
         if unverifiedIDToken != nil { parts.append("identityCheck: pending") }
         if endReason != nil { parts.append("ended") }
+        if let refreshStartedAt { parts.append("refreshStartedAt: \(refreshStartedAt.formatted(.iso8601))") }
         return "Auth(\(parts.joined(separator: ", ")))"
     }
 

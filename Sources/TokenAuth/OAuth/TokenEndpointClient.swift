@@ -60,11 +60,24 @@ public struct TokenEndpointClient: Sendable {
     ///   - refreshToken: The refresh token.
     ///   - scope: A narrower scope to ask for, or `nil` for the one originally granted.
     /// - Throws: ``TokenAuthError`` (``TokenAuthError/invalidGrant`` when the refresh token is no longer
-    ///   valid), or `CancellationError`.
+    ///   valid — also when the server answers HTTP 400 without an OAuth error body, as some OpenID providers answer a
+    ///   dead refresh token), or `CancellationError`.
     public func refresh(refreshToken: String, scope: String? = nil) async throws -> TokenResponse {
         var parameters = [(name: "grant_type", value: "refresh_token"), (name: "refresh_token", value: refreshToken)]
         if let scope { parameters.append((name: "scope", value: scope)) }
-        return try await requestToken(parameters, secrets: [refreshToken])
+        do {
+            return try await requestToken(parameters, secrets: [refreshToken])
+        } catch let error as TokenAuthError where error.code == .malformedResponse && error.statusCode == 400 {
+            // RFC 6749 §5.2 names 400 for every refusal but a client's failed authentication (401); a refresh grant the
+            // server refuses without saying why is, in practice, a refresh token it no longer accepts. Taken for a
+            // transient failure, it would be sent again on every call.
+            throw TokenAuthError.refused(
+                OAuthErrorResponse(
+                    error: "invalid_grant",
+                    errorDescription: "the server answered HTTP 400 without an OAuth error, as servers answer a refresh "
+                        + "token they no longer accept"),
+                by: "token endpoint", statusCode: 400, retryAfter: nil)
+        }
     }
 
     /// Obtains a token for the client itself (RFC 6749 §4.4).

@@ -22,7 +22,11 @@ public enum AuthEvent: Sendable, Equatable {
     case adoptedFromStore
     /// Tokens were written to the store.
     case saved
-    /// Writing tokens to the store failed; they are kept in memory and written again on the next call.
+    /// The answer of a refresh that could not store it — in this process or one that stopped — was found where it
+    /// was kept (``RefreshJournal``) and stored.
+    case keptAnswerStored
+    /// Writing tokens to the store failed; they are kept (in memory, and a refresh's answer in its
+    /// ``RefreshJournal``) and written again on the next call.
     ///
     /// `reason` is the error's type and code, such as `KeyringError.locked` — never its text, which may quote
     /// the store or a server.

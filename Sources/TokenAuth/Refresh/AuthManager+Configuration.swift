@@ -2,10 +2,13 @@ extension AuthManager {
     /// What to do with stored credentials when the server rejects them for good (`invalid_grant` and the like).
     public enum RejectionPolicy: Sendable, Hashable {
         /// Keep the stored item (the default): nothing is deleted because of an error, and the user can still
-        /// inspect it (`tokenctl show`). The manager remembers the rejection and asks for a login without
-        /// asking the server again, until new credentials are stored.
+        /// inspect it (`tokenctl show`). After `invalid_grant` the item is written to say that a sign-in is required
+        /// (``Auth/endReason``), without the refresh token, so that no process sends it again; after any other refusal
+        /// the manager remembers it and asks for a sign-in without asking the server again, until new credentials are
+        /// stored.
         case keepStoredCredentials
-        /// Erase the stored item, as a logout would.
+        /// Erase the stored item, as a logout would — only while it still holds the refused refresh token, read again
+        /// under the lock: tokens another process stored meanwhile are not this refusal's to erase.
         case eraseStoredCredentials
     }
 
@@ -45,6 +48,17 @@ extension AuthManager {
         ///   with no refresh token. The error is ``TokenAuthError/Code/sessionEnded``; its ``TokenAuthError/underlying`` says
         ///   why.
         public var identityCheck: (any IdentityCheck)?
+        /// Whether a refresh whose answer the store did not take, even after a few tries, still hands out its tokens.
+        ///
+        /// The answer is kept (the manager's ``RefreshJournal``) either way, and the next use — here or in another
+        /// process — stores it first. `true` (the default) suits an app that keeps running: its requests go on with
+        /// the valid tokens while the keyring is away. A process that ends after one call, such as a command-line
+        /// tool, sets `false`: the call then fails with ``TokenAuthError/Code/notStored``, which says where the answer
+        /// is kept, and the tool never reports success while the only copy of a refresh token is in its memory.
+        public var servesUnstoredTokens: Bool
+        /// What is held while a refresh token is at stake, from the write ahead of a grant until its answer is stored
+        /// (see ``RefreshWindowGuard``). TokenAuthKeyring's managers add a systemd-logind delay inhibitor.
+        public var windowGuards: [any RefreshWindowGuard]
 
         /// Creates a configuration.
         public init(
@@ -55,7 +69,9 @@ extension AuthManager {
             rejectionPolicy: RejectionPolicy = .keepStoredCredentials,
             usesClientCredentials: Bool = false,
             scope: String? = nil,
-            identityCheck: (any IdentityCheck)? = nil
+            identityCheck: (any IdentityCheck)? = nil,
+            servesUnstoredTokens: Bool = true,
+            windowGuards: [any RefreshWindowGuard] = []
         ) {
             self.leeway = leeway
             self.refreshLimit = refreshLimit
@@ -65,6 +81,8 @@ extension AuthManager {
             self.usesClientCredentials = usesClientCredentials
             self.scope = scope
             self.identityCheck = identityCheck
+            self.servesUnstoredTokens = servesUnstoredTokens
+            self.windowGuards = windowGuards
         }
     }
 }

@@ -22,15 +22,9 @@ extension AuthManager {
         }
         if !endpointError.isTransient {
             emit(.refreshFailed(.permanent(oauthErrorCode: endpointError.oauthErrorCode)))
-            logger.warning("the authorization server rejected the refresh", metadata: ["error": "\(endpointError.oauthErrorCode ?? "\(endpointError.code)")"])
-            if session.isCurrent(generation) {
-                session.reject(refreshToken: refreshToken, because: endpointError)
-                if configuration.rejectionPolicy == .eraseStoredCredentials {
-                    session.forgetTokens()
-                    try await store.erase()
-                    session.erased()
-                }
-            }
+            logger.debug("the authorization server rejected the refresh", metadata: ["error": "\(endpointError.oauthErrorCode ?? "\(endpointError.code)")"])
+            // Settled with the store under the lock, after it was read again (`settleRejection`).
+            if session.isCurrent(generation) { session.reject(refreshToken: refreshToken, because: endpointError) }
             return endpointError
         }
         let transient = throttle.recordFailure(at: wallClock(), retryAfter: endpointError.retryAfter, random: random) {
@@ -124,6 +118,7 @@ extension AuthManager {
         session.end(keeping: entry, because: rejection)
         _ = try? await saveUnsaved()
         await revokeReceived(answer, besides: nil)
+        discardKeptAnswer()
         return rejection
     }
 }

@@ -32,10 +32,12 @@ extension AuthManager {
     }
 
     /// The refresh itself. The rule: it starts from the newest version the store holds. Read again under the lock,
-    /// another process's tokens are adopted first, and used without a request when they serve `reason`; otherwise
-    /// the request sends the stored refresh token — never an older one this process kept in memory.
+    /// another process's tokens are adopted first — and an answer another refresh kept but could not store
+    /// (``RefreshJournal``) is stored first — and used without a request when they serve `reason`; otherwise the
+    /// request sends the stored refresh token, never an older one this process kept in memory.
     private func refreshHoldingLock(generation: Int, reason: RefreshReason) async throws -> Auth {
         try await catchUpWithStore()
+        try await recoverKeptAnswer()
         guard session.isCurrent(generation) else { return try sessionAfterReplacement() }
         if let current = session.current, reason.isSatisfied(by: current, at: wallClock(), leeway: configuration.leeway) {
             return current
@@ -43,13 +45,16 @@ extension AuthManager {
         let used = session.current?.refreshToken
         do {
             return try await requestTokens(generation: generation)
-        } catch let error as TokenAuthError where error == .invalidGrant {
+        } catch let error as TokenAuthError where error.code == .rejected {
             // A writer that does not take the lock may have replaced the tokens since the read: what it stored wins.
             try await catchUpWithStore()
             guard session.isCurrent(generation) else { return try sessionAfterReplacement() }
-            guard let current = session.current, current.refreshToken != used else { throw error }
-            if reason.isSatisfied(by: current, at: wallClock(), leeway: configuration.leeway) { return current }
-            return try await requestTokens(generation: generation)
+            if error == .invalidGrant, let current = session.current, current.refreshToken != used {
+                if reason.isSatisfied(by: current, at: wallClock(), leeway: configuration.leeway) { return current }
+                return try await requestTokens(generation: generation)
+            }
+            try await settleRejection(of: used, because: error)
+            throw error
         }
     }
 
@@ -79,20 +84,24 @@ extension AuthManager {
             }
         }
 
+        // The window: from the write ahead of the grant until its answer is stored, kept or known lost.
+        let closeWindow = await configuration.windowGuards.enter()
+        defer { closeWindow() }
+        if refreshToken != nil { try await markRefreshStarted() }
+
         emit(.refreshStarted)
         logger.debug("refreshing", metadata: ["grant": "\(refreshToken == nil ? "client_credentials" : "refresh_token")"])
         let response: TokenResponse
         do {
-            if let refreshToken {
-                response = try await refresher.refresh(refreshToken: refreshToken, scope: configuration.scope)
-            } else {
-                response = try await refresher.clientCredentials(scope: configuration.scope)
-            }
+            response = try await grant(refreshToken)
         } catch {
             throw try await failed(error, refreshToken: refreshToken, generation: generation)
         }
 
         var auth = response.auth(updating: base)
+        let checksIdentity = identityCheck != nil && base?.identity != nil && response.idToken != nil
+        // Kept before anything else: from here on the answer outlives this process, whatever happens to it.
+        keepAnswer(checksIdentity ? auth.withPendingCheck(of: response.idToken) : auth)
         guard session.isCurrent(generation) else { return try await discard(auth, besides: base) }
         if let identityCheck, let base, let identity = base.identity {
             auth.unverifiedIDToken = base.unverifiedIDToken
@@ -119,16 +128,19 @@ extension AuthManager {
         if let previous = base?.refreshToken, let new = response.refreshToken, new != previous {
             emit(.refreshTokenRotated)
         }
-        // Persist before release: store first, then make the tokens current and hand them out. On failure they are
-        // still handed out, and written again on the next call — unless another writer replaced the entry they
-        // replace, or removed it, which wins.
+        // Persist before release: store first, then make the tokens current and hand them out.
         session.stage(auth)
+        if keptAnswer.map({ $0 != auth }) ?? false { keepAnswer(auth) }
         do {
-            guard try await saveUnsaved() else { return try sessionAfterSupersede() }
+            guard try await storeAnswer() else { return try sessionAfterSupersede() }
         } catch let error as TokenAuthError where error.isLoginRequired {
             throw error
         } catch {
-            // Reported by `saveUnsaved`; written again on the next call.
+            // Reported by `saveUnsaved`; kept in the journal, and written again on the next call.
+            guard configuration.servesUnstoredTokens else {
+                if session.isCurrent(generation) { session.release(auth) }
+                throw notStored(because: error)
+            }
         }
         guard session.isCurrent(generation) else {
             // Signed out while saving: `signOut()` waits for this refresh and then erases the store.
@@ -138,10 +150,41 @@ extension AuthManager {
         return auth
     }
 
+    /// Sends the grant. A refresh whose answer did not arrive — the connection broke or timed out, maybe after the
+    /// server had rotated — is sent once more at once with the same refresh token: servers with a grace period for
+    /// reuse answer it again, and the others refuse it, which is then known rather than guessed.
+    private func grant(_ refreshToken: String?) async throws -> TokenResponse {
+        guard let refreshToken else { return try await refresher.clientCredentials(scope: configuration.scope) }
+        do {
+            return try await refresher.refresh(refreshToken: refreshToken, scope: configuration.scope)
+        } catch let error as TokenAuthError where error.code == .networkFailure || error.code == .timedOut {
+            logger.debug("the refresh's answer did not arrive; sending the same refresh token once more")
+            return try await refresher.refresh(refreshToken: refreshToken, scope: configuration.scope)
+        }
+    }
+
+    /// The write ahead of the grant (``AuthSaver/markRefreshStarted(_:at:)``): the store proves that it takes a write
+    /// before the refresh token is spent, so a store that cannot be written fails the call with nothing spent. Another
+    /// writer's change found here wins, as in ``saveUnsaved()``; the caller may try again from it.
+    private func markRefreshStarted() async throws {
+        guard let stored = session.stored else { return }
+        let now = wallClock()
+        do {
+            try await store.markRefreshStarted(stored, at: now)
+        } catch let error as TokenAuthError where error.code == .missing || error.code == .superseded {
+            _ = try await take(try await store.load())
+            throw TokenAuthError.superseded("the store")
+        }
+        var marked = stored
+        marked.refreshStartedAt = now
+        session.saved(marked)
+    }
+
     /// A refresh's answer that arrived after a sign-in or sign-out here: revoked, never stored.
     private func discard(_ auth: Auth, besides base: Auth?) async throws -> Auth {
-        logger.info("discarding a refresh that finished after sign-out or sign-in")
+        logger.debug("discarding a refresh that finished after sign-out or sign-in")
         await revokeReceived(auth, besides: base)
+        discardKeptAnswer()
         return try sessionAfterReplacement()
     }
 

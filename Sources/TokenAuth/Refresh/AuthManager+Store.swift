@@ -7,10 +7,22 @@ import Foundation
 /// Reading and writing the store: the first load, catching up with what other processes wrote, and the writes,
 /// each under the lock.
 extension AuthManager {
-    /// Gets the session ready for a decision: loaded, caught up with an announced change, its pending write retried,
-    /// its pending identity check tried when due.
+    /// Gets the session ready for a decision: loaded, caught up with an announced change, the answer of a refresh
+    /// that another process began looked for, its pending write retried, its pending identity check tried when due.
     func prepare() async throws {
         if !session.loaded { try await sharedLoad() }
+        if session.needsRecovery, flight == nil {
+            // A version marked as refreshing: a refresh began elsewhere and may not have stored its answer. Look for it
+            // under the lock — which also waits for a refresh still under way — before serving anything.
+            if journal == nil {
+                session.recovered()
+            } else {
+                try await underLock {
+                    try await self.catchUpWithStore()
+                    try await self.recoverKeptAnswer()
+                }
+            }
+        }
         if servable.takeStale() {
             do {
                 try await catchUpWithStore()
@@ -23,10 +35,17 @@ extension AuthManager {
                 logger.notice("could not read the store after it announced a change", metadata: ["error": "\(LogRedaction.error(error))"])
             }
         }
-        if session.pendingWrite != nil, !session.saving {
+        if let pending = session.pendingWrite, !session.saving {
             // Under the lock, like every write: a sign-out in another process (which holds it while deleting) then
             // cannot slip between "the entry is as read" and the write.
-            _ = try? await underLock { try await self.saveUnsaved() }
+            do {
+                _ = try await underLock { try await self.saveUnsaved() }
+            } catch let error as TokenAuthError where error.isLoginRequired {
+                throw error
+            } catch {
+                // A refresh's answer is never handed out unstored where that is not wanted.
+                if !configuration.servesUnstoredTokens, case .replacing = pending { throw notStored(because: error) }
+            }
         }
         try await checkPendingIdentity()
     }
@@ -66,25 +85,32 @@ extension AuthManager {
     }
 
     /// Takes in `found`, what the store holds now; see ``catchUpWithStore()``.
-    func take(_ found: Auth?) async throws {
+    /// - Returns: what changed.
+    @discardableResult
+    func take(_ found: Auth?) async throws -> SessionState.StoreChange {
         let dropped = session.pendingWrite
         let change = session.catchUp(with: found)
-        if change != .unchanged, change != .keptSignIn, case .replacing(let base, let auth)? = dropped {
+        if [.adopted, .ended, .signedOut].contains(change), case .replacing(let base, let auth)? = dropped {
             // A refresh's tokens that the store never accepted, now replaced by another writer's: never stored.
             await revokeReceived(auth, besides: base)
+            if keptAnswer == auth { discardKeptAnswer() }
         }
         switch change {
         case .unchanged, .keptSignIn:
-            return
+            break
+        case .landed:
+            logger.debug("a write reported failed had landed")
+            if let kept = keptAnswer, found.map({ kept.isSameVersion(as: $0) }) == true { discardKeptAnswer() }
         case .adopted:
             throttle.reset()
             emit(.adoptedFromStore)
-            logger.info("adopted newer tokens from the store")
+            logger.debug("adopted newer tokens from the store")
         case .ended, .signedOut:
             emit(.loggedOut)
-            logger.info("the session was ended or signed out by another process")
+            logger.debug("the session was ended or signed out by another process")
             throw session.rejection ?? TokenAuthError.signedOut("the session was signed out in another process")
         }
+        return change
     }
 
     /// Writes the session's pending write; on failure keeps it for the next call and reports it.
@@ -93,9 +119,11 @@ extension AuthManager {
     /// replace is gone or was replaced by another writer, that writer wins — nothing is written, the store's
     /// version is taken in (`loginRequired` when it is gone), the tokens that lost are revoked, and this returns
     /// `false`.
+    /// - Parameter reportsFailure: whether a failure is reported (an event, and the log at error level), or left to the
+    ///   caller, which tries again.
     /// - Returns: whether the write happened.
     @discardableResult
-    func saveUnsaved() async throws -> Bool {
+    func saveUnsaved(reportsFailure: Bool = true) async throws -> Bool {
         guard let write = session.pendingWrite else { return true }
         session.saving = true
         defer { session.saving = false }
@@ -107,16 +135,29 @@ extension AuthManager {
                 try await store.update(auth, replacing: base)
             }
             session.saved(write.auth)
+            if keptAnswer == write.auth { discardKeptAnswer() }
             emit(.saved)
             return true
         } catch let error as TokenAuthError where error.code == .missing || error.code == .superseded {
-            logger.info("another writer changed the stored tokens first; theirs stand", metadata: ["store": "\(error.code)"])
+            let found = try await store.load()
+            // What is stored now may be this very write, reported failed by an earlier try that landed after all.
+            if let found, found.isSameVersion(as: write.auth) {
+                try await take(found)
+                return true
+            }
+            logger.debug("another writer changed the stored tokens first; theirs stand", metadata: ["store": "\(error.code)"])
             emit(.writeSuperseded)
-            try await take(try await store.load())
+            try await take(found)
             return false
         } catch {
+            guard reportsFailure else {
+                logger.debug("could not store the tokens; trying again", metadata: ["error": "\(LogRedaction.error(error))"])
+                throw error
+            }
             emit(.saveFailed(reason: LogRedaction.error(error)))
-            logger.error("could not store the tokens; keeping them in memory and retrying on the next call", metadata: ["error": "\(LogRedaction.error(error))"])
+            logger.error("could not store the tokens", metadata: [
+                "error": "\(LogRedaction.error(error))", "kept": "\(keptAnswer == nil ? "in memory" : journal?.location ?? "")",
+            ])
             throw error
         }
     }

@@ -16,9 +16,17 @@ import Synchronization
 /// The rules it keeps:
 /// - **Single flight.** Concurrent callers that need a refresh share one request to the token endpoint.
 /// - **Stale-token check.** ``refresh(rejecting:)`` refreshes only if the rejected token is still the current one.
-/// - **Persist before release.** New tokens are written to the store before any caller gets them. If the write
-///   fails, callers still get the (valid) tokens, the failure is reported as an event, and the write is retried
-///   on the next call — a rotated refresh token is never lost.
+/// - **Nothing is spent that cannot be kept.** Before a refresh token is sent, the store proves that it takes a write
+///   (``AuthSaver/markRefreshStarted(_:at:)``): a locked keyring or a read-only disk fails the call with nothing
+///   spent.
+/// - **Persist before release.** Each answer is kept where it outlives the process (a ``RefreshJournal``) the moment it
+///   arrives, then written to the store — tried again a few times when the store fails — before any caller gets it.
+///   An answer the store did not take stays kept, and the next use, here or in another process, stores it first: a
+///   rotated refresh token is never lost. Meanwhile this manager serves it from memory, or reports
+///   ``TokenAuthError/Code/notStored`` (``Configuration/servesUnstoredTokens``).
+/// - **A dead refresh token is recorded.** After `invalid_grant` — or the bare HTTP 400 some servers answer instead —
+///   the entry is kept but says that a sign-in is required, and holds no refresh token that could be sent again
+///   (``Auth/endReason``; ``Configuration/rejectionPolicy``).
 /// - **Failure classes.** Every failure is a ``TokenAuthError``. A permanent rejection (`invalid_grant`, …) needs a
 ///   sign-in (``TokenAuthError/isLoginRequired``); a transient one (network, 5xx, 429, malformed answer:
 ///   ``TokenAuthError/isTransient``) keeps the tokens, honours `Retry-After` and backs off.
@@ -51,6 +59,8 @@ public actor AuthManager {
     nonisolated let wallClock: WallClock
     let lock: (any RefreshLock)?
     let revoker: (any TokenRevoker)?
+    let journal: (any RefreshJournal)?
+    let clock: any Clock<Duration>
     let logger: Logger
     let random: @Sendable (ClosedRange<Double>) -> Double
 
@@ -70,6 +80,8 @@ public actor AuthManager {
     var flight: Flight<Auth>?
     /// The first load of the store under way, which every first caller joins.
     var loading: Flight<Void>?
+    /// The refresh answer this manager kept in the ``journal`` and has not discarded yet.
+    var keptAnswer: Auth?
     /// ``SessionState/servable``, readable without entering the actor, and whether the store announced a change
     /// since. Whether the tokens are still valid is checked by the reader, against the wall clock.
     nonisolated let servable: ServableTokens
@@ -84,10 +96,14 @@ public actor AuthManager {
     ///   - lock: orders refreshes and writes with other processes sharing the store (e.g. ``FileRefreshLock``).
     ///   - revoker: revokes the tokens of a refresh that lost to a sign-in or sign-out (e.g. a
     ///     ``TokenRevocationClient``); without one they are left to expire.
+    ///   - journal: where each refresh's answer is kept until the store has it, and where the answers of refreshes
+    ///     that could not store theirs are found (TokenAuthKeyring's `FileRefreshJournal`); without one an answer the
+    ///     store does not take lives in this process only. Share it, like the lock, with every process of the entry.
     ///   - storeChanges: announcements that another process may have changed the store (the keyring store's
     ///     follow the Secret Service's signals). Each takes the tokens off the fast path until the store is read
     ///     again. Best effort: the re-read under the lock before each refresh does not depend on them.
     ///   - wallClock: the wall clock that decides expiry.
+    ///   - clock: the clock of the waits between tries of a store that failed to take a refresh's answer.
     ///   - logger: where the manager logs; it never logs a token.
     ///   - random: the source of backoff jitter.
     public init(
@@ -96,8 +112,10 @@ public actor AuthManager {
         configuration: Configuration = Configuration(),
         lock: (any RefreshLock)? = nil,
         revoker: (any TokenRevoker)? = nil,
+        journal: (any RefreshJournal)? = nil,
         storeChanges: AsyncStream<Void>? = nil,
         wallClock: @escaping WallClock = systemWallClock,
+        clock: any Clock<Duration> = ContinuousClock(),
         logger: Logger = Logger(label: "TokenAuth.AuthManager"),
         random: @escaping @Sendable (ClosedRange<Double>) -> Double = { Double.random(in: $0) }
     ) {
@@ -106,7 +124,9 @@ public actor AuthManager {
         self.configuration = configuration
         self.lock = lock
         self.revoker = revoker
+        self.journal = journal
         self.wallClock = wallClock
+        self.clock = clock
         self.logger = logger
         self.random = random
         session = SessionState(checksIdentity: configuration.identityCheck != nil)
@@ -155,7 +175,7 @@ public actor AuthManager {
             return try await sharedRefresh(.needed)
         } catch let error as TokenAuthError where error.isTransient && auth.isValid(at: wallClock()) {
             // Not expired yet, only inside the leeway: the old token still works.
-            logger.notice("refresh failed transiently; serving the token that is still valid")
+            logger.debug("refresh failed transiently; serving the token that is still valid")
             return auth
         }
     }
@@ -208,7 +228,7 @@ public actor AuthManager {
             await self.erased()
         }
         emit(.loggedOut)
-        logger.info("logged out")
+        logger.debug("logged out")
     }
 
     private func erased() {

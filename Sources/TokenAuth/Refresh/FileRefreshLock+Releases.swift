@@ -27,7 +27,10 @@ extension FileRefreshLock {
     public func releases() -> AsyncStream<Void> {
         let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         #if canImport(Glibc)
-        createDirectory()
+        guard (try? createDirectory()) != nil else {
+            continuation.finish()
+            return stream
+        }
         let file = URL(filePath: path)
         let directory = file.deletingLastPathComponent().path
         let name = file.lastPathComponent

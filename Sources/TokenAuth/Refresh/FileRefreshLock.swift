@@ -15,12 +15,15 @@ import Darwin
 
 /// A ``RefreshLock`` on an advisory `flock` of a file named after the service and account.
 ///
-/// The file lives in `$XDG_RUNTIME_DIR/tokenkeyring/` (per user, in memory, cleared at logout) — in a Flatpak
-/// sandbox in `$XDG_RUNTIME_DIR/app/$FLATPAK_ID/tokenkeyring/`, which all instances of the app share — or in the
-/// user's cache directory when `XDG_RUNTIME_DIR` is unset. It holds no secret — its name is a hash of the service and
-/// account. The kernel releases the lock when its holder exits, crashed or not. Each release touches the file (its
-/// times), which ``releases()`` follows with inotify, so that every process sharing the lock learns of the others'
-/// writes at once, whatever the store announces.
+/// By default the file lives in the user's runtime directory in memory, derived from the user and not from the
+/// environment — `/run/user/UID/tokenkeyring/`, in a Flatpak sandbox the app's shared
+/// `$XDG_RUNTIME_DIR/app/$FLATPAK_ID/tokenkeyring/`, without logind `/dev/shm/tokenkeyring-UID/` — so that every
+/// process of the user takes the same lock for the same item, whatever its environment (a cron job without
+/// `XDG_RUNTIME_DIR` and a desktop app exclude each other). A store that keeps its entries elsewhere gives its own
+/// directory (the file store its own). The file holds no secret — its name is a hash of the service and account. The
+/// kernel releases the lock when its holder exits, crashed or not. Each release touches the file (its times), which
+/// ``releases()`` follows with inotify, so that every process sharing the lock learns of the others' writes at once,
+/// whatever the store announces.
 public struct FileRefreshLock: RefreshLock {
     /// The lock file.
     public let path: String
@@ -28,12 +31,15 @@ public struct FileRefreshLock: RefreshLock {
     public let maximumWait: Duration
     private let clock: any Clock<Duration>
     private let logger: Logger
+    /// Whether the directory is the runtime directory, which must be the user's own and closed to others.
+    private let inRuntimeDirectory: Bool
 
     /// A lock for the credentials of `account` on `service`.
     /// - Parameters:
     ///   - service: the service of the credentials, as in their store.
     ///   - account: the account of the credentials, as in their store.
-    ///   - directory: where lock files go; by default `$XDG_RUNTIME_DIR/tokenkeyring`, else the cache directory.
+    ///   - directory: where lock files go; by default the user's runtime directory (see the type's overview). It is
+    ///     made 0700 when missing.
     ///   - maximumWait: how long to wait for another holder before failing.
     ///   - clock: the clock for the waits between attempts.
     ///   - logger: where a wait for another holder is logged (at debug level, once per wait); never a secret.
@@ -47,6 +53,7 @@ public struct FileRefreshLock: RefreshLock {
     ) {
         let folder = directory ?? Self.defaultDirectory()
         path = folder.appendingPathComponent("refresh-\(Self.digest(service, account)).lock").path
+        inRuntimeDirectory = directory == nil
         self.maximumWait = maximumWait
         self.clock = clock
         self.logger = logger
@@ -75,38 +82,39 @@ public struct FileRefreshLock: RefreshLock {
         return try await body()
     }
 
+    /// Opens the lock file, making it when missing. A lock file that exists on a file system that became read-only is
+    /// opened for reading (a `flock` needs no more): the lock still orders the processes, and the store's own write
+    /// then reports what is wrong with the disk.
     private func openLockFile() throws -> Int32 {
-        createDirectory()
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        try createDirectory()
+        var descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        if descriptor < 0, errno == EROFS || errno == EACCES {
+            descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        }
         guard descriptor >= 0 else {
             throw TokenAuthError.lockUnavailable("cannot open \(path): \(String(cString: strerror(errno)))")
         }
         return descriptor
     }
 
-    /// The lock file's directory, made (0700) when missing.
-    func createDirectory() {
+    /// The lock file's directory, made (0700) when missing; the runtime directory is also checked to be this user's
+    /// own and closed to others.
+    func createDirectory() throws(TokenAuthError) {
         let directory = URL(filePath: path).deletingLastPathComponent().path
-        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        if inRuntimeDirectory {
+            try RuntimeDirectory.prepare(directory)
+        } else {
+            try? FileManager.default.createDirectory(
+                atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        }
     }
 
     static func defaultDirectory() -> URL {
-        let environment = ProcessInfo.processInfo.environment
-        if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty {
-            // In a Flatpak sandbox XDG_RUNTIME_DIR is private to each instance of the app, except
-            // app/APP_ID in it, which all of the app's instances share: the lock must be seen by all of them.
-            if let app = environment["FLATPAK_ID"], !app.isEmpty, !app.contains("/"), app != "." && app != ".." {
-                return URL(fileURLWithPath: runtime).appendingPathComponent("app/\(app)/tokenkeyring")
-            }
-            return URL(fileURLWithPath: runtime).appendingPathComponent("tokenkeyring")
-        }
-        let caches = FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask).first
-            ?? FileManager.default.temporaryDirectory
-        return caches.appendingPathComponent("tokenkeyring/locks")
+        URL(filePath: RuntimeDirectory.path, directoryHint: .isDirectory)
     }
 
     /// FNV-1a (64-bit) of service and account: stable across processes and runs, unlike `Hasher`.
-    static func digest(_ service: String, _ account: String) -> String {
+    package static func digest(_ service: String, _ account: String) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in Array(service.utf8) + [0] + Array(account.utf8) {
             hash ^= UInt64(byte)

@@ -13,6 +13,9 @@
 ///   it, or when the store turned out to hold a newer version (which then wins over a refresh's tokens).
 /// - `loaded` becomes `true` once and stays so: a load that finishes after a sign-in or sign-out changes nothing.
 /// - `rejectedRefreshToken` is set only together with `rejection`, and both are cleared by new credentials.
+/// - `needsRecovery` is set when a read finds a version marked as refreshing (``Auth/refreshStartedAt``) — a refresh
+///   another process began and may not have stored — and cleared once the manager looked, under the lock, for the
+///   answer that refresh may have kept (``RefreshJournal``). Until then nothing is servable.
 /// - `generation` only grows. A refresh remembers the generation it started in; after ``signIn(_:)`` or
 ///   ``signOut()`` its result must not change the session.
 struct SessionState: Sendable {
@@ -45,6 +48,9 @@ struct SessionState: Sendable {
         case signedOut
         /// The store changed, but a sign-in of this session waits to be written and stays the session.
         case keptSignIn
+        /// The store holds the write this session still owed it: a write reported failed had landed after all (a
+        /// call that timed out but completed). It counts as written.
+        case landed
     }
 
     /// Whether a pending identity check keeps tokens off the fast path.
@@ -59,6 +65,8 @@ struct SessionState: Sendable {
     private(set) var pendingWrite: PendingWrite?
     /// Whether a write of `pendingWrite` is under way, so that concurrent callers do not repeat it.
     var saving = false
+    /// Whether a read found a version marked as refreshing, and the manager has not yet looked for its answer.
+    private(set) var needsRecovery = false
     /// A refresh token the server rejected for good: it is not sent again.
     private(set) var rejectedRefreshToken: String?
     /// Why a sign-in is required, after a rejection or a sign-out.
@@ -72,7 +80,7 @@ struct SessionState: Sendable {
 
     /// What a caller may take without asking the actor.
     var servable: Auth? {
-        guard loaded, pendingWrite == nil, let current, current.isLive else { return nil }
+        guard loaded, pendingWrite == nil, !needsRecovery, let current, current.isLive else { return nil }
         if checksIdentity, current.unverifiedIDToken != nil { return nil }
         return current
     }
@@ -92,9 +100,14 @@ struct SessionState: Sendable {
     /// the session ends, when the entry ended or is gone). The generation is not bumped: this is what a refresh
     /// found, not something that overtook it.
     mutating func catchUp(with found: Auth?) -> StoreChange {
+        if let found, let pendingWrite, found.isSameVersion(as: pendingWrite.auth) {
+            saved(pendingWrite.auth)
+            return .landed
+        }
         if let found, let stored, found.isSameVersion(as: stored) { return .unchanged }
         if found == nil, stored == nil { return .unchanged }
         stored = found
+        needsRecovery = found?.refreshStartedAt != nil
         if case .signIn = pendingWrite { return .keptSignIn }
         pendingWrite = nil
         rejectedRefreshToken = nil
@@ -138,6 +151,12 @@ struct SessionState: Sendable {
         stored = nil
     }
 
+    /// The manager looked, under the lock, for the answer of a refresh that a marked version announced, and stored it
+    /// or found none.
+    mutating func recovered() {
+        needsRecovery = false
+    }
+
     /// Tokens derived from the stored version: to be written in its place before they are handed out.
     mutating func stage(_ auth: Auth) {
         pendingWrite = .replacing(base: stored, with: auth)
@@ -149,6 +168,15 @@ struct SessionState: Sendable {
         current = nil
         pendingWrite = .replacing(base: stored, with: entry)
         self.rejection = rejection
+    }
+
+    /// The answer of a refresh that kept it and could not store it (``RefreshJournal``), found under the lock and
+    /// made from the stored version: it becomes the session's, to be written in that version's place.
+    mutating func takeKept(_ answer: Auth) {
+        current = answer
+        rejectedRefreshToken = nil
+        rejection = nil
+        pendingWrite = .replacing(base: stored, with: answer)
     }
 
     /// Staged tokens become the session's, once written (or kept pending for a retry).

@@ -1,3 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 /// Persists a token bundle so that the next run of the app starts signed in.
 ///
 /// ## Implementation requirements
@@ -32,6 +38,30 @@ public protocol AuthSaver: Sendable {
     ///
     /// Stores that can also load get an implementation that loads, compares and saves.
     func update(_ auth: Auth, replacing previous: Auth) async throws
+
+    /// Records in place of `stored`, before ``AuthManager`` sends its refresh token, that a refresh of it started at
+    /// `date` (``Auth/refreshStartedAt``): the write ahead of the grant.
+    ///
+    /// Sending a refresh token is the step that cannot be undone — with rotation the server retires it as it answers —
+    /// so the store first proves that it takes a write: a locked keyring, a store that is gone or a read-only disk fails
+    /// here, and nothing is spent. What it writes also tells the next reader, should this process stop before the
+    /// answer is stored, that the refresh token may have been spent.
+    ///
+    /// ## Implementation requirements
+    /// - As ``update(_:replacing:)``: write only in place of `stored` (``Auth/isSameVersion(as:)``, which ignores the
+    ///   mark); throw ``TokenAuthError`` `missing` or `superseded` otherwise; throw when the write did not happen.
+    /// - Keep everything else the entry records as it is (a record of the last refresh's time, the client).
+    ///
+    /// The default implementation writes `stored` with the mark through ``update(_:replacing:)``.
+    func markRefreshStarted(_ stored: Auth, at date: Date) async throws
+}
+
+extension AuthSaver {
+    public func markRefreshStarted(_ stored: Auth, at date: Date) async throws {
+        var marked = stored
+        marked.refreshStartedAt = date
+        try await update(marked, replacing: stored)
+    }
 }
 
 extension AuthSaver where Self: AuthLoader {

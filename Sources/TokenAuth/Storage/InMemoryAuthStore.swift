@@ -1,3 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 import Synchronization
 
 /// A token store in memory: for apps that do not persist tokens, and for tests.
@@ -12,7 +17,8 @@ public final class InMemoryAuthStore: AuthStore {
     /// The stored bundle.
     public var current: Auth? { state.withLock { $0.auth } }
 
-    /// How many times ``save(_:)`` or ``update(_:replacing:)`` wrote a bundle.
+    /// How many times ``save(_:)`` or ``update(_:replacing:)`` wrote a bundle (marks of a refresh that starts,
+    /// ``markRefreshStarted(_:at:)``, are not counted).
     public var saveCount: Int { state.withLock { $0.saves } }
 
     public func load() async throws -> Auth? { current }
@@ -27,6 +33,15 @@ public final class InMemoryAuthStore: AuthStore {
             guard let stored = state.auth else { throw TokenAuthError.missing("the in-memory store") }
             guard stored.isSameVersion(as: previous) else { throw TokenAuthError.superseded("the in-memory store") }
             state = (auth, state.saves + 1)
+        }
+    }
+
+    /// Marks the bundle as refreshing only if it is still `stored`, in one step; not counted in ``saveCount``.
+    public func markRefreshStarted(_ stored: Auth, at date: Date) async throws {
+        try state.withLock { state in
+            guard let current = state.auth else { throw TokenAuthError.missing("the in-memory store") }
+            guard current.isSameVersion(as: stored) else { throw TokenAuthError.superseded("the in-memory store") }
+            state.auth?.refreshStartedAt = date
         }
     }
 

@@ -9,9 +9,10 @@ import TokenAuth
 extension AuthManager {
     /// A manager for the ``FileAuthStore`` file of `account` on `service`: what
     /// ``forKeyringItem(service:account:keyring:transport:configuration:identityChecks:followsChanges:wallClock:logger:)``
-    /// is for a keyring item — the token endpoint and client recorded in the file, the item's lock (shared with the
-    /// keyring item of the same service and account, and with every other process), the compare-and-swap write,
-    /// revocation of tokens a refresh lost, the client credentials grant and identity checks as the file records them.
+    /// is for a keyring item — the token endpoint and client recorded in the file, the file's lock (in the store's
+    /// directory, shared with every other process that uses it), the write ahead of each grant, its answer kept until
+    /// stored (``FileAuthStore/refreshJournal``), the compare-and-swap write, revocation of tokens a refresh lost, the
+    /// client credentials grant and identity checks as the file records them.
     /// With `followsChanges`, it follows the releases of the item's lock (`FileRefreshLock.releases()`): after another
     /// process refreshed, signed in or signed out, the next use reads the file again.
     ///

@@ -128,6 +128,20 @@ public struct FileAuthStore: CredentialsStore {
         return keptAt
     }
 
+    /// The file's lock, in the store's own directory (`.locks`, 0700): every process that uses this directory takes
+    /// it, whatever its environment.
+    public func itemLock(maximumWait: Duration) -> FileRefreshLock {
+        FileRefreshLock(
+            service: service, account: account, directory: directory.appendingPathComponent(".locks"),
+            maximumWait: maximumWait)
+    }
+
+    /// Where a refresh's answer is kept until the file holds it: in the user's runtime directory, in memory — not in
+    /// the store's directory, whose disk may be what refused the answer.
+    public var refreshJournal: FileRefreshJournal {
+        FileRefreshJournal(name: "file-" + FileRefreshLock.digest(directory.path, service + "\u{0}" + account))
+    }
+
     /// Removes the file without taking its lock, whatever it holds (files kept aside stay); use
     /// ``CredentialsStore/delete()`` elsewhere.
     /// - Returns: whether there was one.

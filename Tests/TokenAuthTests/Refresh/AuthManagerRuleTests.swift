@@ -20,7 +20,9 @@ struct AuthManagerRuleTests {
         lock: (any RefreshLock)? = nil,
         configuration: AuthManager.Configuration = .init(backoff: Backoff(jitter: false))
     ) -> AuthManager {
-        AuthManager(store: store, refresher: endpoint, configuration: configuration, lock: lock, wallClock: clock.wallClock)
+        AuthManager(
+            store: store, refresher: endpoint, configuration: configuration, lock: lock, wallClock: clock.wallClock,
+            clock: ManualClock(advancingOnSleep: true))
     }
 
     /// A store holding ``expired``, an endpoint answering `access-1`, `access-2`…, and a manager over both.
@@ -85,28 +87,83 @@ struct AuthManagerRuleTests {
         #expect(endpoint.grantCount == 1)
     }
 
-    @Test("a failed save still serves the new token, keeps it off the fast path, and is retried on the next call")
+    @Test("a failed save is tried three times, then still serves the new token, off the fast path, and is retried on the next call")
     func failedSaveIsRetried() async throws {
         let (store, endpoint, manager) = parts()
         struct Locked: Error {}
         store.failSaves(with: Locked())
 
         #expect(try await manager.validToken() == "access-1")
-        #expect(store.saveCount == 1)
+        #expect(store.saveCount == 3, "the write and its two retries")
         #expect(store.stored?.refreshToken == "refresh-0")
+        #expect(store.stored?.refreshStartedAt != nil, "the item says its refresh token may have been spent")
 
         // Still failing: the token is served, and the write is attempted again on every call.
         #expect(try await manager.validToken() == "access-1")
-        #expect(store.saveCount == 2)
+        #expect(store.saveCount == 4)
 
         store.failSaves(with: nil)
         #expect(try await manager.validToken() == "access-1")
-        #expect(store.saveCount == 3)
+        #expect(store.saveCount == 5)
         #expect(store.stored?.refreshToken == "refresh-1")
+        #expect(store.stored?.refreshStartedAt == nil)
         // Written: now a call needs no decision and no write.
         #expect(try await manager.validToken() == "access-1")
-        #expect(store.saveCount == 3)
+        #expect(store.saveCount == 5)
         #expect(endpoint.grantCount == 1)
+    }
+
+    @Test("a store that cannot be written fails the call before the grant: nothing is spent")
+    func unwritableStoreSpendsNothing() async throws {
+        let (store, endpoint, manager) = parts()
+        struct Locked: Error {}
+        store.failMarks(with: Locked())
+
+        await #expect(throws: Locked.self) { try await manager.validToken() }
+        #expect(store.markCount == 1)
+        #expect(endpoint.grantCount == 0, "the refresh token was never sent")
+        #expect(store.stored == expired)
+
+        store.failMarks(with: nil)
+        #expect(try await manager.validToken() == "access-1")
+        #expect(endpoint.grantCount == 1)
+    }
+
+    @Test("with servesUnstoredTokens off, an answer the store did not take is notStored, never handed out")
+    func unstoredAnswerIsAnError() async throws {
+        let (store, endpoint, manager) = parts(
+            configuration: .init(backoff: Backoff(jitter: false), servesUnstoredTokens: false))
+        struct Locked: Error {}
+        store.failSaves(with: Locked())
+
+        let error = await #expect(throws: TokenAuthError.self) { try await manager.validToken() }
+        #expect(error?.code == .notStored)
+        #expect(error?.underlying is Locked)
+        #expect(endpoint.grantCount == 1)
+        store.failSaves(with: nil)
+        #expect(try await manager.validToken() == "access-1", "written on the next call, not refreshed again")
+        #expect(endpoint.grantCount == 1)
+        #expect(store.stored?.refreshToken == "refresh-1")
+    }
+
+    @Test("a write reported failed that landed counts as written: nothing is revoked or refreshed again")
+    func landedWriteIsRecognised() async throws {
+        let store = ControlledAuthStore(expired)
+        let endpoint = ScriptedTokenEndpoint(wallClock: clock.wallClock)
+        let revoker = CountingRevoker()
+        let manager = AuthManager(
+            store: store, refresher: endpoint, configuration: .init(backoff: Backoff(jitter: false)), revoker: revoker,
+            wallClock: clock.wallClock, clock: ManualClock(advancingOnSleep: true))
+        struct TimedOut: Error {}
+        // The write times out but lands, as a keyring call that completed after its caller gave up does.
+        store.failSaves(with: TimedOut(), afterStoring: true)
+
+        #expect(try await manager.validToken() == "access-1")
+        store.failSaves(with: nil)
+        #expect(try await manager.validToken() == "access-1")
+        #expect(revoker.count == 0, "the stored answer is this manager's own, not another writer's")
+        #expect(endpoint.grantCount == 1)
+        #expect(store.stored?.refreshToken == "refresh-1")
     }
 
     @Test("sign-out during a refresh: nothing is written back, and the waiters get loginRequired")
@@ -200,8 +257,12 @@ struct AuthManagerRuleTests {
             #expect(error?.isLoginRequired == true)
         }
         #expect(endpoint.grantCount == 1)
-        #expect(store.stored == expired)
         #expect(store.eraseCount == 0)
+        // Kept, but it says so, and holds no refresh token that any process could send again.
+        let kept = try #require(store.stored)
+        #expect(kept.accessToken == expired.accessToken)
+        #expect(kept.refreshToken == nil)
+        #expect(kept.endReason?.contains("invalid_grant") == true)
     }
 
     @Test("a token endpoint that redirects is misconfigured: not a sign-in, nothing erased even by the erase policy, not retried")
@@ -217,7 +278,7 @@ struct AuthManagerRuleTests {
         }
         #expect(endpoint.grantCount == 1)
         #expect(store.eraseCount == 0)
-        #expect(store.stored == expired)
+        #expect(store.stored?.isSameVersion(as: expired) == true)
     }
 
     @Test("across processes: two managers with a real FileRefreshLock over one store make one grant")
@@ -265,4 +326,13 @@ func result<T: Sendable>(
     }
     if outcome == nil { Issue.record("the task had no result within \(limit)", sourceLocation: sourceLocation) }
     return outcome
+}
+
+/// A revoker that counts what it is asked to revoke.
+final class CountingRevoker: TokenRevoker {
+    private let revoked = Mutex(0)
+    var count: Int { revoked.withLock { $0 } }
+    func revoke(_ token: String, hint: TokenRevocationClient.TokenTypeHint?) async throws {
+        revoked.withLock { $0 += 1 }
+    }
 }

@@ -20,7 +20,7 @@ struct AuthManagerSessionTests {
     func manager(_ store: ControlledAuthStore, _ endpoint: ScriptedTokenEndpoint, locked: Bool = true) -> AuthManager {
         AuthManager(
             store: store, refresher: endpoint, configuration: .init(backoff: Backoff(jitter: false)),
-            lock: locked ? lock : nil, wallClock: clock.wallClock)
+            lock: locked ? lock : nil, wallClock: clock.wallClock, clock: ManualClock(advancingOnSleep: true))
     }
 
     /// A manager that has loaded `stored` (valid for 100 s), with the clock then moved past its expiry and the
