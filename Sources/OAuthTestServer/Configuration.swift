@@ -40,6 +40,14 @@ extension OAuthTestServer {
         case form
     }
 
+    /// How the token endpoint answers a refresh token it no longer accepts (unknown, retired, revoked).
+    package enum DeadRefreshTokenAnswer: String, Sendable, Equatable, CaseIterable {
+        /// `400` with `{"error":"invalid_grant"}`, as RFC 6749 §5.2 says.
+        case invalidGrant
+        /// `400` with an empty body, as some OpenID providers answer it.
+        case emptyBadRequest
+    }
+
     /// Everything fixed for the lifetime of one server.
     package struct Configuration: Sendable {
         /// The address to listen on. Keep it on loopback.
@@ -74,6 +82,8 @@ extension OAuthTestServer {
         /// GitHub's do for the user tokens of GitHub Apps (the server does not expire them itself).
         /// https://docs.github.com/en/apps/creating-github-apps/authenticating-with-a-github-app/refreshing-user-access-tokens
         package var refreshTokenLifetime: Duration?
+        /// How a refresh token the server no longer accepts is answered.
+        package var deadRefreshTokenAnswer: DeadRefreshTokenAnswer = .invalidGrant
         /// The `token_type` the server sends; vary its case to test clients that must compare it case-insensitively.
         package var tokenType: String
         /// Whether a refresh grant issues a new refresh token (rotation, RFC 9700 §4.14.2).

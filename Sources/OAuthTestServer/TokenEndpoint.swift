@@ -128,6 +128,13 @@ struct TokenEndpoint: Sendable {
             }
             return result
         }
+        if configuration.deadRefreshTokenAnswer == .emptyBadRequest {
+            switch outcome {
+            case nil, .failure(.unknown), .failure(.wrongClient), .failure(.reuseDetected), .failure(.revoked):
+                return Reply.bytes(Data(), contentType: "text/plain", status: .badRequest, headers: [:])
+            default: break
+            }
+        }
         switch outcome {
         case nil:
             return Reply.oauthError("invalid_grant", "The refresh token was refused (injected fault).")

@@ -30,6 +30,9 @@ extension KeyringAuthStore {
         public let state: State
         /// Whether the `id_token` of the last refresh still waits for its check.
         public let identityCheckPending: Bool
+        /// When a refresh of the account started whose answer was not stored since (`Auth.refreshStartedAt`): its
+        /// refresh token may have been spent. The next use looks for the answer where it was kept.
+        public var refreshStartedAt: Date? = nil
     }
 
     /// Every stored account of `service` and the state of its session at `now`, read without refreshing, writing or
@@ -82,7 +85,8 @@ extension KeyringAuthStore.AccountState {
     init(account: String, credentials: StoredCredentials, at now: Date, leeway: Duration) {
         self.init(
             account: account, state: Self.state(of: credentials, at: now, leeway: leeway),
-            identityCheckPending: credentials.auth.unverifiedIDToken != nil)
+            identityCheckPending: credentials.auth.unverifiedIDToken != nil,
+            refreshStartedAt: credentials.auth.refreshStartedAt)
     }
 
     /// An entry of `account` that cannot be read, for `reason`.

@@ -7,6 +7,7 @@ package enum Main {
     /// Runs the command line with `signIn` as ``TokenCtl/signIn``; logs as ``TokenctlLogging`` sets them up.
     @MainActor
     package static func run(signIn: any SignInFeatures) async {
+        DetachedRefresh.runDetachedIfRefreshing(CommandLine.arguments)
         TokenctlLogging.bootstrap()
         await TokenCtl.$signIn.withValue(signIn) {
             await TokenCtl.main()

@@ -10,13 +10,34 @@ public final class PrivateBusProcess: Sendable {
     public let address: String
     private let process: Process
     private let input: Pipe
+    private let output: Pipe
     private let exited: AsyncStream<Void>
 
-    private init(address: String, process: Process, input: Pipe, exited: AsyncStream<Void>) {
+    private init(address: String, process: Process, input: Pipe, output: Pipe, exited: AsyncStream<Void>) {
         self.address = address
         self.process = process
         self.input = input
+        self.output = output
         self.exited = exited
+    }
+
+    /// Sends `command` (one line) to the helper and returns its one-line answer: see `scripts/lib/private-provider`.
+    /// - Throws: when the helper answers with an error, or nothing within `limit`.
+    @discardableResult
+    public func send(_ command: String, within limit: Duration = .seconds(60)) async throws -> String {
+        input.fileHandleForWriting.write(Data((command + "\n").utf8))
+        let handle = output.fileHandleForReading
+        let reading = Task.detached { Self.readLine(handle) }
+        let watchdog = Task {
+            try await Task.sleep(for: limit)
+            reading.cancel()
+        }
+        let answer = await reading.value
+        watchdog.cancel()
+        guard answer.hasPrefix("ok") else {
+            throw TestKeyring.AdminError(message: "the private provider answered \"\(answer)\" to \(command)")
+        }
+        return String(answer.dropFirst(2)).trimmingCharacters(in: .whitespaces)
     }
 
     /// Runs `body` with the helper started, and stops it afterwards, also when `body` throws.
@@ -58,7 +79,8 @@ public final class PrivateBusProcess: Sendable {
         }
         let line = await Task.detached { Self.readLine(output.fileHandleForReading) }.value
         watchdog.cancel()
-        let started = PrivateBusProcess(address: line, process: process, input: input, exited: exited.stream)
+        let started = PrivateBusProcess(
+            address: line, process: process, input: input, output: output, exited: exited.stream)
         guard line.hasPrefix("unix:") else {
             await started.stop()
             let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)

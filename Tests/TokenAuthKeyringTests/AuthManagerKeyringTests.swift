@@ -134,7 +134,9 @@ struct AuthManagerKeyringTests {
                     try await log.waitFor { $0.contains(.saveFailed(reason: "KeyringError.locked")) }
 
                     try await TestKeyring.unlockCollection(collection.path)
-                    #expect(try await store.load() == seeded, "the keyring still has the previous bundle")
+                    let previous = try #require(try await store.load(), "the keyring still has the previous bundle")
+                    #expect(previous.isSameVersion(as: seeded))
+                    #expect(previous.refreshStartedAt != nil, "marked before the grant")
                     #expect(try await manager.validAuth() == served)
                     #expect(try await store.load()?.refreshToken == served.refreshToken, "the next call wrote the new bundle")
                     #expect(fixture.server.stats.refreshGrants == 1)

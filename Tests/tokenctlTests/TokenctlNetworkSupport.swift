@@ -34,6 +34,7 @@ struct NetworkFixture {
     static func with<T>(
         accessTokenLifetime: Duration = .seconds(3600),
         refreshTokenLifetime: Duration? = nil,
+        deadRefreshTokenAnswer: OAuthTestServer.DeadRefreshTokenAnswer = .invalidGrant,
         function: String = #function,
         _ body: (NetworkFixture) async throws -> T
     ) async throws -> T {
@@ -42,6 +43,7 @@ struct NetworkFixture {
             users: ["alice": password],
             accessTokenLifetime: accessTokenLifetime)
         configuration.refreshTokenLifetime = refreshTokenLifetime
+        configuration.deadRefreshTokenAnswer = deadRefreshTokenAnswer
         return try await withServer(configuration) { server in
             let fixture = NetworkFixture(server: server, service: TestKeyring.uniqueService(function))
             return try await cleaningUp({
@@ -58,6 +60,14 @@ struct NetworkFixture {
         credentials.auth.issuedAt = now.addingTimeInterval(-age)
         credentials.auth.expiresAt = now.addingTimeInterval(left)
         try await store.save(credentials)
+    }
+
+    /// The stored format of a session the server really issued to `alice`, whose access token expired a minute ago,
+    /// with the token endpoint and public client that refresh it: what `tokenctl import` takes on standard input.
+    func expiredBundle() -> String {
+        let issued = server.issueTokens(clientID: "test-client", subject: "alice")
+        let expired = Date(timeIntervalSinceNow: -60).formatted(.iso8601)
+        return #"{"version":1,"access_token":"\#(issued.accessToken)","refresh_token":"\#(issued.refreshToken ?? "")","expires_at":"\#(expired)","token_endpoint":"\#(server.tokenEndpoint.absoluteString)","client_id":"test-client"}"#
     }
 
     /// Signs in with `tokenctl login` and the password grant of the public client, recording the revocation endpoint.

@@ -84,7 +84,7 @@ struct TokenctlTokenTests {
         }
     }
 
-    @Test("exit 3 when the server rejects the refresh token, 5 when it fails transiently; the item is kept either way")
+    @Test("exit 3 when the server rejects the refresh token, 5 when it fails transiently; the item is kept, saying what it knows")
     func exitCodesForFailures() async throws {
         try await withServer { server in
             let service = TestKeyring.uniqueService()
@@ -98,14 +98,26 @@ struct TokenctlTokenTests {
                 #expect(transient.status == 5)
                 #expect(transient.stdout.isEmpty)
                 #expect(transient.stderr.contains("kept"))
-                #expect(try await store.loadCredentials() == before)
+                // The same tokens, marked: the refresh token was sent, and may have been spent.
+                let afterTransient = try #require(try await store.loadCredentials())
+                #expect(afterTransient.auth.isSameVersion(as: try #require(before).auth))
+                #expect(afterTransient.auth.refreshStartedAt != nil)
+                #expect(afterTransient.client == before?.client)
 
                 server.updateFaults { $0.invalidGrantRefreshes = 1 }
                 let rejected = try await tokenctl(["token", "--service", service, "--account", "alice"])
                 #expect(rejected.status == 3)
                 #expect(rejected.stderr.contains("invalid_grant"))
                 #expect(!rejected.allOutput.contains(seeded.refreshToken!))
-                #expect(try await store.loadCredentials() == before)
+                // Kept, saying that a sign-in is required, without the refresh token the server refused.
+                let afterRejection = try #require(try await store.loadCredentials())
+                #expect(afterRejection.auth.accessToken == before?.auth.accessToken)
+                #expect(afterRejection.auth.refreshToken == nil)
+                #expect(afterRejection.auth.endReason?.contains("invalid_grant") == true)
+                #expect(afterRejection.client == before?.client)
+                let grants = server.stats.refreshGrants
+                #expect(try await tokenctl(["token", "--service", service, "--account", "alice"]).status == 3)
+                #expect(server.stats.refreshGrants == grants, "the refused refresh token is not sent again")
             }
         }
     }
@@ -129,7 +141,7 @@ struct TokenctlTokenTests {
                     #expect(!result.allOutput.contains(seeded.refreshToken!))
                 }
                 #expect(server.recordedRequests.allSatisfy { $0.uri.hasPrefix("/redirect?") })
-                #expect(try await store.loadCredentials() == before)
+                #expect(try await store.loadCredentials()?.auth.isSameVersion(as: try #require(before).auth) == true)
             }
         }
     }

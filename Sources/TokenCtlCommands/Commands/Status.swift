@@ -10,7 +10,9 @@ extension TokenCtl {
             abstract: "Show every account of a service and the state of its sign-in, or one account as `show` does.",
             discussion: """
                 Without --account, one line per stored account: "valid until …", "needs refresh" (the next use \
-                refreshes it), "sign-in required: …", "keyring locked" or "unreadable: …". Nothing is refreshed, \
+                refreshes it), "sign-in required: …" (also after the server refused the refresh token), "keyring \
+                locked" or "unreadable: …"; "(a refresh was not stored …)" when a refresh began and its answer was \
+                not stored, so that its refresh token may have been spent. Nothing is refreshed, \
                 written or unlocked. Accounts kept in files (--insecure-storage) that the keyring does not have \
                 follow, marked with their file (JSON: storage, path). With --account, the same as `show`. Exit code \
                 3 when nothing is stored.
@@ -27,10 +29,12 @@ extension TokenCtl {
             let expiresAt: Date?
             let reason: String?
             let identityCheckPending: Bool
+            let refreshStartedAt: Date?
 
             enum CodingKeys: String, CodingKey {
                 case account, state, reason
                 case expiresAt = "expires_at", identityCheckPending = "identity_check_pending"
+                case refreshStartedAt = "refresh_started_at"
             }
         }
 
@@ -61,6 +65,7 @@ extension TokenCtl {
                 for (state, location) in states {
                     print("\(ServerText.printable(state.account))\t\(Self.text(state.state, now: now))"
                         + (state.identityCheckPending ? " (identity check pending)" : "")
+                        + (state.refreshStartedAt == nil ? "" : " (a refresh was not stored: its refresh token may have been spent)")
                         + (state.account == chosen ? " (default)" : "")
                         + (location.path.map { " (in the file \($0), unencrypted)" } ?? ""))
                 }
@@ -77,7 +82,7 @@ extension TokenCtl {
             }
             return Row(
                 account: account.account, state: state, expiresAt: expiresAt, reason: reason,
-                identityCheckPending: account.identityCheckPending)
+                identityCheckPending: account.identityCheckPending, refreshStartedAt: account.refreshStartedAt)
         }
 
         private static func text(_ state: KeyringAuthStore.AccountState.State, now: Date) -> String {

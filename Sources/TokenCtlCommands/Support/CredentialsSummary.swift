@@ -41,6 +41,8 @@ package struct CredentialsSummary: Sendable, Equatable, Encodable {
     let identityCheckPending: Bool
     /// Why the session ended although the item was kept (then a sign-in is required), if it did.
     let endReason: String?
+    /// When a refresh started whose answer was not stored since: its refresh token may have been spent.
+    let refreshStartedAt: Date?
 
     /// Who signed in: the identity's issuer, subject and display name.
     struct IdentitySummary: Sendable, Equatable, Encodable {
@@ -79,6 +81,16 @@ package struct CredentialsSummary: Sendable, Equatable, Encodable {
         }
         identityCheckPending = auth.unverifiedIDToken != nil
         endReason = auth.endReason
+        refreshStartedAt = auth.refreshStartedAt
+    }
+
+    /// "a refresh started 3 min ago was not stored: …", or `nil` when no refresh is outstanding.
+    var interruptedRefresh: String? {
+        refreshStartedAt.map {
+            let local = $0.formatted(date: .abbreviated, time: .standard)
+            return "a refresh started \(local) and its answer was not stored: the refresh token may have been spent; "
+                + "the next use looks for the answer kept in memory and stores it, or tries the refresh token once more"
+        }
     }
 
     /// "signed in as ada@example.com (https://auth.example.com)": the display name, else the subject, and the
@@ -129,5 +141,6 @@ package struct CredentialsSummary: Sendable, Equatable, Encodable {
         case secondsSinceRefresh = "seconds_since_refresh"
         case issuer, identity
         case identityCheckPending = "identity_check_pending", endReason = "ended"
+        case refreshStartedAt = "refresh_started_at"
     }
 }

@@ -87,9 +87,10 @@ extension Exit {
         .serverError: transient, .rateLimited: transient, .networkFailure: transient, .timedOut: transient,
         .malformedResponse: transient, .backingOff: transient, .excessiveRefresh: transient,
         .identityUnavailable: transient, .superseded: transient, .responseTooLarge: transient,
-        .invalidResponse: transient, .lockTimedOut: transient, .lockUnavailable: transient,
-        // The file store (--insecure-storage) cannot be used, like a keyring that cannot.
-        .storageFailed: keyring,
+        .invalidResponse: transient, .lockTimedOut: transient,
+        // The file store (--insecure-storage) cannot be used, like a keyring that cannot; a refresh's answer the store
+        // did not take (kept for the next call); a lock that cannot be taken where it must be.
+        .storageFailed: keyring, .notStored: keyring, .lockUnavailable: keyring,
         // An endpoint, client or URL that cannot be used as configured: signing in again would meet the same.
         .insecureEndpoint: usage, .redirected: usage, .invalidClientConfiguration: usage, .invalidRequest: usage,
         .identityUntrusted: usage, .insecureURL: usage,

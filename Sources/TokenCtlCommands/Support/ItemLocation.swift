@@ -84,15 +84,20 @@ extension ItemOptions {
 
     /// A manager for the item where it lives, for a process that lives for one call; when neither store has it, the
     /// keyring's error (`noCredentials`, or no Secret Service).
+    ///
+    /// A refresh's answer that the store does not take is an error here (`notStored`, exit 4), never a token printed:
+    /// the process ends, and its memory with it. The answer is kept for the next call, which stores it. Terminating
+    /// signals wait while a refresh token is at stake (``SignalDeferral``).
     func manager(
         keyring: Keyring, transport: any HTTPTransport = URLSessionTransport(maximumResponseBodySize: TokenResponse.maximumSize)
     ) async throws -> AuthManager {
+        let configuration = AuthManager.Configuration(servesUnstoredTokens: false, windowGuards: [SignalDeferral()])
         var absent: (any Error)?
         let found = try await keyringFirst({
             do {
                 return try await AuthManager.forKeyringItem(
                     service: service, account: account, keyring: keyring, transport: transport,
-                    identityChecks: TokenCtl.signIn.identityChecks, followsChanges: false)
+                    configuration: configuration, identityChecks: TokenCtl.signIn.identityChecks, followsChanges: false)
             } catch let error as TokenAuthError where error.code == .noCredentials {
                 absent = error
                 return nil
@@ -100,7 +105,7 @@ extension ItemOptions {
         }, orFile: { _ in
             do {
                 return try await AuthManager.forFileItem(
-                    service: service, account: account, transport: transport,
+                    service: service, account: account, transport: transport, configuration: configuration,
                     identityChecks: TokenCtl.signIn.identityChecks, followsChanges: false)
             } catch let error as TokenAuthError where error.code == .noCredentials {
                 return nil
