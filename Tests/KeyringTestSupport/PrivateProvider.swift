@@ -1,17 +1,21 @@
 import Foundation
+import Synchronization
 import Testing
 
 /// A helper process that runs a private D-Bus bus (and whatever it starts on it), prints the bus's address on its
-/// first line once ready, and stops everything when its standard input closes: `scripts/lib/private-provider` and
-/// `scripts/lib/hung-secret-service.py`. Tests point a child process such as `tokenctl` at it (libsecret keeps one
-/// connection per process, so the test process itself cannot switch buses).
+/// first line once ready, and stops everything when its standard input closes: `scripts/lib/private-provider`,
+/// `scripts/lib/hung-secret-service.py` and `scripts/lib/fake-logind.py` (which also answers questions:
+/// ``ask(_:within:)``). Tests point a child process such as `tokenctl` at it (libsecret keeps one connection per
+/// process, so the test process itself cannot switch buses).
 public final class PrivateBusProcess: Sendable {
-    /// The private bus's address, for `DBUS_SESSION_BUS_ADDRESS`.
+    /// The private bus's address, for `DBUS_SESSION_BUS_ADDRESS` (or, for `fake-logind.py`, a `SleepInhibitor`).
     public let address: String
     private let process: Process
     private let input: Pipe
     private let output: Pipe
     private let exited: AsyncStream<Void>
+    /// Held from writing a question to reading its answer: one question at a time.
+    private let questions = Mutex(())
 
     private init(address: String, process: Process, input: Pipe, output: Pipe, exited: AsyncStream<Void>) {
         self.address = address
@@ -57,7 +61,9 @@ public final class PrivateBusProcess: Sendable {
         return try result.get()
     }
 
-    private static func start(
+    /// Starts the helper and returns once it has printed its address; the caller stops it (``with(_:_:environment:startLimit:_:)``
+    /// does both).
+    static func start(
         _ executable: URL, _ arguments: [String], environment: [String: String], startLimit: Duration
     ) async throws -> PrivateBusProcess {
         let process = Process()
@@ -77,7 +83,7 @@ public final class PrivateBusProcess: Sendable {
             try await Task.sleep(for: startLimit)
             process.terminate()
         }
-        let line = await Task.detached { Self.readLine(output.fileHandleForReading) }.value
+        let line = await Task.detached { Self.readLine(output.fileHandleForReading) ?? "" }.value
         watchdog.cancel()
         let started = PrivateBusProcess(
             address: line, process: process, input: input, output: output, exited: exited.stream)
@@ -101,11 +107,44 @@ public final class PrivateBusProcess: Sendable {
         for await _ in exited {}
     }
 
-    private static func readLine(_ handle: FileHandle) -> String {
+    /// Writes `question` as one line to the helper's standard input and returns the one line it answers, for a
+    /// helper that answers questions after its address (`scripts/lib/fake-logind.py`). One question at a time.
+    /// - Throws: `TestKeyring.AdminError` when the helper has exited or exits without answering; it is ended when it
+    ///   has not answered within `limit`, so the test fails instead of hanging.
+    public func ask(_ question: String, within limit: Duration = .seconds(30)) async throws -> String {
+        let watchdog = Task { [process] in
+            try await Task.sleep(for: limit)
+            process.terminate()
+        }
+        defer { watchdog.cancel() }
+        // On a dispatch thread: a blocking read must not occupy a thread of the cooperative pool.
+        let answer: String? = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { [self] in
+                continuation.resume(returning: questions.withLock { _ -> String? in
+                    // A helper that has exited has closed its end: writing would raise SIGPIPE in the test process.
+                    guard process.isRunning else { return nil }
+                    do {
+                        try input.fileHandleForWriting.write(contentsOf: Data((question + "\n").utf8))
+                    } catch {
+                        return nil
+                    }
+                    return Self.readLine(output.fileHandleForReading)
+                })
+            }
+        }
+        guard let answer else {
+            throw TestKeyring.AdminError(message: "the helper at \(address) did not answer \"\(question)\" (it exited)")
+        }
+        return answer
+    }
+
+    /// The next line on `handle`, without its newline; `nil` when the end comes first. Reads nothing beyond the
+    /// chunk that holds the newline: each helper prints one line, then waits for the next question.
+    private static func readLine(_ handle: FileHandle) -> String? {
         var data = Data()
         while !data.contains(UInt8(ascii: "\n")) {
             let chunk = handle.availableData
-            if chunk.isEmpty { break }
+            if chunk.isEmpty { return nil }
             data.append(chunk)
         }
         return String(String(decoding: data, as: UTF8.self).prefix { $0 != "\n" })

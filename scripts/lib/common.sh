@@ -4,10 +4,11 @@
 # keyring, secret-tool to show items the way a person would, python3-dbus and python3-gi (its GLib main loop; only
 # a Recommends of python3-dbus, so named here) for headless keyring admin and the test Secret Services;
 # KeePassXC and KWallet (kwalletd5, with libqca's plugins for its encrypted session) for the provider runs;
+# python3-dbusmock (its logind template) for the fake logind of the sleep inhibitor's tests (fake-logind.py);
 # Chromium (run headless) and curl as the browsers of the browser sign-in.
 # libcurl4-openssl-dev: FoundationNetworking, linked statically into tokenctl-full by scripts/build-tokenctl, needs -lcurl.
 TOKENKEYRING_APT_PACKAGES=(libsecret-1-dev libglib2.0-dev libglib2.0-bin gnome-keyring libsecret-tools dbus python3-dbus
-    python3-gi keepassxc libkf5wallet-bin libqca-qt5-2-plugins chromium curl libcurl4-openssl-dev)
+    python3-gi python3-dbusmock keepassxc libkf5wallet-bin libqca-qt5-2-plugins chromium curl libcurl4-openssl-dev)
 
 say() { printf '%s\n' "$*" >&2; }
 
