@@ -25,19 +25,11 @@ public final class PrivateBusProcess: Sendable {
         self.exited = exited
     }
 
-    /// Sends `command` (one line) to the helper and returns its one-line answer: see `scripts/lib/private-provider`.
-    /// - Throws: when the helper answers with an error, or nothing within `limit`.
+    /// Sends `command` to `scripts/lib/private-provider` (see there) and returns what follows its "ok".
+    /// - Throws: when the helper answers with an error, exits, or does not answer within `limit`.
     @discardableResult
     public func send(_ command: String, within limit: Duration = .seconds(60)) async throws -> String {
-        input.fileHandleForWriting.write(Data((command + "\n").utf8))
-        let handle = output.fileHandleForReading
-        let reading = Task.detached { Self.readLine(handle) }
-        let watchdog = Task {
-            try await Task.sleep(for: limit)
-            reading.cancel()
-        }
-        let answer = await reading.value
-        watchdog.cancel()
+        let answer = try await ask(command, within: limit)
         guard answer.hasPrefix("ok") else {
             throw TestKeyring.AdminError(message: "the private provider answered \"\(answer)\" to \(command)")
         }
