@@ -81,7 +81,8 @@ public struct FileAuthStore: CredentialsStore {
 
     /// ``defaultDirectory()`` for the environment `directories` reads.
     static func defaultDirectory(in directories: UserDirectories) -> URL {
-        URL(fileURLWithPath: directories.stateHome).appendingPathComponent("tokenkeyring")
+        // A directory by hint: `URL(fileURLWithPath:)` would ask the file system, on `tokenctl token`'s path.
+        URL(filePath: directories.stateHome + "/tokenkeyring", directoryHint: .isDirectory)
     }
 
     /// The item's file: ``directory`` and `SERVICE+ACCOUNT.json`.

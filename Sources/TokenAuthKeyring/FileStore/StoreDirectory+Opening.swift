@@ -32,8 +32,8 @@ extension StoreDirectory {
                 switch error.code {
                 case ENOENT:
                     guard creating else { return nil }
-                    made += 1
-                    guard made <= Self.maximumLinks else { throw failure(next, "it keeps disappearing once made") }
+                    made += 1  // bounded: another process could remove each directory as soon as it is made
+                    guard made <= 100 else { throw failure(next, "it keeps disappearing once made") }
                     try make(component, in: way, at: next)
                     pending.append(component)
                 case ELOOP, ENOTDIR:
@@ -69,7 +69,7 @@ extension StoreDirectory {
                 throw error
             }
             close(way.descriptor)
-            way = Way(descriptor: descriptor, path: next)
+            way = Way(descriptor: descriptor, path: next == "/" ? "" : next)
             if isStore {
                 way.descriptor = -1  // the caller's now: the `defer` above must not close it
                 return descriptor
@@ -84,8 +84,10 @@ extension StoreDirectory {
         var descriptor: Int32
         let path: String
 
+        /// The path of `component` in it, for messages (`/` for the root).
         func path(adding component: String) -> String {
-            component == ".." ? parentPath : path + "/" + component
+            let added = component == ".." ? parentPath : path + "/" + component
+            return added.isEmpty ? "/" : added
         }
 
         var parentPath: String {
