@@ -13,9 +13,25 @@ import TokenAuthKeyring
 //       prints a valid access token of the item, refreshing it first if needed through the client the file records,
 //       as an app would: an AuthManager over the store and its item lock. The waits (the lock, the token request)
 //       are long, for a loaded machine; the debug log (the lock's "waiting for the refresh lock") goes to stderr.
+//   file-store-child load DIRECTORY SERVICE ACCOUNT
+//       prints the item's access token as stored, or the store's error (its code and sentence) on stderr, exit 1.
+//   file-store-child hold FILE
+//       as a writer of the store does with its temporary file: creates FILE (0600), locks it with flock, writes a
+//       part of a bundle, prints "holding" on stderr and waits, holding the lock, until it is killed.
 let arguments = CommandLine.arguments
+if arguments.count == 3, arguments[1] == "hold" {
+    let part = Array(#"{"version":1,"access_tok"#.utf8)
+    let file = open(arguments[2], O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+    guard file >= 0, flock(file, LOCK_EX) == 0, write(file, part, part.count) == part.count else {
+        FileHandle.standardError.write(Data("file-store-child: cannot hold \(arguments[2]): \(errno)\n".utf8))
+        exit(1)
+    }
+    FileHandle.standardError.write(Data("holding\n".utf8))
+    while true { pause() }
+}
 guard arguments.count >= 5, let mode = arguments.dropFirst().first else {
-    FileHandle.standardError.write(Data("usage: file-store-child write|token DIRECTORY SERVICE ACCOUNT [PREFIX]\n".utf8))
+    FileHandle.standardError.write(
+        Data("usage: file-store-child write|token|load DIRECTORY SERVICE ACCOUNT [PREFIX], or hold FILE\n".utf8))
     exit(64)
 }
 let directory = URL(fileURLWithPath: arguments[2])
@@ -50,6 +66,14 @@ do {
             store: store, refresher: TokenEndpointClient(client: client, transport: transport),
             lock: store.itemLock(maximumWait: .seconds(600)))
         print(try await manager.validToken())
+    case "load":
+        let store = FileAuthStore(service: service, account: account, directory: directory)
+        do {
+            print(try await store.load()?.accessToken ?? "(nothing stored)")
+        } catch let error as TokenAuthError {
+            FileHandle.standardError.write(Data("\(error.code): \(error)\n".utf8))
+            exit(1)
+        }
     default:
         FileHandle.standardError.write(Data("unknown mode \(mode)\n".utf8))
         exit(64)

@@ -100,6 +100,52 @@ struct FileAuthStoreProcessTests {
         }
     }
 
+    @Test("a temporary file a live writer holds locked survives another process's write, whatever PID its name says; an unlocked one is removed")
+    func lockedTemporarySurvives() async throws {
+        let temporary = try TemporaryDirectory()
+        let directory = temporary.url.appendingPathComponent("tokenkeyring")
+        let store = FileAuthStore(service: "tmp.example", account: "ada", directory: directory)
+        try await store.save(StoredCredentials(auth: Auth(accessToken: "first")))
+        // Named as earlier versions named a writer's file, after its PID: for the held one a PID that runs nowhere
+        // in this namespace (as a writer's in another PID namespace: `kill` says ESRCH), for the abandoned one
+        // init's, which always runs.
+        let ended = try await runCommand("/bin/sh", ["-c", "echo $$"])
+        let otherNamespace = try #require(Int32(ended.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
+        let held = directory.path + "/.tmp.example+ada.json.tmp-\(otherNamespace)-a1b2c3"
+        let abandoned = directory.path + "/.tmp.example+ada.json.tmp-1-d4e5f6"
+        #expect(FileManager.default.createFile(
+            atPath: abandoned, contents: Data("partial".utf8), attributes: [.posixPermissions: 0o600]))
+        let holder = try startCommand(try childPath(), ["hold", held])
+        let holding = try await holder.waitForStderr(containing: "holding")
+        #expect(holding, "the holder never held \(held): \(holder.stderrSoFar)")
+
+        try await store.save(StoredCredentials(auth: Auth(accessToken: "second")))
+        #expect(FileManager.default.fileExists(atPath: held), "the live writer's file is left to it")
+        #expect(!FileManager.default.fileExists(atPath: abandoned), "the file no one holds is removed")
+        #expect(try await store.load()?.accessToken == "second")
+
+        kill(holder.pid, SIGKILL)
+        _ = await holder.finish()
+        try await store.save(StoredCredentials(auth: Auth(accessToken: "third")))
+        #expect(try temporaries(in: directory).isEmpty, "once its writer is gone, the next write removes it")
+        #expect(try await store.load()?.accessToken == "third")
+    }
+
+    @Test("a FIFO in the item's place: a read ends at once with storageFailed, waiting for no writer")
+    func fifoRefused() async throws {
+        let temporary = try TemporaryDirectory()
+        let directory = temporary.url.appendingPathComponent("tokenkeyring")
+        let store = FileAuthStore(service: "fifo.example", account: "ada", directory: directory)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        #expect(mkfifo(store.path, 0o600) == 0)
+
+        // In a process of its own, so that a read that waits is killed at the timeout (status -1), not the test.
+        let result = try await runCommand(
+            try childPath(), ["load", directory.path, store.service, store.account], timeout: .seconds(30))
+        #expect(result.status == 1, "ended with the store's error: \(result.stderr)")
+        #expect(result.stderr.contains("storageFailed: The token file store could not use \(store.path): it is not a regular file."), "\(result.stderr)")
+    }
+
     /// The temporary files in `directory`.
     private func temporaries(in directory: URL) throws -> [String] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []

@@ -264,20 +264,81 @@ struct FileAuthStoreTests {
         }
     }
 
-    @Test("the temporary file of a writer that was killed is removed by the next write; a live writer's stays")
-    func abandonedTemporaryRemoved() async throws {
-        try await withStore { store, _ in
-            try await store.save(Self.credentials)
-            let ended = try await runCommand("/bin/sh", ["-c", "echo $$"])
-            let deadPID = try #require(Int32(ended.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
-            let abandoned = store.directory.path + "/.api.example.org+ada.json.tmp-\(deadPID)-a1b2c3"
-            let live = store.directory.path + "/.api.example.org+ada.json.tmp-1-a1b2c3"  // init never ends
-            for path in [abandoned, live] {
-                #expect(FileManager.default.createFile(atPath: path, contents: Data("partial".utf8)))
+    @Test("a directory on the way that others can write to is refused, naming it and `chmod go-w`; a sticky one is not")
+    func wayWritableByOthersRefused() async throws {
+        try await withStore { store, temporary in
+            let state = temporary.url.appendingPathComponent("state")
+            try FileManager.default.createDirectory(at: state, withIntermediateDirectories: false)
+            try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: state.path)
+
+            let attempts: [(String, () async throws -> Void)] = [
+                ("save", { try await store.save(Self.credentials) }), ("load", { _ = try await store.load() }),
+                ("accounts", { _ = try FileAuthStore.accounts(of: store.service, directory: store.directory) }),
+            ]
+            for (name, attempt) in attempts {
+                let error = await #expect(throws: TokenAuthError.self, "\(name)") { try await attempt() }
+                #expect(error?.code == .storageFailed, "\(name)")
+                #expect(error?.reason.contains("could not use \(state.path): it is on the way to") == true, "\(name): \(String(describing: error))")
+                #expect(error?.fix.contains("chmod go-w \(state.path)") == true, "\(name)")
             }
+            #expect(!FileManager.default.fileExists(atPath: store.directory.path), "nothing was made below it")
+
+            // Writable by all but sticky, as /tmp: no one else can move what is in it.
+            try FileManager.default.setAttributes([.posixPermissions: 0o1777], ofItemAtPath: state.path)
             try await store.save(Self.credentials)
-            #expect(!FileManager.default.fileExists(atPath: abandoned))
-            #expect(FileManager.default.fileExists(atPath: live))
+            #expect(try await store.loadCredentials() == Self.credentials)
         }
+    }
+
+    @Test("a symbolic link on the way is followed, and the directories it leads to are checked; the store's directory itself may not be a link")
+    func linksOnTheWay() async throws {
+        let temporary = try TemporaryDirectory()
+        let real = temporary.url.appendingPathComponent("real")
+        try FileManager.default.createDirectory(at: real, withIntermediateDirectories: false)
+        let link = temporary.url.appendingPathComponent("link")
+        try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: "real")
+        let throughLink = FileAuthStore(
+            service: "api.example.org", account: "ada", directory: link.appendingPathComponent("tokenkeyring"))
+        try await throughLink.save(Self.credentials)
+        #expect(try await throughLink.loadCredentials() == Self.credentials)
+        #expect(FileManager.default.fileExists(atPath: real.path + "/tokenkeyring/api.example.org+ada.json"))
+
+        try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: real.path)
+        let open = await #expect(throws: TokenAuthError.self) { try await throughLink.load() }
+        #expect(open?.reason.contains("could not use \(real.path): it is on the way") == true, "\(String(describing: open))")
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: real.path)
+
+        let linkedStore = temporary.url.appendingPathComponent("store-link")
+        try FileManager.default.createSymbolicLink(atPath: linkedStore.path, withDestinationPath: "real/tokenkeyring")
+        let store = FileAuthStore(service: "api.example.org", account: "ada", directory: linkedStore)
+        for attempt in [{ _ = try await store.load() }, { try await store.save(Self.credentials) }] {
+            let error = await #expect(throws: TokenAuthError.self) { try await attempt() }
+            #expect(error?.code == .storageFailed)
+            #expect(error?.reason.contains("could not use \(linkedStore.path): it is a symbolic link") == true, "\(String(describing: error))")
+        }
+    }
+
+    @Test("the item's file is read only when it is a regular file: a directory in its place is refused")
+    func notRegularRefused() async throws {
+        try await withStore { store, _ in
+            try FileManager.default.createDirectory(
+                at: URL(fileURLWithPath: store.path), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            let error = await #expect(throws: TokenAuthError.self) { try await store.load() }
+            #expect(error?.code == .storageFailed)
+            #expect(error?.reason.contains("it is not a regular file") == true, "\(String(describing: error))")
+        }
+    }
+
+    @Test("the default directory: $XDG_STATE_HOME when absolute, else $HOME/.local/state, whatever the password database says")
+    func defaultDirectoryFollowsHome() {
+        func directory(_ environment: [String: String]) -> String {
+            FileAuthStore.defaultDirectory(in: UserDirectories { environment[$0] }).path
+        }
+        #expect(directory(["HOME": "/srv/ada", "XDG_STATE_HOME": "/var/state"]) == "/var/state/tokenkeyring")
+        #expect(directory(["HOME": "/srv/ada"]) == "/srv/ada/.local/state/tokenkeyring")
+        #expect(directory(["HOME": "/srv/ada", "XDG_STATE_HOME": "relative/state"]) == "/srv/ada/.local/state/tokenkeyring")
+        let passwordHome = FileManager.default.homeDirectoryForCurrentUser.path
+        #expect(directory(["HOME": "not/absolute"]) == passwordHome + "/.local/state/tokenkeyring")
+        #expect(directory([:]) == passwordHome + "/.local/state/tokenkeyring")
     }
 }

@@ -166,6 +166,39 @@ struct TokenctlInsecureStorageTests {
         }
     }
 
+    @Test("a FIFO in the item's place: token exits 4 at once with a sentence, waiting for no writer")
+    func fifoRefused() async throws {
+        let place = try Place(keyring: false)
+        let store = place.store("files.example")
+        try FileManager.default.createDirectory(
+            at: store.directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        #expect(mkfifo(store.path, 0o600) == 0)
+        // Bounded by tokenctl's command timeout: a read that waits for a writer is killed there (status -1).
+        let result = try await place.run(["token", "--service", "files.example", "--account", "ada"])
+        #expect(result.status == 4, "\(result.allOutput)")
+        #expect(result.stderr.contains("could not use \(store.path): it is not a regular file."), "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test("without XDG_STATE_HOME the files are under $HOME/.local/state, as documented, whatever the password database says")
+    func followsHome() async throws {
+        let place = try Place(keyring: false)
+        let home = place.directory.url.appendingPathComponent("home")
+        var environment = place.environment
+        environment["XDG_STATE_HOME"] = .some(nil)
+        environment["HOME"] = home.path
+        let item = ["--service", "files.example", "--account", "ada"]
+        let path = home.path + "/.local/state/tokenkeyring/files.example+ada.json"
+
+        let stored = try await tokenctl(["import", "--insecure-storage"] + item, stdin: Self.token, environment: environment)
+        #expect(stored.status == 0, "\(stored.stderr)")
+        #expect(stored.stderr.contains(Self.warning + path), "\(stored.stderr)")
+        #expect(FileManager.default.fileExists(atPath: path))
+        let token = try await tokenctl(["token"] + item, environment: environment)
+        #expect(token.status == 0, "\(token.stderr)")
+        #expect(token.stdout == Self.token + "\n")
+    }
+
     @Test("the keyring comes first: with an item in both, readers take the keyring's; delete removes it, then the file's is read",
           .needsSecretService)
     func keyringFirst() async throws {

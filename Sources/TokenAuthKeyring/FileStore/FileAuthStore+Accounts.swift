@@ -21,7 +21,7 @@ extension FileAuthStore {
     ///   users; none when it does not exist (then there are no accounts).
     public static func accounts(of service: String, directory: URL? = nil) throws -> [String] {
         let folder = StoreDirectory(path: (directory ?? defaultDirectory()).path)
-        return try folder.names()
+        return try (folder.withDirectory(creating: false) { try $0.names() } ?? [])
             .compactMap { FileStoreNames.item(fromFileName: $0) }
             .filter { $0.service == service }
             .map(\.account)

@@ -3,9 +3,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#endif
 import TokenAuth
 
 /// Token bundles in plain files, one per (service, account): for machines with no Secret Service at all (SSH
@@ -34,6 +31,12 @@ import TokenAuth
 ///   it: a reader, or a process killed mid-write, sees the old file or the new one, never a part. A directory or
 ///   file that other users can open is refused (`TokenAuthError` with code `storageFailed`, naming the `chmod`), not
 ///   repaired: the tokens may already have been read.
+/// - **By descriptor, on a safe way.** Each operation opens ``directory`` once, walking to it from `/` without
+///   following links it cannot trust, and refuses it when a directory on the way could be changed by another user
+///   (neither root's nor the user's, or writable by group or others without the sticky bit: OpenSSH's `StrictModes`
+///   rule); the error names that directory. Its files are then reached through that descriptor. A read never waits:
+///   anything but a regular file (a FIFO, a device, a socket, a link) is refused at once, and so is a file over
+///   1 MiB. A temporary file is locked while it is written; only unlocked ones — of killed writers — are cleaned.
 /// - **Unreadable files are kept.** Reading one throws `corrupt` or `unsupportedVersion` and changes nothing; the one
 ///   write allowed to replace it (``CredentialsStore/signIn(_:)``, ``save(_:)``) first keeps it as
 ///   `SERVICE+ACCOUNT.json.corrupt-STAMP`, never overwriting or deleting it. A refresh never replaces it.
@@ -69,15 +72,17 @@ public struct FileAuthStore: CredentialsStore {
         self.wallClock = wallClock
     }
 
-    /// `$XDG_STATE_HOME/tokenkeyring`, or `~/.local/state/tokenkeyring` when `XDG_STATE_HOME` is unset or not an
-    /// absolute path (the XDG Base Directory rule).
+    /// `$XDG_STATE_HOME/tokenkeyring`, or `$HOME/.local/state/tokenkeyring` when `XDG_STATE_HOME` is unset or not an
+    /// absolute path (the XDG Base Directory rule); the password database's home directory only when `HOME` is unset
+    /// or not an absolute path either.
     public static func defaultDirectory() -> URL {
-        // getenv, not ProcessInfo's environment: that copies every variable, on `tokenctl token`'s path.
-        if let state = getenv("XDG_STATE_HOME").map({ String(cString: $0) }), state.hasPrefix("/") {
-            return URL(fileURLWithPath: state).appendingPathComponent("tokenkeyring")
-        }
-        return FileManager.default.homeDirectoryForCurrentUser
-            .appendingPathComponent(".local/state/tokenkeyring")
+        defaultDirectory(in: .process)
+    }
+
+    /// ``defaultDirectory()`` for the environment `directories` reads.
+    static func defaultDirectory(in directories: UserDirectories) -> URL {
+        // A directory by hint: `URL(fileURLWithPath:)` would ask the file system, on `tokenctl token`'s path.
+        URL(filePath: directories.stateHome + "/tokenkeyring", directoryHint: .isDirectory)
     }
 
     /// The item's file: ``directory`` and `SERVICE+ACCOUNT.json`.
@@ -108,7 +113,10 @@ public struct FileAuthStore: CredentialsStore {
 
     /// ``loadCredentials()`` on the calling thread: a few system calls, no task.
     func loadCredentialsNow() throws -> StoredCredentials? {
-        guard let bytes = try storeDirectory.read(try checkedFileName()) else { return nil }
+        let name = try checkedFileName()
+        guard let bytes = try storeDirectory.withDirectory(creating: false, { try $0.read(name) }) ?? nil else {
+            return nil
+        }
         return try decode(bytes)
     }
 
@@ -120,12 +128,15 @@ public struct FileAuthStore: CredentialsStore {
     @discardableResult
     public func save(_ credentials: StoredCredentials) async throws -> String? {
         let name = try checkedFileName()
-        var keptAt: String?
-        if let existing = try storeDirectory.read(name), (try? decode(existing)) == nil {
-            keptAt = try storeDirectory.keepAside(name, stamp: Self.stamp((wallClock ?? systemWallClock)()))
-        }
-        try storeDirectory.write(Array(try StoredBundleFormat.encode(credentials).utf8), to: name)
-        return keptAt
+        let bytes = Array(try StoredBundleFormat.encode(credentials).utf8)
+        return try storeDirectory.withDirectory(creating: true) { folder in
+            var keptAt: String?
+            if let existing = try folder.read(name), (try? decode(existing)) == nil {
+                keptAt = try folder.keepAside(name, stamp: Self.stamp((wallClock ?? systemWallClock)()))
+            }
+            try folder.write(bytes, to: name)
+            return keptAt
+        } ?? nil
     }
 
     /// The file's lock, in the store's own directory (`.locks`, 0700): every process that uses this directory takes
@@ -146,7 +157,8 @@ public struct FileAuthStore: CredentialsStore {
     /// ``CredentialsStore/delete()`` elsewhere.
     /// - Returns: whether there was one.
     public func remove() async throws -> Bool {
-        try storeDirectory.remove(try checkedFileName())
+        let name = try checkedFileName()
+        return try storeDirectory.withDirectory(creating: false) { try $0.remove(name) } ?? false
     }
 
     /// The credentials in `bytes`; a file that is not UTF-8 text is `corrupt`. The fix names what a sign-in does.

@@ -11,204 +11,87 @@ import Glibc
 import Musl
 #endif
 
-/// The directory of ``FileAuthStore`` and the system calls on its files: the one place where the store touches the
-/// file system. Every failure is a `TokenAuthError` with code `storageFailed` naming the path, never a secret.
+/// The directory of ``FileAuthStore`` (and of `tokenctl`'s default accounts) and the system calls on its files: with
+/// ``OpenStoreDirectory``, the one place where the store touches the file system. Every failure is a `TokenAuthError`
+/// with code `storageFailed` naming the path, never a secret.
 ///
-/// - The directory is made `0700`; one that is open to other users or owned by another user is refused (every read
-///   and write fails, naming `chmod 700`), never repaired silently: the tokens in it may already have been read.
-/// - Files are read only when they are regular files (not links) of this user that no other user can read (`0600`).
-/// - A write goes to a temporary file in the same directory, created `0600` (`mkstemp`), written whole and
-///   `fsync`ed, then renamed over the item and the directory `fsync`ed: a reader, or a process killed at any
-///   moment, sees the old file or the new one, never a part. A killed writer's temporary file is removed by the
-///   next write of the item.
-struct StoreDirectory: Sendable {
+/// **By descriptor.** Each operation opens the directory once (``withDirectory(creating:_:)``) and reaches its files
+/// by name through that descriptor (`openat`, `renameat`, `linkat`, `unlinkat`), never through a path resolved again:
+/// a directory renamed, or replaced by a link, while an operation runs cannot send its reads and writes elsewhere.
+///
+/// **The way to the directory** is walked from `/`, one directory at a time, each opened without following a link
+/// (`O_NOFOLLOW`) and checked with `fstat`, as OpenSSH's `StrictModes` checks the way to `authorized_keys`:
+/// - Every directory on the way must belong to root or to this user, and must not be writable by its group or by
+///   others unless it is sticky (as `/tmp` is). Anyone else who can write to one could move the store's directory
+///   away and put their own in its place; such a way is refused (`chmod go-w`, or another directory), not used.
+/// - A symbolic link on the way is followed only when it belongs to root or to this user (it lives in a directory
+///   just checked); the directories it leads to are checked in turn. The store's directory itself must not be a link.
+/// - Missing directories are made `0700` by writes (reads make nothing).
+///
+/// **The directory and its files.** The directory must belong to this user and be open to no one else (`0700`); a
+/// file is read only when it is a regular file (not a link, a FIFO or a device: opened `O_NONBLOCK`, so that nothing
+/// waits for a writer) of this user, open to no one else (`0600`), and no larger than ``maximumFileSize``. What is
+/// refused is never repaired silently: the tokens in it may already have been read. A directory of ``Contents/choices``
+/// — no secret in it — may also be readable by others (`0755`, `0644`), never writable.
+///
+/// **Writes** go to a temporary file in the same directory with a name no one can guess, created `0600` with
+/// `O_EXCL`, locked (`flock`) while it is written, `fsync`ed, renamed over the item and the directory `fsync`ed: a
+/// reader, or a process killed at any moment, sees the old file or the new one, never a part. The next write of an
+/// item removes the item's temporary files that no process holds locked — those of writers that were killed — and
+/// never one that a live writer holds, whatever process (or PID namespace) it runs in.
+package struct StoreDirectory: Sendable {
+    /// What the directory's files hold, which decides who else may read them.
+    package enum Contents: Sendable {
+        /// Tokens: the directory `0700` and its files `0600`, read by no one else.
+        case secrets
+        /// Choices that are no secret (`tokenctl`'s default accounts): made `0700` and `0600` all the same, but a
+        /// directory or file that others can only read (`0755`, `0644`, as earlier versions wrote them) is read.
+        case choices
+    }
+
     /// The directory.
-    let path: String
+    package let path: String
+    /// What its files hold.
+    package let contents: Contents
+    /// How its errors name what could not be used, e.g. "The token file store".
+    let owner: String
 
     /// The largest file read: a token bundle is a few KiB.
     static let maximumFileSize = 1024 * 1024
 
-    /// The path of the file `name` in the directory.
-    func path(of name: String) -> String { path + "/" + name }
-
-    // MARK: The directory
-
-    /// Whether the directory exists; throws when it exists but is not safe to use.
-    func exists() throws -> Bool {
-        var info = stat()
-        guard stat(path, &info) == 0 else {
-            guard errno == ENOENT else { throw failure(path, "it cannot be examined (\(Self.systemError()))") }
-            return false
-        }
-        guard info.st_mode & S_IFMT == S_IFDIR else {
-            throw failure(path, "it is not a directory", fix: "Move it away, or choose another directory.")
-        }
-        try checkOwnerAndMode(of: info, at: path, allowed: 0o700, fix: "Run `chmod 700 \(path)`")
-        return true
+    /// A directory of `contents` at `path`, named `owner` in its errors ("The token file store could not use …").
+    package init(path: String, contents: Contents = .secrets, owner: String = "The token file store") {
+        self.path = path
+        self.contents = contents
+        self.owner = owner
     }
 
-    /// Makes the directory (`0700`, and its missing parents `0700`) when it is missing, and checks it.
-    func create() throws {
-        guard try !exists() else { return }
-        let parent = URL(filePath: path).deletingLastPathComponent().path
-        do {
-            try FileManager.default.createDirectory(
-                atPath: parent, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw failure(parent, "it cannot be created (\(Self.describe(error)))")
-        }
-        guard mkdir(path, 0o700) == 0 || errno == EEXIST else {
-            throw failure(path, "it cannot be created (\(Self.systemError()))")
-        }
-        _ = try exists()
-    }
+    /// The path of the file `name` in the directory, for messages.
+    package func path(of name: String) -> String { path + "/" + name }
 
-    /// The names of the files in the directory (none when it is missing).
-    func names() throws -> [String] {
-        guard try exists() else { return [] }
-        do {
-            return try FileManager.default.contentsOfDirectory(atPath: path)
-        } catch {
-            throw failure(path, "it cannot be listed (\(Self.describe(error)))")
-        }
-    }
-
-    // MARK: Files
-
-    /// The bytes of file `name`, or `nil` when there is none.
-    func read(_ name: String) throws -> [UInt8]? {
-        guard try exists() else { return nil }
-        let file = path(of: name)
-        let descriptor = open(file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
-        guard descriptor >= 0 else {
-            if errno == ENOENT { return nil }
-            if errno == ELOOP {
-                throw failure(file, "it is a symbolic link", fix: "Replace the link by the file itself, or remove it.")
-            }
-            throw failure(file, "it cannot be opened (\(Self.systemError()))")
-        }
+    /// Opens the directory (see the type's overview), runs `body` with it and closes it.
+    /// - Parameters:
+    ///   - creating: Whether to make the directory and its missing parents (`0700`) when it is missing.
+    ///   - body: What to do in it.
+    /// - Returns: What `body` returned, or `nil` when the directory is missing and `creating` is `false`.
+    package func withDirectory<Result>(
+        creating: Bool, _ body: (OpenStoreDirectory) throws -> Result
+    ) throws -> Result? {
+        guard let descriptor = try open(creating: creating) else { return nil }
         defer { close(descriptor) }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0 else { throw failure(file, "it cannot be examined (\(Self.systemError()))") }
-        guard info.st_mode & S_IFMT == S_IFREG else {
-            throw failure(file, "it is not a regular file", fix: "Move it away; the next sign-in writes the file anew.")
-        }
-        try checkOwnerAndMode(
-            of: info, at: file, allowed: 0o600,
-            fix: "Run `chmod 600 \(file)`; anyone who could read it may have copied the tokens, so sign out and in "
-                + "again if that matters")
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
-            if count == 0 { return bytes }
-            guard count > 0 else {
-                if errno == EINTR { continue }
-                throw failure(file, "it cannot be read (\(Self.systemError()))")
-            }
-            bytes += chunk[0..<count]
-            guard bytes.count <= Self.maximumFileSize else {
-                throw failure(file, "it is larger than \(Self.maximumFileSize) bytes", fix: "Move it away.")
-            }
-        }
+        return try body(OpenStoreDirectory(descriptor: descriptor, directory: self))
     }
 
-    /// Replaces file `name` by `bytes` atomically (see the type's overview), making the directory when it is missing.
-    func write(_ bytes: [UInt8], to name: String) throws {
-        try create()
-        removeAbandonedTemporaries(of: name)
-        let temporary = try writeTemporary(bytes, for: name)
-        guard rename(temporary, path(of: name)) == 0 else {
-            let error = Self.systemError()
-            unlink(temporary)
-            throw failure(path(of: name), "the new file could not be moved into place (\(error))")
-        }
-        try syncDirectory()
-    }
+    // MARK: Checks
 
-    /// Keeps file `name` as `NAME.corrupt-STAMP` (`-2`, `-3`, … when taken) by a second link, so that the next write
-    /// replaces the item without destroying what it held; the item's own name stays in place until then.
-    /// - Returns: the path it is kept at.
-    func keepAside(_ name: String, stamp: String) throws -> String {
-        for attempt in 1...100 {
-            let aside = path(of: "\(name).corrupt-\(stamp)" + (attempt > 1 ? "-\(attempt)" : ""))
-            if link(path(of: name), aside) == 0 {
-                try syncDirectory()
-                return aside
-            }
-            guard errno == EEXIST else {
-                throw failure(
-                    aside, "the unreadable file \(name) could not be kept there (\(Self.systemError())), so it was not "
-                        + "replaced", fix: "Move \(path(of: name)) away by hand, then try again.")
-            }
-        }
-        throw failure(path(of: name), "too many files are kept aside already", fix: "Remove old \(name).corrupt-* files.")
-    }
+    /// The permission bits the directory may have.
+    var allowedDirectoryMode: mode_t { contents == .secrets ? 0o700 : 0o755 }
 
-    /// Removes file `name`.
-    /// - Returns: whether there was one.
-    func remove(_ name: String) throws -> Bool {
-        guard try exists() else { return false }
-        guard unlink(path(of: name)) == 0 else {
-            if errno == ENOENT { return false }
-            throw failure(path(of: name), "it cannot be removed (\(Self.systemError()))")
-        }
-        try syncDirectory()
-        return true
-    }
-
-    // MARK: Helpers
-
-    /// Writes `bytes` to a new temporary file beside `name`'s, `0600` from its creation, and syncs it.
-    /// - Returns: its path.
-    private func writeTemporary(_ bytes: [UInt8], for name: String) throws -> String {
-        var template = Array("\(path(of: "." + name)).tmp-\(getpid())-XXXXXX".utf8CString)
-        let descriptor = mkstemp(&template)  // O_EXCL, mode 0600
-        guard descriptor >= 0 else { throw failure(path, "no temporary file can be made in it (\(Self.systemError()))") }
-        _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
-        let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        var closed = false
-        do {
-            defer { if !closed { close(descriptor) } }
-            guard fchmod(descriptor, 0o600) == 0 else { throw failure(temporary, "its mode cannot be set (\(Self.systemError()))") }
-            var written = 0
-            while written < bytes.count {
-                let count = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + written, $0.count - written) }
-                guard count >= 0 else {
-                    if errno == EINTR { continue }
-                    throw failure(temporary, "it cannot be written (\(Self.systemError()))")
-                }
-                written += count
-            }
-            guard fsync(descriptor) == 0 else { throw failure(temporary, "it cannot be synced (\(Self.systemError()))") }
-            closed = true
-            guard close(descriptor) == 0 else { throw failure(temporary, "it cannot be closed (\(Self.systemError()))") }
-        } catch {
-            unlink(temporary)
-            throw error
-        }
-        return temporary
-    }
-
-    /// Removes the temporary files of `name` that processes which no longer run left behind (killed while writing).
-    private func removeAbandonedTemporaries(of name: String) {
-        let prefix = "." + name + ".tmp-"
-        for file in (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [] where file.hasPrefix(prefix) {
-            guard let writer = Int32(file.dropFirst(prefix.count).prefix { $0 != "-" }), writer != getpid() else { continue }
-            if kill(writer, 0) != 0, errno == ESRCH { unlink(path(of: file)) }
-        }
-    }
-
-    /// Makes the directory's entries durable (a rename or unlink in it).
-    private func syncDirectory() throws {
-        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw failure(path, "it cannot be opened to sync (\(Self.systemError()))") }
-        defer { close(descriptor) }
-        guard fsync(descriptor) == 0 else { throw failure(path, "it cannot be synced (\(Self.systemError()))") }
-    }
+    /// The permission bits its files may have.
+    var allowedFileMode: mode_t { contents == .secrets ? 0o600 : 0o644 }
 
     /// Refuses `info` unless it belongs to this user and has no permission bit outside `allowed`.
-    private func checkOwnerAndMode(of info: stat, at path: String, allowed: mode_t, fix: String) throws {
+    func checkOwnerAndMode(of info: stat, at path: String, allowed: mode_t, fix: String) throws {
         guard info.st_uid == geteuid() else {
             throw failure(path, "it belongs to another user (uid \(info.st_uid)), so it was not used", fix: "Remove it, or "
                 + "choose another directory.")
@@ -220,16 +103,29 @@ struct StoreDirectory: Sendable {
         }
     }
 
-    private func failure(_ path: String, _ problem: String, fix: String? = nil) -> TokenAuthError {
-        TokenAuthError.storageFailed(
-            path, problem, fix: fix ?? "Check that \(self.path) is a directory of yours with room left on its disk.")
+    /// Refuses `info`, a directory on the way to this one, unless only root or this user can change what it holds
+    /// (see the type's overview).
+    func checkWay(_ info: stat, at path: String) throws {
+        guard info.st_uid == 0 || info.st_uid == geteuid() else {
+            throw failure(
+                path, "it is on the way to \(self.path) and belongs to another user (uid \(info.st_uid)), who could "
+                    + "replace what it holds, so it was not used",
+                fix: "Keep the store in a directory whose every parent belongs to you or to root.")
+        }
+        let mode = info.st_mode & 0o7777
+        guard mode & 0o022 == 0 || mode & S_ISVTX != 0 else {
+            throw failure(
+                path, "it is on the way to \(self.path) and its mode \(String(mode, radix: 8)) lets other users "
+                    + "replace what it holds, so it was not used",
+                fix: "Run `chmod go-w \(path)` (or `chmod +t` for a directory all users share, as /tmp is), or keep "
+                    + "the store in a directory whose every parent only you or root can write to.")
+        }
     }
 
-    private static func systemError() -> String { String(cString: strerror(errno)) }
-
-    /// A `FileManager` error in a few words: the system's sentence for its POSIX cause when it has one.
-    private static func describe(_ error: any Error) -> String {
-        guard let code = ((error as? CocoaError)?.underlying as? POSIXError)?.code.rawValue else { return "\(error)" }
-        return String(cString: strerror(code))
+    /// A `storageFailed` error: `problem` with the file at `path`, and what to do about it.
+    func failure(_ path: String, _ problem: String, fix: String? = nil) -> TokenAuthError {
+        TokenAuthError(
+            .storageFailed, "\(owner) could not use \(path): \(problem).",
+            fix: fix ?? "Check that \(self.path) is a directory of yours with room left on its disk.")
     }
 }

@@ -1,44 +1,52 @@
 import Foundation
+import TokenAuth
+import TokenAuthKeyring
 
 /// Which account of a service tokenctl uses when `--account` is left out, as `tokenctl switch` chose it: a JSON
-/// object of service to account in `$XDG_CONFIG_HOME/tokenctl/default-accounts.json` (`~/.config/…` without it). No
-/// secret is in it; it is written whole, to a temporary file renamed over the old one, in a 0700 directory.
+/// object of service to account in `$XDG_CONFIG_HOME/tokenctl/default-accounts.json` (`$HOME/.config/…` without it).
+/// No secret is in it, but it decides whose tokens a command uses, so it is kept as the file store keeps tokens
+/// (`StoreDirectory`): written whole through a locked temporary file with a name no one can guess, `0600`, synced and
+/// renamed over the old one, in a `0700` directory reached without following links it cannot trust. A file or
+/// directory that others can write to, a link, or anything but a regular file is refused.
 enum DefaultAccounts {
-    /// Where the choices are kept.
-    static var file: URL {
-        let config = getenv("XDG_CONFIG_HOME").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
-            .map { URL(fileURLWithPath: $0) }
-            ?? URL(fileURLWithPath: NSHomeDirectory()).appendingPathComponent(".config")
-        return config.appendingPathComponent("tokenctl/default-accounts.json")
+    /// The file's name in ``directory``.
+    static let fileName = "default-accounts.json"
+
+    /// The directory of the file.
+    static var directory: StoreDirectory {
+        StoreDirectory(
+            path: UserDirectories.process.configHome + "/tokenctl", contents: .choices,
+            owner: "tokenctl")
     }
 
-    /// The default account of `service`, or `nil` when none was chosen (or the file cannot be read).
+    /// The default account of `service`, or `nil` when none was chosen or the file cannot be used (`switch` says why).
     static func account(for service: String) -> String? {
-        read()[service]
+        (try? directory.withDirectory(creating: false) { try read(in: $0) })??[service]
     }
 
-    /// Makes `account` the default of `service`.
+    /// Makes `account` the default of `service`, keeping the other services' choices.
+    /// - Throws: `TokenAuthError` with code `storageFailed` when the file cannot be read or written; then nothing
+    ///   changed.
     static func set(_ account: String, for service: String) throws {
-        var choices = read()
-        choices[service] = account
-        let directory = file.deletingLastPathComponent()
-        try FileManager.default.createDirectory(
-            at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        let temporary = directory.appendingPathComponent(".default-accounts.\(getpid()).json")
-        try encoder.encode(choices).write(to: temporary)
-        guard rename(temporary.path, file.path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            try? FileManager.default.removeItem(at: temporary)
-            throw Failure(message: "Could not write \(file.path): \(reason).", exitCode: Exit.usage)
+        try directory.withDirectory(creating: true) { folder in
+            var choices = try read(in: folder)
+            choices[service] = account
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            try folder.write(Array(try encoder.encode(choices)), to: fileName)
         }
     }
 
-    private static func read() -> [String: String] {
-        guard let data = try? Data(contentsOf: file),
-            let choices = try? JSONDecoder().decode([String: String].self, from: data)
-        else { return [:] }
+    /// The choices in the file; none when there is no file.
+    private static func read(in folder: OpenStoreDirectory) throws -> [String: String] {
+        guard let bytes = try folder.read(fileName) else { return [:] }
+        guard let choices = try? JSONDecoder().decode([String: String].self, from: Data(bytes)) else {
+            let path = folder.directory.path(of: fileName)
+            throw TokenAuthError(
+                .storageFailed, "tokenctl could not use \(path): it is not a JSON "
+                    + "object of service to account, so it was not replaced.",
+                fix: "Correct it, or remove it (it holds only the accounts `tokenctl switch` chose).")
+        }
         return choices
     }
 }
