@@ -14,7 +14,9 @@ extension AuthManager {
     /// nothing spent when the keyring cannot be written), and each answer is kept in memory outside the process
     /// (``KeyringAuthStore/refreshJournal``) until the item holds it: an answer the keyring did not take is stored by
     /// the next use, in this process or another. Tokens a refresh received but lost to a sign-in or sign-out elsewhere
-    /// are revoked at the item's revocation endpoint, when it records one. It follows the Secret Service's announcements of item changes
+    /// are revoked at the item's revocation endpoint, when it records one. While a refresh token is at stake the
+    /// manager holds a systemd-logind delay lock on sleep and shutdown (``SleepInhibitorGuard``, added to the
+    /// configuration's `windowGuards` unless it has one), where logind exists. It follows the Secret Service's announcements of item changes
     /// (`Keyring.changes()`) and the releases of the item's lock (`FileRefreshLock.releases()`): after another
     /// process refreshed, signed in or signed out, the next use reads the item again instead of handing out the token
     /// held in memory — best effort, since not every change is announced; each refresh reads the item again under
@@ -64,7 +66,7 @@ extension AuthManager {
         transport: any HTTPTransport, configuration: Configuration, identityChecks: IdentityCheckFactory?,
         storeChanges: AsyncStream<Void>?, wallClock: @escaping WallClock, logger: Logger
     ) async -> AuthManager {
-        var configuration = configuration
+        var configuration = configuration.holdingOffSleep
         // Only a client recorded as signing in as itself: a user's token is never replaced by the client's own.
         if credentials.auth.refreshToken == nil, credentials.auth.isLive, credentials.client?.usesClientCredentials == true,
             credentials.client?.clientSecret != nil
