@@ -17,10 +17,19 @@ package enum Terminal {
         FileHandle.standardError.write(Data("tokenctl: \(message)\n".utf8))
     }
 
-    /// Reads all of standard input, refusing more than `limit` bytes.
+    /// Reads all of standard input, refusing more than `limit` bytes: it reads at most `limit` + 1, so an endless
+    /// input (`</dev/zero`, a pipe that never closes its end after the limit) is refused as soon as the byte over
+    /// the limit arrives, instead of filling memory.
     package static func readStandardInput(limit: Int = 64 * 1024) throws -> String {
-        let data = FileHandle.standardInput.readDataToEndOfFile()
-        guard data.count <= limit else { throw Failure.badInput("Standard input is larger than \(limit) bytes.") }
+        let data: Data
+        do {
+            data = try FileHandle.standardInput.read(upToCount: limit + 1) ?? Data()
+        } catch {
+            throw Failure.badInput("Standard input cannot be read (\(error.localizedDescription)).")
+        }
+        guard data.count <= limit else {
+            throw Failure.badInput("Standard input is larger than \(limit) bytes; give the tokens alone.")
+        }
         guard let text = String(data: data, encoding: .utf8) else { throw Failure.badInput("Standard input is not UTF-8 text.") }
         return text
     }
