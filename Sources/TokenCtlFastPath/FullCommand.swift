@@ -15,8 +15,22 @@ package enum FullCommand {
 
     /// Replaces this process with `tokenctl-full`, given this process's arguments; when it cannot be run, says so on
     /// stderr and exits with the usage status.
+    ///
+    /// `tokenctl-full` is looked for only beside this executable as the kernel names it (`/proc/self/exe`). Without
+    /// `/proc` (a chroot or container that does not mount it) nothing else says where that is: `argv[0]` is
+    /// whatever the caller chose, and a relative one, or none, would run a `tokenctl-full` from the working
+    /// directory, which anyone may have put there. Nor are there arguments to pass on: the Swift runtime reads them
+    /// from `/proc/self/cmdline`, so `CommandLine.arguments` is empty. So then `tokenctl` says so and runs nothing.
     package static func run() -> Never {
-        let path = ownDirectory() + "/" + executableName
+        guard let directory = ownDirectory() else {
+            let reason = String(cString: strerror(errno))
+            StandardError.report(
+                "tokenctl needs /proc, to read its arguments and to find \(executableName) beside its own executable, "
+                    + "and cannot read /proc/self/exe (\(reason)), so it ran nothing. Mount /proc (e.g. `mount -t "
+                    + "proc proc /proc`, or give the container or chroot one), then run the command again.")
+            exit(ExitStatus.usage)
+        }
+        let path = directory + "/" + executableName
         fflush(nil)  // every stream: nothing written so far may be lost by execv
         let arguments = [path] + CommandLine.arguments.dropFirst()
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
@@ -28,13 +42,18 @@ package enum FullCommand {
         exit(ExitStatus.usage)
     }
 
-    /// The directory of this executable: `/proc/self/exe`'s target, else the directory of `argv[0]`.
-    private static func ownDirectory() -> String {
+    /// The directory of this executable, from `/proc/self/exe`'s target; `nil` (with `errno` set) when that cannot
+    /// be read.
+    private static func ownDirectory() -> String? {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        let own = length > 0
-            ? String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self) : CommandLine.arguments[0]
-        guard let slash = own.lastIndex(of: "/") else { return "." }
+        guard length > 0 else { return nil }
+        let own = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        // The kernel's name is absolute; anything else is no directory to trust.
+        guard own.hasPrefix("/"), let slash = own.lastIndex(of: "/") else {
+            errno = ENOENT
+            return nil
+        }
         return own[..<slash].isEmpty ? "/" : String(own[..<slash])
     }
 }

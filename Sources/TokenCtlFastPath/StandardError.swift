@@ -3,12 +3,14 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import TokenAuth
 
 /// tokenctl's messages on stderr, without Foundation's `FileHandle`.
 package enum StandardError {
-    /// Writes `tokenctl: ` and `message` as one line.
+    /// Writes `tokenctl: ` and `message` as one line, through `ServerText.printable` as every message of tokenctl's
+    /// commands: no escape sequence or control character in a name it quotes reaches the terminal.
     package static func report(_ message: String) {
-        var line = "tokenctl: \(message)\n"
+        var line = "tokenctl: \(ServerText.printable(message))\n"
         line.withUTF8 { bytes in
             var offset = 0
             while offset < bytes.count {

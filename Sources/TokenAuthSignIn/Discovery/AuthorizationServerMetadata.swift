@@ -17,7 +17,8 @@ public struct AuthorizationServerMetadata: Sendable, Equatable {
     ///
     /// Microsoft's multi-tenant `common` and `organizations` metadata names
     /// `https://login.microsoftonline.com/{tenantid}/v2.0`: the document is accepted for the issuer asked for when
-    /// that is the template filled with one tenant, and each `id_token`'s `iss` must then be the template filled
+    /// that is the template filled with `common`, `organizations` or `consumers` (never with one tenant's id, whose
+    /// document must name that tenant's issuer), and each `id_token`'s `iss` must then be the template filled
     /// with the token's own `tid` claim, which ``IDTokenVerifier`` checks.
     public var issuerTemplate: String?
     /// The authorization endpoint (RFC 6749 §3.1), for browser-based flows.
@@ -87,7 +88,8 @@ public struct AuthorizationServerMetadata: Sendable, Equatable {
     ///
     /// Members of the wrong type read as absent, so a quirk in one optional member never makes the document
     /// unusable; a missing or mistyped `issuer` or `token_endpoint` is an error. An `issuer` other than
-    /// `expectedIssuer` is accepted only as a ``TenantIssuerTemplate`` that `expectedIssuer` fills.
+    /// `expectedIssuer` is accepted only as a ``TenantIssuerTemplate`` that `expectedIssuer` fills with one of its
+    /// aliases (`common`, `organizations`, `consumers`).
     static func decode(_ data: Data, from url: URL, expectedIssuer: String) throws(SignInError) -> AuthorizationServerMetadata {
         guard data.count <= maximumSize else { throw .metadataTooLarge(at: url) }
         let body: MetadataBody

@@ -6,12 +6,19 @@ import TokenAuth
 /// `https://login.microsoftonline.com/common/v2.0` and `…/organizations/v2.0` publish the issuer
 /// `https://login.microsoftonline.com/{tenantid}/v2.0`: one document for every tenant, whose `id_token`s name their
 /// own tenant in `tid` and in `iss`. Microsoft's own libraries accept such a document for the issuer asked for, and
-/// check each token's `iss` against the template filled with that token's `tid`; so does this type.
+/// check each token's `iss` against the template filled with that token's `tid`; so does this type — but only for
+/// an issuer asked for that names one of the aliases that serve several tenants (``aliases``). A document for one
+/// tenant's issuer that named the template would let any tenant's tokens in, so it counts as another issuer's.
 /// https://learn.microsoft.com/en-us/entra/identity-platform/v2-protocols-oidc and
 /// https://learn.microsoft.com/en-us/entra/identity-platform/id-token-claims-reference
 struct TenantIssuerTemplate: Sendable, Equatable {
     /// The placeholder, exactly as Microsoft writes it.
     static let placeholder = "{tenantid}"
+
+    /// The tenants in the place of the placeholder whose metadata may name the template: Microsoft's `common`
+    /// (any account), `organizations` (work and school accounts) and `consumers` (personal accounts), compared
+    /// without regard to ASCII case, as Microsoft reads them.
+    static let aliases: Set<String> = ["common", "organizations", "consumers"]
 
     /// The template as the document gave it.
     let text: String
@@ -53,13 +60,14 @@ struct TenantIssuerTemplate: Sendable, Equatable {
         return prefix + tenant + suffix
     }
 
-    /// Whether `issuer` is this template filled with some tenant, such as the `common` or `organizations` the
-    /// metadata was asked for.
+    /// Whether `issuer`, the issuer the metadata was asked for, is this template filled with one of the ``aliases``
+    /// (`…/common/v2.0`); `false` for any other tenant, whose own metadata names its own issuer.
     func matches(_ issuer: String) -> Bool {
         guard usable, issuer.count > prefix.count + suffix.count, issuer.hasPrefix(prefix), issuer.hasSuffix(suffix) else {
             return false
         }
-        return Self.isTenant(issuer.dropFirst(prefix.count).dropLast(suffix.count))
+        let tenant = issuer.dropFirst(prefix.count).dropLast(suffix.count)
+        return Self.isTenant(tenant) && Self.aliases.contains(tenant.lowercased())
     }
 
     private static func isTenant(_ text: Substring) -> Bool {

@@ -12,7 +12,8 @@ extension TokenCtl {
 
         func run() async throws {
             let diagnosis = await keyringOptions.keyring.diagnose()
-            print(diagnosis.description)
+            // A collection's label and the provider's process name are the desktop's text, shown as such.
+            print(Terminal.printable(diagnosis.description))
             guard diagnosis.isUsable else { throw Exit.keyring }
         }
     }

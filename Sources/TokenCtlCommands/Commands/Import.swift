@@ -13,6 +13,10 @@ extension TokenCtl {
                 OAuth 2.0 token response ({"access_token":…,"expires_in":3600,…}; `expires_in` becomes an \
                 absolute expiry) or a bare access token on one line (RFC 6750 b64token characters). With --token-url and --client-id the item also records how to refresh the tokens. \
                 With --insecure-storage the tokens go to an unencrypted file instead of the keyring (see `login`). \
+                Input that is not what it claims is refused, and nothing is stored: an RFC 3339 date that does not \
+                exist (2030-02-30), an `expires_in` that is neither a number nor a numeric string, JSON that is not \
+                one object (`null`, an array, a trailing comma), an endpoint that is neither https nor http on a \
+                loopback host, more than 64 KiB. \
                 Exit codes: 4 keyring (no Secret Service: the message names --insecure-storage), 65 malformed input.
                 """)
 
@@ -32,8 +36,14 @@ extension TokenCtl {
             guard (tokenURL == nil) == (clientID == nil) else {
                 throw ValidationError("--token-url and --client-id go together.")
             }
-            if let tokenURL, URL(string: tokenURL)?.host == nil {
-                throw ValidationError("--token-url must be an absolute URL, e.g. https://auth.example.com/token.")
+            if let tokenURL {
+                guard let url = URL(string: tokenURL), url.host != nil else {
+                    throw ValidationError("--token-url must be an absolute URL, e.g. https://auth.example.com/token.")
+                }
+                // Refused now, not at the first refresh, which would send the refresh token to it.
+                guard url.canCarryCredentials else {
+                    throw ValidationError("--token-url must use https:// (plain http only for localhost or 127.0.0.1).")
+                }
             }
         }
 

@@ -63,11 +63,12 @@ extension TokenCtl {
                 }
                 let chosen = DefaultAccounts.account(for: service)
                 for (state, location) in states {
-                    print("\(ServerText.printable(state.account))\t\(Self.text(state.state, now: now))"
+                    let described = Self.text(state.state, now: now)
                         + (state.identityCheckPending ? " (identity check pending)" : "")
                         + (state.refreshStartedAt == nil ? "" : " (a refresh was not stored: its refresh token may have been spent)")
                         + (state.account == chosen ? " (default)" : "")
-                        + (location.path.map { " (in the file \($0), unencrypted)" } ?? ""))
+                        + (location.path.map { " (in the file \($0), unencrypted)" } ?? "")
+                    print("\(Terminal.printable(state.account))\t\(Terminal.printable(described))")
                 }
             }
         }

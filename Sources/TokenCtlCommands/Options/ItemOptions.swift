@@ -28,6 +28,7 @@ package struct ItemOptions: ParsableArguments {
 
     package func validate() throws {
         guard accountOption != nil || DefaultAccounts.account(for: service) != nil else {
+            let service = Terminal.printable(service)
             throw ValidationError(
                 "Give --account, or choose a default account for \"\(service)\" with `tokenctl switch --service "
                     + "\(service) --account NAME`.")

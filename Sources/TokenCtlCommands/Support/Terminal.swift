@@ -1,26 +1,49 @@
 import Foundation
+import TokenAuth
 
 /// Where output goes: data on stdout, messages on stderr.
+///
+/// Every message on stderr passes ``printable(_:)``, and so does every name on stdout (JSON aside, whose encoder
+/// escapes control characters): a service, an account, a label or a reason comes from the command line, the
+/// keyring or a server, and any of them may hold an escape sequence that would retitle, clear or rewrite the
+/// terminal (`x\u{1B}]0;PWNED\u{07}\u{1B}[2J`).
 package enum Terminal {
     /// A progress or state message: on stderr, and only when stderr is a terminal.
     package static func status(_ message: String) {
         guard isatty(STDERR_FILENO) == 1 else { return }
-        FileHandle.standardError.write(Data("\(message)\n".utf8))
+        FileHandle.standardError.write(Data("\(printable(message))\n".utf8))
     }
 
     /// An instruction the user needs (a URL to open, a code to enter): on stderr, always.
     package static func say(_ message: String) {
-        FileHandle.standardError.write(Data("\(message)\n".utf8))
+        FileHandle.standardError.write(Data("\(printable(message))\n".utf8))
     }
 
     package static func error(_ message: String) {
-        FileHandle.standardError.write(Data("tokenctl: \(message)\n".utf8))
+        FileHandle.standardError.write(Data("tokenctl: \(printable(message))\n".utf8))
     }
 
-    /// Reads all of standard input, refusing more than `limit` bytes.
+    /// `text` as the terminal may show it: each line through `ServerText.printable` — no escape sequence, no
+    /// control or format character, no bidirectional override — with the line breaks between lines kept. What
+    /// `status` has always done with the account names it lists; every command's names pass here.
+    package static func printable(_ text: String) -> String {
+        text.split(separator: "\n", omittingEmptySubsequences: false).map { ServerText.printable(String($0)) }
+            .joined(separator: "\n")
+    }
+
+    /// Reads all of standard input, refusing more than `limit` bytes: it reads at most `limit` + 1, so an endless
+    /// input (`</dev/zero`, a pipe that never closes its end after the limit) is refused as soon as the byte over
+    /// the limit arrives, instead of filling memory.
     package static func readStandardInput(limit: Int = 64 * 1024) throws -> String {
-        let data = FileHandle.standardInput.readDataToEndOfFile()
-        guard data.count <= limit else { throw Failure.badInput("Standard input is larger than \(limit) bytes.") }
+        let data: Data
+        do {
+            data = try FileHandle.standardInput.read(upToCount: limit + 1) ?? Data()
+        } catch {
+            throw Failure.badInput("Standard input cannot be read (\(error.localizedDescription)).")
+        }
+        guard data.count <= limit else {
+            throw Failure.badInput("Standard input is larger than \(limit) bytes; give the tokens alone.")
+        }
         guard let text = String(data: data, encoding: .utf8) else { throw Failure.badInput("Standard input is not UTF-8 text.") }
         return text
     }

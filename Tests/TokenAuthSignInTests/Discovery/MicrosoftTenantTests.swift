@@ -79,6 +79,27 @@ struct MicrosoftTenantTests {
         #expect(TenantIssuerTemplate.matchingNothing("nonsense").filled(with: Self.tenantA) == nil)
     }
 
+    @Test("the template stands only for the aliases that serve several tenants: common, organizations, consumers")
+    func templateMatchesAliasesOnly() throws {
+        let template = try #require(TenantIssuerTemplate("https://login.microsoftonline.com/{tenantid}/v2.0"))
+        for alias in ["common", "organizations", "consumers", "Common"] {
+            #expect(template.matches("https://login.microsoftonline.com/\(alias)/v2.0"), "\(alias)")
+        }
+        for tenant in [Self.tenantA, "contoso.onmicrosoft.com", "commons", "tenant"] {
+            #expect(!template.matches("https://login.microsoftonline.com/\(tenant)/v2.0"), "\(tenant)")
+        }
+    }
+
+    @Test("one tenant's issuer whose document names the template is refused: it would let every tenant's tokens in")
+    func templateRefusedForOneTenant() async throws {
+        try await withServer { server in
+            Self.actAsCommon(server)
+            server.discovery.issuerPath = "/\(Self.tenantA)/v2.0"
+            #expect(server.issuer.absoluteString.hasSuffix("/\(Self.tenantA)/v2.0"))
+            await expectSignInError(.issuerMismatch) { try await server.discoveredMetadata() }
+        }
+    }
+
     @Test("browser sign-in through common: the identity and the client name ada's tenant, and no template is kept")
     func browserSignIn() async throws {
         try await withServer { server in
