@@ -8,6 +8,8 @@ import Hummingbird
 ///   JSON body (`{}` clears them) and answers with the new ones.
 /// - `POST /_admin/revoke-access-tokens`: revokes every access token issued so far; answers `{"revoked": N}`.
 /// - `GET /_admin/requests`: the recently recorded requests.
+/// - `POST /_admin/device/decide`, `GET /_admin/device/pending`: the device flow's decisions (see
+///   ``DeviceAdmin``).
 struct AdminEndpoints: Sendable {
     let state: ServerState
 
@@ -38,6 +40,10 @@ struct AdminEndpoints: Sendable {
             return Reply.json(["revoked": revoked])
         case (.get, "/_admin/requests"):
             return Reply.encoded(state.withLock { $0.recordedRequests })
+        case (.post, "/_admin/device/decide"):
+            return try await DeviceAdmin(state: state).decide(request)
+        case (.get, "/_admin/device/pending"):
+            return DeviceAdmin(state: state).pending()
         default:
             return Reply.json(["error": "not_found"], status: .notFound)
         }

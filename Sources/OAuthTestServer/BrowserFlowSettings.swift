@@ -12,8 +12,12 @@ extension OAuthTestServer {
     /// How the authorization endpoint (`/authorize`) answers, changeable while the server runs through
     /// ``OAuthTestServer/browserFlow``: a test changes the settings it needs, one by one.
     package struct BrowserFlowSettings: Sendable, Equatable {
-        /// What happens to every valid authorization request; approving as `ada` by default.
-        package var outcome = AuthorizationOutcome.approve(subject: "ada")
+        /// The user who approves when a test names no one: `ada`.
+        package static let defaultSubject = "ada"
+
+        /// What happens to every valid authorization request; approving as ``defaultSubject`` by default. The device
+        /// verification page (`/device`) signs in the subject approved here when the person names no one.
+        package var outcome = AuthorizationOutcome.approve(subject: defaultSubject)
         /// Whether responses carry `iss` (RFC 9207) and the metadata advertises
         /// `authorization_response_iss_parameter_supported`; by default they do.
         package var sendsIssuer = true

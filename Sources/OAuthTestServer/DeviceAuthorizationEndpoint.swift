@@ -2,7 +2,8 @@ import Foundation
 import Hummingbird
 
 /// `POST /device_authorization`: the RFC 8628 §3.1 device authorization endpoint. Authenticates the client as the
-/// token endpoint does, and issues a device code with the ``OAuthTestServer/DeviceFlowSettings``.
+/// token endpoint does, and issues a device code with the ``OAuthTestServer/DeviceFlowSettings``. Its
+/// `verification_uri` is the ``DeviceVerificationPage``, and `verification_uri_complete` that page with the code.
 struct DeviceAuthorizationEndpoint: Sendable {
     let state: ServerState
 
@@ -33,7 +34,7 @@ struct DeviceAuthorizationEndpoint: Sendable {
             contents.flows.deviceStats.codesIssued += 1
             return (settings, userCode)
         }
-        let verificationURI = "http://\(request.head.authority ?? configuration.host)/device"
+        let verificationURI = "http://\(request.head.authority ?? configuration.host)\(DeviceVerificationPage.path)"
         var answer: [String: Any] = [
             "device_code": deviceCode,
             "user_code": userCode,
@@ -42,7 +43,8 @@ struct DeviceAuthorizationEndpoint: Sendable {
         ]
         if let interval = settings.interval { answer["interval"] = interval }
         if settings.sendsVerificationURIComplete {
-            answer["verification_uri_complete"] = verificationURI + "?user_code=" + userCode
+            // Escaped: a test's user code (DeviceFlowSettings.userCode) may hold anything.
+            answer["verification_uri_complete"] = verificationURI + "?user_code=" + Reply.formEscaped(userCode)
         }
         return Reply.json(answer, headers: [.cacheControl: "no-store"])
     }

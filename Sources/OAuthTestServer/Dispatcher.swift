@@ -47,6 +47,9 @@ struct Dispatcher: HTTPResponder {
         if path == "/device_authorization" {
             return try await DeviceAuthorizationEndpoint(state: state).respond(to: request)
         }
+        if path == DeviceVerificationPage.path {
+            return try await DeviceVerificationPage(state: state).respond(to: request)
+        }
         if path == "/jwks" {
             return await OpenIDProvider(state: state).jwks(request)
         }

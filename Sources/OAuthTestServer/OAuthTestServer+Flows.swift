@@ -65,19 +65,23 @@ extension OAuthTestServer {
         state.withLock { $0.flows.deviceGrants.values.map(\.userCode) }
     }
 
-    /// Decides, as the user would, what happens to the device code shown as `userCode`.
+    /// The device verification page, `/device`: the `verification_uri` of every device code, where a person (or a
+    /// test posting its form) approves or denies a user code. `POST /_admin/device/decide` does the same over HTTP.
+    package var deviceVerificationPage: URL { url(DeviceVerificationPage.path) }
+
+    /// Decides, as the user would, what happens to the device code shown as `userCode`, whether or not it was
+    /// decided before (unlike the verification page, which decides a code once).
     ///
     /// - Parameters:
-    ///   - userCode: The code the client showed.
+    ///   - userCode: The code the client showed, compared as RFC 8628 §6.1 suggests: without dashes and spaces,
+    ///     case-insensitively.
     ///   - decision: Approve, deny or expire.
     ///   - afterPolls: How many more polls answer `authorization_pending` first.
     /// - Returns: Whether a live device code has that user code.
     @discardableResult
     package func decide(userCode: String, _ decision: DeviceDecision, afterPolls: Int = 0) -> Bool {
         state.withLock { contents in
-            guard let deviceCode = contents.flows.deviceGrants.first(where: { $0.value.userCode == userCode })?.key else {
-                return false
-            }
+            guard let deviceCode = contents.flows.deviceCode(forUserCode: userCode) else { return false }
             contents.flows.deviceGrants[deviceCode]?.decision = decision
             contents.flows.deviceGrants[deviceCode]?.pollsBeforeDecision = max(0, afterPolls)
             return true

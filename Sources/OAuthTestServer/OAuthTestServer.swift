@@ -14,9 +14,11 @@ import ServiceLifecycle
 /// Endpoints: `POST /token` (see ``Configuration`` for clients, users and token lifetimes), `POST /revoke`
 /// (RFC 7009), `/resource` and below (bearer-protected; `/resource/admin` needs the `admin` scope), `/public`,
 /// `/redirect?to=URL`, OpenID Connect's `GET /jwks` and `/userinfo` (with an `id_token` in every token response whose
-/// scope includes `openid`; see ``OpenIDSettings``), and `/_admin/…` to read ``Stats`` and set ``Faults`` from
-/// another process. Each server has
-/// its own tokens and counters, so tests that each start one can run in parallel.
+/// scope includes `openid`; see ``OpenIDSettings``), the browser flow's `GET /authorize` (``BrowserFlowSettings``),
+/// the device flow's `POST /device_authorization` with its verification page `/device`, where a person or a test
+/// approves or denies a user code (``deviceVerificationPage``), and `/_admin/…` to read ``Stats``, set ``Faults``
+/// and decide device codes from another process. Each server has its own tokens and counters, so tests that each
+/// start one can run in parallel.
 package final class OAuthTestServer: Sendable {
     /// The configuration the server was started with.
     package let configuration: Configuration

@@ -12,7 +12,7 @@ enum Reply {
     @TaskLocal static var oauthErrorStatuses: [String: Int] = [:]
 
     /// `text` form-encoded: RFC 3986's unreserved characters as they are, every other byte as `%XX`.
-    private static func formEscaped(_ text: String) -> String {
+    static func formEscaped(_ text: String) -> String {
         let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
         return text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? ""
     }

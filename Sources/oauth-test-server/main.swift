@@ -18,6 +18,12 @@ let usage = """
     A --client-secret belongs to the --client-id before it. Faults and counters: see /_admin/ on the server.
     The authorization endpoint (/authorize) has no login page: it approves every valid request as --approve-as
     (default ada).
+
+    Device flow (RFC 8628): POST /device_authorization issues a code; its verification_uri is the page /device,
+    where a person enters the code (verification_uri_complete fills it in), names the user to sign in as
+    (default: --approve-as) and presses Approve or Deny. Scripts decide a code without the page:
+      curl -d '{"user_code":"WDJB-MJHT","approve":true,"subject":"ada"}' http://127.0.0.1:PORT/_admin/device/decide
+    (404 for an unknown code), and list the codes waiting for a decision with GET /_admin/device/pending.
     """
 
 func fail(_ message: String) -> Never {

@@ -270,6 +270,24 @@ struct OAuthTestServerTests {
         #expect(rest.isEmpty)
     }
 
+    @Test("oauth-test-server --help names the device verification page and the admin call that decides a code")
+    func helpNamesTheDeviceFlow() async throws {
+        let executable = try #require(Self.executableURL(), "build the oauth-test-server product first")
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = ["--help"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let help = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(help.contains("its verification_uri is the page /device"), "\(help)")
+        #expect(help.contains("/_admin/device/decide"), "\(help)")
+        #expect(help.contains("GET /_admin/device/pending"), "\(help)")
+    }
+
     /// The executable next to the test bundle, where SwiftPM builds products.
     static func executableURL() -> URL? {
         var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()

@@ -152,14 +152,17 @@ public struct BrowserSignIn: Sendable {
     /// - Parameters:
     ///   - scope: The scope to ask for, or `nil` for the server's default. With `openid` in it, a `nonce` is sent.
     ///   - openBrowser: The app's "open this URL" hook, such as ``SystemBrowser/open(_:)``. It runs while the
-    ///     listener already waits; if it throws, the sign-in stops with its error. Show the URL as well, for users
-    ///     whose browser does not open.
+    ///     listener already waits, on its own actor: a `@MainActor` closure runs on the main actor. If it throws,
+    ///     the sign-in stops with its error. Show the URL as well, for users whose browser does not open.
+    ///     Cancelling the sign-in before the hook has started (its actor busy, say) ends the sign-in at once, and
+    ///     the hook never runs; cancelling it while the hook runs cancels the hook's task, and the sign-in ends when
+    ///     the hook returns.
     /// - Returns: The tokens with ``client`` recorded: pass `auth` to `AuthManager.signIn(_:)` and store `client`.
     /// - Throws: ``SignInError``, `TokenAuthError` from the code exchange, the hook's error, or
-    ///   `CancellationError`.
+    ///   `CancellationError`: a sign-in cancelled before the browser is opened opens none.
     public func signIn(
         scope: String? = nil,
-        openBrowser: @escaping @Sendable (URL) async throws -> Void
+        openBrowser: @escaping @isolated(any) @Sendable (URL) async throws -> Void
     ) async throws -> StoredCredentials {
         try await signInReturningResponse(scope: scope, openBrowser: openBrowser).credentials
     }
@@ -167,8 +170,10 @@ public struct BrowserSignIn: Sendable {
     /// The sign-in, with what the identity check needs: the token response and the `nonce` sent.
     func signInReturningResponse(
         scope: String?,
-        openBrowser: @escaping @Sendable (URL) async throws -> Void
+        openBrowser: @escaping @isolated(any) @Sendable (URL) async throws -> Void
     ) async throws -> (credentials: StoredCredentials, response: TokenResponse, nonce: String?) {
+        // A sign-in cancelled before it began binds no port and opens no browser.
+        try Task.checkCancellation()
         let listener: LoopbackRedirectListener
         do {
             listener = try await LoopbackRedirectListener.bind(port: redirect.port, path: redirect.path)
@@ -193,7 +198,9 @@ public struct BrowserSignIn: Sendable {
             }
             group.addTask {
                 do {
-                    try await openBrowser(url)
+                    // Not a plain call: a hook whose actor cannot run it yet must not keep a cancelled sign-in
+                    // waiting, nor open the browser for it later.
+                    try await AppHook.run(openBrowser, with: url)
                 } catch {
                     await listener.close()
                     throw error

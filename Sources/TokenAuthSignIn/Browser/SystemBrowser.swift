@@ -82,8 +82,9 @@ public struct SystemBrowser: Sendable {
     /// (or when the portal cannot be asked) with ``commands(for:)``.
     ///
     /// - Throws: ``SignInError``: ``SignInError/Code/noGraphicalSession`` or ``SignInError/Code/browserNotStarted``;
-    ///   `CancellationError` is told as `browserNotStarted` too.
+    ///   cancellation is told as `browserNotStarted` too: a task already cancelled starts no browser.
     public func open(_ url: URL) async throws(SignInError) {
+        guard !Task.isCancelled else { throw Self.cancelled }
         var problems: [String] = []
         if usesPortal, let portal {
             do {
@@ -107,6 +108,8 @@ public struct SystemBrowser: Sendable {
     /// each command's when none does.
     private func run(_ commands: [[String]], problems: inout [String]) throws(SignInError) {
         for command in commands {
+            // Checked right before each start: the portal may have taken long enough for the user to give up.
+            guard !Task.isCancelled else { throw Self.cancelled }
             guard let executable = Self.executable(command[0], path: environment["PATH"]) else {
                 problems.append("\(command[0]) not found")
                 continue
@@ -126,6 +129,11 @@ public struct SystemBrowser: Sendable {
             }
         }
         throw .browserNotStarted(problems.isEmpty ? "BROWSER names no command" : problems.joined(separator: "; "))
+    }
+
+    /// The sign-in was cancelled before a browser was started, so none is.
+    private static var cancelled: SignInError {
+        .browserNotStarted("the sign-in was cancelled before the browser was started")
     }
 
     /// One `BROWSER` entry as an argument vector for `url`, or `nil` when it is empty.

@@ -131,25 +131,31 @@ public struct DeviceAuthorization: Sendable {
     ///
     /// - Parameters:
     ///   - scope: The scope to ask for, or `nil` for the server's default.
-    ///   - prompt: The app's "show this code" hook. Polling starts when it returns; if it throws, the flow stops
-    ///     with its error.
+    ///   - prompt: The app's "show this code" hook, run on its own actor: a `@MainActor` closure runs on the main
+    ///     actor. Polling starts when it returns; if it throws, the flow stops with its error. Cancelling the
+    ///     sign-in before the hook has started (its actor busy, say) ends the sign-in at once, and the hook never
+    ///     runs; cancelling it while the hook runs cancels the hook's task, and the sign-in ends when the hook
+    ///     returns.
     /// - Returns: The tokens with ``client`` recorded: pass `auth` to `AuthManager.signIn(_:)` and store `client`.
-    /// - Throws: ``SignInError`` (declined, expired), `TokenAuthError` (the endpoints' failures), the hook's error, or `CancellationError`.
+    /// - Throws: ``SignInError`` (declined, expired), `TokenAuthError` (the endpoints' failures), the hook's error, or
+    ///   `CancellationError`: a sign-in cancelled before its code is shown shows none.
     public func signIn(
         scope: String? = nil,
-        prompt: @Sendable (Prompt) async throws -> Void
+        prompt: @escaping @isolated(any) @Sendable (Prompt) async throws -> Void
     ) async throws -> StoredCredentials {
         try await run(scope: scope, prompt: prompt, clock: self.clock)
     }
 
     private func run<C: Clock>(
         scope: String?,
-        prompt: @Sendable (Prompt) async throws -> Void,
+        prompt: @escaping @isolated(any) @Sendable (Prompt) async throws -> Void,
         clock: C
     ) async throws -> StoredCredentials where C.Duration == Swift.Duration {
         let requestedAt = clock.now
         let code = try await requestDeviceCode(scope: scope)
-        try await prompt(code.prompt)
+        // Not a plain call: a hook whose actor cannot run it yet must not keep a cancelled sign-in waiting, nor
+        // show its code later.
+        try await AppHook.run(prompt, with: code.prompt)
 
         var schedule = DevicePollSchedule(interval: code.interval, lifetime: code.prompt.expiresIn)
         var lastFailure: TokenAuthError?

@@ -103,6 +103,35 @@ struct SystemBrowserTests {
         #expect(error.map { "\($0)".contains("no portal answers") && "\($0)".contains("xdg-open not found") } == true, "\(String(describing: error))")
     }
 
+    @Test("a task already cancelled starts no browser: BROWSER is not run")
+    func cancelledBeforeOpening() async throws {
+        let directory = try Self.recordingXDGOpen()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let browser = SystemBrowser(environment: ["BROWSER": directory.appendingPathComponent("xdg-open").path], sandboxed: false)
+        let outcome = await runCancelled { try await browser.open(Self.url) }
+        let error = try #require(throws: SignInError.self) { try outcome.get() }
+        #expect(error.code == .browserNotStarted)
+        #expect("\(error)".contains("the sign-in was cancelled before the browser was started"), "\(error)")
+    }
+
+    @Test("in a sandbox, a portal that fails after the sign-in was cancelled: xdg-open is not run instead")
+    func cancelledWhilePortalFailed() async throws {
+        let directory = try Self.recordingXDGOpen()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let browser = SystemBrowser(
+            environment: ["PATH": directory.path + ":/usr/bin:/bin"],
+            portal: { _ in
+                withUnsafeCurrentTask { $0?.cancel() }  // the user gives up while the portal is asked
+                throw PortalFailure(text: "no portal")
+            },
+            sandboxed: true)
+        // In a task of its own: the portal cancels the task it runs in.
+        let outcome = await Task { try await browser.open(Self.url) }.result
+        let error = try #require(throws: SignInError.self) { try outcome.get() }
+        #expect(error.code == .browserNotStarted)
+        #expect("\(error)".contains("the sign-in was cancelled before the browser was started"), "\(error)")
+    }
+
     @Test("BROWSER wins over the portal, in a sandbox too")
     func browserWinsInSandbox() async throws {
         let portal = RecordingPortal()
