@@ -4,24 +4,82 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 extension SandboxKeyringFile {
     static let header: [UInt8] = Array("GnomeKeyring\n\r\0\n".utf8)
 
-    /// Throws when the file at `path` exists and is not a keyring file libsecret can read without aborting.
+    /// The largest keyring file read: 16 MiB. libsecret writes a few hundred bytes per item (a secret of this package
+    /// is at most 8 KiB), so this is thousands of the largest items; a larger file at that path is not a keyring file
+    /// of this app, and reading it whole would cost as much memory.
+    static let maximumSize = 16 << 20
+
+    /// Throws `misconfigured` when the file at `path` exists and is not a keyring file libsecret can read without
+    /// aborting (or without waiting for ever).
+    ///
+    /// The path may hold anything another program put there: it is opened without waiting (`O_NONBLOCK`, so a FIFO
+    /// does not hang the open), refused unless it is a regular file (libsecret would wait on a FIFO's read for ever)
+    /// of at most ``maximumSize`` bytes, and read up to one byte more than that, whatever its size said.
     static func check(_ path: String) throws {
-        guard FileManager.default.fileExists(atPath: path) else { return }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw KeyringError(
-                .misconfigured, "The app's keyring file \(path) cannot be read.",
-                fix: "Check that it belongs to this user and is readable and writable (chmod 600).")
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            if errno == ENOENT { return }
+            throw unusable(path, "cannot be opened (\(String(cString: strerror(errno))))")
         }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else {
+            throw unusable(path, "cannot be examined (\(String(cString: strerror(errno))))")
+        }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw KeyringError(
+                .misconfigured, "The app's keyring file \(path) is not a regular file.",
+                fix: "Move it aside (mv '\(path)' '\(path).not-a-keyring'); the app then starts with an empty keyring "
+                    + "and signs in again.")
+        }
+        guard info.st_size <= maximumSize else { throw tooLarge(path) }
+        // The size said is only what it was: read no more than one byte past the limit, whatever it is now.
+        let data = try readAtMost(maximumSize + 1, from: descriptor, path: path)
+        guard data.count <= maximumSize else { throw tooLarge(path) }
         if let problem = problem(in: data) {
             throw KeyringError(
                 .misconfigured, "The app's keyring file \(path) is damaged: \(problem).",
                 fix: "Move it aside (mv '\(path)' '\(path).damaged'); the app then starts with an empty keyring and "
                     + "signs in again.")
         }
+    }
+
+    /// Up to `limit` bytes of `descriptor`, read to its end or to the limit.
+    private static func readAtMost(_ limit: Int, from descriptor: Int32, path: String) throws -> Data {
+        var data = Data()
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while data.count < limit {
+            let wanted = min(chunk.count, limit - data.count)
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, wanted) }
+            if count == 0 { break }
+            guard count > 0 else {
+                if errno == EINTR { continue }
+                throw unusable(path, "cannot be read (\(String(cString: strerror(errno))))")
+            }
+            data.append(contentsOf: chunk[0..<count])
+        }
+        return data
+    }
+
+    private static func unusable(_ path: String, _ what: String) -> KeyringError {
+        KeyringError(
+            .misconfigured, "The app's keyring file \(path) \(what).",
+            fix: "Check that it belongs to this user and is readable and writable (chmod 600).")
+    }
+
+    private static func tooLarge(_ path: String) -> KeyringError {
+        KeyringError(
+            .misconfigured,
+            "The app's keyring file \(path) is larger than \(maximumSize >> 20) MiB: it is not a keyring file of this app.",
+            fix: "Move it aside (mv '\(path)' '\(path).not-a-keyring'); the app then starts with an empty keyring and "
+                + "signs in again.")
     }
 
     /// Why `data` is not a keyring file, or `nil` when it is one. An empty file is not (libsecret refuses its header);
