@@ -17,34 +17,47 @@ struct SandboxPortalHangTests {
     /// xdg-desktop-portal gives up on its backend (25 s).
     let keyring = Keyring(configuration: .init(timeout: .seconds(2), prompting: .never))
 
-    /// Tells the stand-in backend what to do with portal requests: `hold` new ones, `pass` new ones (keeping those
-    /// held), `release` every one.
-    private func portal(_ word: String) throws {
+    /// Tells the stand-in backend what to do with portal requests — `hold` new ones, `pass` new ones (keeping those
+    /// held), `release` every one — and returns once it says it does (it reads the word within 20 ms).
+    private func portal(_ word: String) async throws {
         try Data("\(word)\n".utf8).write(to: URL(fileURLWithPath: portalControl! + "/control"), options: .atomic)
+        try await waitUntil("the stand-in portal backend taking '\(word)'") { try portalStatus().word == word }
     }
 
-    /// What the stand-in backend reported last: requests received, held now, answered.
-    private func portalStatus() throws -> (received: Int, held: Int, answered: Int) {
-        let words = try String(contentsOfFile: portalControl! + "/status", encoding: .utf8).split(separator: " ")
-        let numbers = stride(from: 1, to: words.count, by: 2).compactMap { Int(words[$0].trimmingCharacters(in: .newlines)) }
-        try #require(numbers.count == 3, "status: \(words)")
-        return (numbers[0], numbers[1], numbers[2])
+    /// What the stand-in backend reported last: its control word; requests received, held now, answered.
+    private func portalStatus() throws -> (word: String, received: Int, held: Int, answered: Int) {
+        let words = try String(contentsOfFile: portalControl! + "/status", encoding: .utf8)
+            .split(whereSeparator: \.isWhitespace).map(String.init)
+        let numbers = stride(from: 2, to: words.count, by: 2).compactMap { Int(words[$0]) }
+        try #require(words.count == 7 && numbers.count == 3, "status: \(words)")
+        return (words[0], numbers[0], numbers[1], numbers[2])
     }
 
     // Before, the write dropped libsecret's backend under the keyring file's lock, so its store asked the portal for
-    // the key there: a held answer kept the lock (and every instance's writes) until the portal answered, and then the
-    // abandoned write landed over the newer one. `afterAnotherWrite`: another instance wrote just before, so the
-    // process's backend is dropped and the key fetch (before the lock) is what hangs and is abandoned.
-    @Test(
-        "a write whose portal call hangs keeps no other instance of the app from writing, and never lands once abandoned",
-        arguments: [false, true])
-    func hungWrite(afterAnotherWrite: Bool) async throws {
+    // the key there: the held answer kept the lock, another instance's import timed out ("did not answer … bundle
+    // 0.21.4"), and once the portal answered, the abandoned write landed over the newer one.
+    @Test("with the portal hanging, a write whose key is in memory asks it for nothing; another instance writes after it")
+    func hungPortalKeyInMemory() async throws {
+        try await hungWrite(afterAnotherWrite: false)
+    }
+
+    // Another instance wrote just before, so the process drops its backend and fetches the key again (before the lock):
+    // that fetch hangs, and the store and its retry are abandoned.
+    @Test("a write whose key fetch hangs is abandoned: another instance writes meanwhile, and the abandoned write never lands")
+    func hungKeyFetch() async throws {
+        try await hungWrite(afterAnotherWrite: true)
+    }
+
+    /// Stores "before", holds the portal's answers, stores "abandoned", lets another instance (`tokenctl import`)
+    /// write the item, releases the held answers and waits for every abandoned call to come back: the item must hold
+    /// what the other instance wrote. `afterAnotherWrite`: another instance writes just before the hold.
+    private func hungWrite(afterAnotherWrite: Bool) async throws {
         let tokenctl = try #require(BuiltExecutable.path("tokenctl"), "tokenctl is built beside the tests")
         let attributes = ["service": TestKeyring.uniqueService(), "account": "ada"]
-        try portal("pass")
+        try await portal("pass")
         try await keyring.store("before", label: "Hung portal", attributes: attributes)
         try await cleaningUp({
-            try? portal("release")
+            try? await portal("release")
             _ = try? await keyring.delete(attributes)
         }) {
             if afterAnotherWrite {
@@ -52,7 +65,7 @@ struct SandboxPortalHangTests {
                     tokenctl, ["import", "--service", attributes["service"]!, "--account", "other"], stdin: "other-token\n")
                 try #require(other.status == 0, "\(other.stderr)")
             }
-            try portal("hold")
+            try await portal("hold")
             let received = try portalStatus().received
             let outcome: Result<KeyringItem, any Error>
             do {
@@ -70,13 +83,13 @@ struct SandboxPortalHangTests {
                 #expect(throws: Never.self) { try outcome.get() }
                 #expect(try portalStatus().received == received, "the store asked the portal")
             }
-            try portal("pass")
+            try await portal("pass")
             // Another instance of the app writes the same item while the held answers are still unanswered.
             let imported = try await runCommand(
                 tokenctl, ["import", "--service", attributes["service"]!, "--account", "ada"], stdin: "imported-token\n")
             #expect(imported.status == 0, "another instance could not write: \(imported.stderr)")
             // The portal answers what it held; the abandoned calls come back from libsecret and must write nothing.
-            try portal("release")
+            try await portal("release")
             try await waitUntil("the portal backend answering every request it held") { try portalStatus().held == 0 }
             try await waitUntil("every abandoned call back from libsecret") { SandboxCall.abandonedCallsRunning == 0 }
             let stored = try #require(try await keyring.lookup(attributes))

@@ -20,8 +20,9 @@ but deterministic). DIRECTORY/control holds one word, read again whenever it cha
   pass     (or no file) every new request is answered at once; requests held before stay held
   hold     every new request is held: no key, no reply, until "release"
   release  every held request is answered now, and every new one at once
-After each change DIRECTORY/status says "received R held H answered A" (written to a temporary file and renamed,
-so a reader never sees half of it). xdg-desktop-portal gives up on a backend call after 25 s: a request held longer
+After each change DIRECTORY/status says "WORD received R held H answered A" (written to a temporary file and
+renamed, so a reader never sees half of it): a test that wrote a word waits until the status names it before it
+relies on it. xdg-desktop-portal gives up on a backend call after 25 s: a request held longer
 fails at the app with a timeout instead of being answered.
 """
 import hashlib
@@ -85,7 +86,9 @@ class Backend(dbus.service.Object):
         if word not in ("pass", "hold", "release"):
             print(f"secret-portal-backend: unknown control word {word!r}", file=sys.stderr, flush=True)
             return True
-        self.word = word
+        if word != self.word:
+            self.word = word
+            self.report()
         if word == "release" and self.held:
             held, self.held = self.held, []
             for answer in held:
@@ -95,7 +98,7 @@ class Backend(dbus.service.Object):
     def report(self):
         status = os.path.join(self.control, "status")
         with open(status + ".new", "w", encoding="utf-8") as file:
-            file.write(f"received {self.received} held {len(self.held)} answered {self.answered}\n")
+            file.write(f"{self.word} received {self.received} held {len(self.held)} answered {self.answered}\n")
         os.replace(status + ".new", status)
 
 
