@@ -33,25 +33,26 @@ struct SandboxPortalHangTests {
         return (words[0], numbers[0], numbers[1], numbers[2])
     }
 
-    // Before, the write dropped libsecret's backend under the keyring file's lock, so its store asked the portal for
-    // the key there: the held answer kept the lock, another instance's import timed out ("did not answer … bundle
-    // 0.21.4"), and once the portal answered, the abandoned write landed over the newer one.
-    @Test("with the portal hanging, a write whose key is in memory asks it for nothing; another instance writes after it")
+    // Before, a write asked the portal for the key twice: once for its search (after this process's own write the
+    // backend was dropped) and once more under the keyring file's lock, where it dropped the backend again. Holding
+    // from the second request on: the held answer kept the lock, another instance's import timed out ("did not answer
+    // … bundle 0.21.4"), and once the portal answered, the abandoned write landed over the newer one.
+    @Test("with the portal hanging after one more answer, a write whose key is in memory asks it for nothing; another instance writes after it")
     func hungPortalKeyInMemory() async throws {
-        try await hungWrite(afterAnotherWrite: false)
+        try await hungWrite(afterAnotherWrite: false, hold: "hold-after-1")
     }
 
     // Another instance wrote just before, so the process drops its backend and fetches the key again (before the lock):
     // that fetch hangs, and the store and its retry are abandoned.
     @Test("a write whose key fetch hangs is abandoned: another instance writes meanwhile, and the abandoned write never lands")
     func hungKeyFetch() async throws {
-        try await hungWrite(afterAnotherWrite: true)
+        try await hungWrite(afterAnotherWrite: true, hold: "hold")
     }
 
-    /// Stores "before", holds the portal's answers, stores "abandoned", lets another instance (`tokenctl import`)
-    /// write the item, releases the held answers and waits for every abandoned call to come back: the item must hold
-    /// what the other instance wrote. `afterAnotherWrite`: another instance writes just before the hold.
-    private func hungWrite(afterAnotherWrite: Bool) async throws {
+    /// Stores "before", has the stand-in `hold` as it says, stores "abandoned", lets another instance (`tokenctl
+    /// import`) write the item, releases the held answers and waits for every abandoned call to come back: the item
+    /// must hold what the other instance wrote. `afterAnotherWrite`: another instance writes just before the hold.
+    private func hungWrite(afterAnotherWrite: Bool, hold: String) async throws {
         let tokenctl = try #require(BuiltExecutable.path("tokenctl"), "tokenctl is built beside the tests")
         let attributes = ["service": TestKeyring.uniqueService(), "account": "ada"]
         try await portal("pass")
@@ -65,7 +66,7 @@ struct SandboxPortalHangTests {
                     tokenctl, ["import", "--service", attributes["service"]!, "--account", "other"], stdin: "other-token\n")
                 try #require(other.status == 0, "\(other.stderr)")
             }
-            try await portal("hold")
+            try await portal(hold)
             let received = try portalStatus().received
             let outcome: Result<KeyringItem, any Error>
             do {

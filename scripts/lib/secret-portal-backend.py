@@ -17,9 +17,10 @@ DELAY: seconds to wait before answering (the method returns at once, as gnome-ke
 
 hold: a portal call that hangs, at the moment a test chooses (as libsecret < 0.21.4 can hang on a missed answer,
 but deterministic). DIRECTORY/control holds one word, read again whenever it changes (looked at every 20 ms):
-  pass     (or no file) every new request is answered at once; requests held before stay held
-  hold     every new request is held: no key, no reply, until "release"
-  release  every held request is answered now, and every new one at once
+  pass          (or no file) every new request is answered at once; requests held before stay held
+  hold          every new request is held: no key, no reply, until "release"
+  hold-after-N  the next N new requests are answered, every later one held
+  release       every held request is answered now, and every new one at once
 After each change DIRECTORY/status says "WORD received R held H answered A" (written to a temporary file and
 renamed, so a reader never sees half of it): a test that wrote a word waits until the status names it before it
 relies on it. xdg-desktop-portal gives up on a backend call after 25 s: a request held longer
@@ -45,6 +46,7 @@ class Backend(dbus.service.Object):
         super().__init__(bus, "/org/freedesktop/portal/desktop")
         self.mode, self.delay, self.control = mode, delay, control
         self.word = "pass"
+        self.answer_before_holding = 0
         self.held = []
         self.received = self.answered = 0
         if control is not None:
@@ -70,10 +72,12 @@ class Backend(dbus.service.Object):
         self.received += 1
         if self.control is None:
             GLib.timeout_add(int(self.delay * 1000), answer)
-        elif self.word == "hold":
+        elif self.word.startswith("hold") and self.answer_before_holding == 0:
             self.held.append(answer)
             self.report()
         else:
+            if self.word.startswith("hold"):
+                self.answer_before_holding -= 1
             answer()
 
     def look(self):
@@ -83,11 +87,13 @@ class Backend(dbus.service.Object):
                 word = file.read().strip() or "pass"
         except FileNotFoundError:
             word = "pass"
-        if word not in ("pass", "hold", "release"):
+        count = word[len("hold-after-"):] if word.startswith("hold-after-") else None
+        if word not in ("pass", "hold", "release") and not (count and count.isdigit()):
             print(f"secret-portal-backend: unknown control word {word!r}", file=sys.stderr, flush=True)
             return True
         if word != self.word:
             self.word = word
+            self.answer_before_holding = int(count) if count else 0
             self.report()
         if word == "release" and self.held:
             held, self.held = self.held, []
