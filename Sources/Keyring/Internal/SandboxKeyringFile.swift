@@ -130,8 +130,8 @@ enum SandboxKeyringFile {
         }
         throw KeyringError(
             .other,
-            "Other processes of this app wrote its keyring file \(maximumRounds) times while this call waited to; "
-                + "nothing was written.",
+            "Other processes of this app wrote its keyring file each of the \(maximumRounds) times this call was "
+                + "about to; nothing was written.",
             fix: "Retry; if it persists, another process of the app writes the file without pause.")
     }
 
