@@ -29,61 +29,55 @@ extension Keyring {
 
     /// Runs `body` on a blocking thread, bounded by the timeout by abandoning the thread (libsecret's calls there
     /// cannot be cancelled), and once more when it timed out or met a write it had not seen; maps the failures of the
-    /// sandbox's keyring.
-    func sandboxCall<T: Sendable>(_ doing: String, _ body: @escaping @Sendable (SandboxKeyringFile.Turn) throws -> T) async throws -> T {
+    /// sandbox's keyring. A call that began to write is not abandoned (see `SandboxCall`).
+    func sandboxCall<T: Sendable>(_ doing: String, _ body: @escaping @Sendable (SandboxCall) throws -> T) async throws -> T {
         do {
             return try await sandboxAttempt(doing, body)
         } catch let error as KeyringError where error.code == .timedOut || error.underlying?.hasPrefix(Self.externallyModified) == true {
             logger.notice(
                 "the sandbox's keyring call is made once more",
                 metadata: ["reason": "\(error.code == .timedOut ? "timed out (libsecret < 0.21.4 can miss the portal's answer)" : "another process wrote the file")"])
-            if error.code != .timedOut { SandboxKeyringFile.reopen() }
             return try await sandboxAttempt(doing, body)
         }
     }
 
-    /// How a store or delete in the sandbox writes: under the keyring file's lock, if its call still holds its turn.
-    func sandboxWriting(_ turn: SandboxKeyringFile.Turn) -> SandboxKeyring.Writing {
-        let file = Self.sandboxKeyringFile
-        let timeout = configuration.timeout
-        return { write in
-            try SandboxKeyringFile.withWriteLock(file, timeout: timeout) {
-                try turn.proceed()
-                try write()
-            }
-        }
+    /// How a store or delete in the sandbox writes: see `SandboxKeyringFile.write`.
+    func sandboxWriter(_ call: SandboxCall) -> SandboxKeyring.Writer {
+        SandboxKeyring.Writer(file: Self.sandboxKeyringFile, timeout: configuration.timeout, call: call)
     }
 
     /// `g-io-error-quark/23`: the file backend's store found the file written by another process since it read it.
     private static let externallyModified = "g-io-error-quark/\(G_IO_ERROR_WRONG_ETAG.rawValue):"
 
+    /// Why a call waited in vain for its turn: another call of this process is still inside libsecret.
+    private static let turnWait = "waiting for this process's other keyring calls"
+
     private func sandboxAttempt<T: Sendable>(
-        _ doing: String, _ body: @escaping @Sendable (SandboxKeyringFile.Turn) throws -> T
+        _ doing: String, _ body: @escaping @Sendable (SandboxCall) throws -> T
     ) async throws -> T {
         let file = Self.sandboxKeyringFile
-        let turn = SandboxKeyringFile.Turn()
+        let call = SandboxCall()
         let timeout = configuration.timeout
-        // Given back when the call ends, or when it is abandoned at its timeout (its thread may never come back).
-        defer { turn.giveBack() }
         do {
-            return try await BlockingCall.run(timeout: timeout) { _ in
-                guard turn.take(within: timeout) else { throw KeyringError.timedOut(after: timeout, "waiting for this process's other keyring calls") }
-                defer { turn.giveBack() }
+            return try await BlockingCall.run(timeout: timeout, abandoning: { call.abandon() }) { _ in
+                // Whatever happens below, the thread ends the call: it gives the turn back, or — abandoned — marks
+                // libsecret's backend for dropping by the next call (it may have cached one of its own).
+                defer { call.end() }
+                guard call.start(within: timeout) else { throw KeyringError.timedOut(after: timeout, Self.turnWait) }
                 try SandboxKeyringFile.prepare(file)
                 do {
-                    let result = try body(turn)
-                    // An abandoned call's view of the file may be older than what others did meanwhile.
-                    if !turn.isHeld { SandboxKeyringFile.reopen() }
-                    return result
+                    return try body(call)
                 } catch {
                     // libsecret changes its items in memory before it writes the file, and keeps the change when the
-                    // write fails: drop them, or a later write would save what failed.
-                    SandboxKeyringFile.reopen()
+                    // write fails: the next call drops them, or a later write would save what failed.
+                    SandboxKeyringFile.invalidate()
                     if let failure = error as? GLibFailure { throw Self.sandboxError(failure.info, doing: doing, file: file) }
                     throw error
                 }
             }
-        } catch let error as KeyringError where error.code == .timedOut {
+        } catch let error as KeyringError where error.code == .timedOut && (error.underlying == nil || error.underlying == Self.turnWait) {
+            // The call's own timeout (a waiting portal) or its turn's; a lock held too long by another process keeps
+            // its own sentence.
             throw KeyringError(
                 .timedOut, "The app's keyring (through the Secret portal) did not answer within \(configuration.timeout).",
                 fix: "Check that xdg-desktop-portal and gnome-keyring run on the host; an app that bundles libsecret "

@@ -165,8 +165,8 @@ public struct Keyring: Sendable {
         }
         return try await Self.writes.withLock(Self.lockKey(attributes), timeout: configuration.timeout) {
             if SandboxKeyring.isActive {
-                return try await sandboxCall("storing") { turn in
-                    try SandboxKeyring.store(secret, label: label, attributes: attributes, writing: sandboxWriting(turn))
+                return try await sandboxCall("storing") { call in
+                    try SandboxKeyring.store(secret, label: label, attributes: attributes, writer: sandboxWriter(call))
                 }
             }
             return try await withUnlocking {
@@ -220,7 +220,9 @@ public struct Keyring: Sendable {
 
     private func remove(_ attributes: [String: String]) async throws -> Int {
         try await Self.writes.withLock(Self.lockKey(attributes), timeout: configuration.timeout) {
-            if SandboxKeyring.isActive { return try await sandboxCall("deleting") { turn in try SandboxKeyring.delete(attributes, writing: sandboxWriting(turn)) } }
+            if SandboxKeyring.isActive {
+                return try await sandboxCall("deleting") { call in try SandboxKeyring.delete(attributes, writer: sandboxWriter(call)) }
+            }
             return try await withUnlocking {
                 try await searchingCall { calls in
                     let exact = try calls.search(attributes).filter { $0.hasExactly(attributes) }

@@ -1,6 +1,7 @@
 import CLibSecret
 import Foundation
 @testable import Keyring
+import KeyringTestSupport
 import Testing
 
 /// The failures libsecret's file backend reports in a sandbox (measured in the simulated Flatpak sandbox, see
@@ -64,5 +65,47 @@ struct SandboxErrorTests {
             return Data(bytes: g_variant_get_data(value)!, count: Int(g_variant_get_size(value)))
         }
         #expect(SandboxKeyringFile.problem(in: header + lying) == "its salt is not as long as it says")
+    }
+
+    /// Bytes this thread has read through `read` and its kin so far (`rchar` of `/proc/thread-self/io`).
+    private static func bytesReadByThisThread() throws -> Int {
+        let text = try String(contentsOfFile: "/proc/thread-self/io", encoding: .utf8)
+        let line = try #require(text.split(separator: "\n").first { $0.hasPrefix("rchar:") })
+        return try #require(Int(line.dropFirst("rchar:".count).trimmingCharacters(in: .whitespaces)))
+    }
+
+    @Test("a keyring file over 16 MiB is refused as not the app's, without reading it whole")
+    func oversizedFile() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.url.appendingPathComponent("default.keyring").path
+        // 256 MiB that take no disk (a sparse file), with libsecret's header: only its size is wrong.
+        try (Data(SandboxKeyringFile.header) + Data([1, 0])).write(to: URL(fileURLWithPath: path))
+        #expect(truncate(path, 256 << 20) == 0)
+        // A synchronous test: the check runs on this thread, whose own count of bytes read is not disturbed by the
+        // tests running beside it.
+        let before = try Self.bytesReadByThisThread()
+        let error = #expect(throws: KeyringError.self) { try SandboxKeyringFile.check(path) }
+        let read = try Self.bytesReadByThisThread() - before
+        #expect(error?.code == .misconfigured)
+        #expect(error?.summary.contains("larger than 16 MiB") == true, "\(String(describing: error))")
+        #expect(error?.summary.contains(path) == true)
+        #expect(read < SandboxKeyringFile.maximumSize, "read \(read) bytes of a 256 MiB file")
+    }
+
+    @Test("a FIFO or a directory at the keyring file's path is refused at once (libsecret would wait on a FIFO for ever)")
+    func notARegularFile() throws {
+        let directory = try TemporaryDirectory()
+        let fifo = directory.url.appendingPathComponent("fifo.keyring").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        // Nobody writes into the FIFO: an open or read that waits would hang this test.
+        let error = #expect(throws: KeyringError.self) { try SandboxKeyringFile.check(fifo) }
+        #expect(error?.code == .misconfigured)
+        #expect(error?.summary.contains("not a regular file") == true, "\(String(describing: error))")
+        let folder = directory.url.appendingPathComponent("folder.keyring").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        let notFile = #expect(throws: KeyringError.self) { try SandboxKeyringFile.check(folder) }
+        #expect(notFile?.summary.contains("not a regular file") == true, "\(String(describing: notFile))")
+        // A missing file is fine: libsecret starts one.
+        try SandboxKeyringFile.check(directory.url.appendingPathComponent("missing.keyring").path)
     }
 }

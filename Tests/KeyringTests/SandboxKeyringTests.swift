@@ -1,5 +1,5 @@
 import Foundation
-import Keyring
+@testable import Keyring
 import KeyringTestSupport
 import TestSupport
 import Testing
@@ -110,6 +110,39 @@ struct SandboxKeyringTests {
         #expect(try await keyring.items(matching: ["service": service]).count == 12)
         for index in 1...8 { _ = try await keyring.delete(["service": service, "account": "a\(index)"]) }
         for round in 1...4 { _ = try await keyring.delete(["service": service, "account": "other-\(round)"]) }
+    }
+
+    // Deterministic: this test holds the keyring file's lock itself, as another writer of the app does while it
+    // writes, until the delete waits for it. Before, the delete checked outside the lock and deleted the new item too.
+    @Test("a delete checks for items with further attributes under the keyring file's lock: one added before it gets the lock stays")
+    func deleteChecksUnderTheLock() async throws {
+        let attributes = ["service": TestKeyring.uniqueService(), "account": "ada"]
+        let wider = attributes.merging(["tool": "other"]) { $1 }
+        try await keyring.store("mine", label: "Delete", attributes: attributes)
+        try await cleaningUp({
+            _ = try? await keyring.delete(wider)
+            _ = try? await keyring.delete(attributes)
+        }) {
+            let lock = open(Keyring.sandboxKeyringFile + ".lock", O_RDWR | O_CLOEXEC)
+            try #require(lock >= 0)
+            var lockOpen = true
+            defer { if lockOpen { close(lock) } }
+            try await waitUntil("the keyring file's lock free") { flock(lock, LOCK_EX | LOCK_NB) == 0 }
+            let waiting = SandboxKeyringFile.lockWaiters
+            let deletion = Task { try await keyring.delete(attributes) }
+            try await waitUntil("the delete waiting for the keyring file's lock") { SandboxKeyringFile.lockWaiters > waiting }
+            // The other writer adds an item with further attributes (secret-tool: another process of the app).
+            let added = try await runCommand(
+                "/bin/sh", ["-c", "printf theirs | secret-tool store --label=Other service \"$0\" account ada tool other",
+                            attributes["service"]!])
+            try #require(added.status == 0, "\(added.stderr)")
+            close(lock)
+            lockOpen = false
+            let refused = await #expect(throws: KeyringError.self) { try await deletion.value }
+            #expect(refused?.summary.contains("further attributes") == true, "\(String(describing: refused))")
+            #expect(try await keyring.lookup(wider)?.secret == "theirs", "the item added while the delete waited is kept")
+            #expect(try await keyring.lookup(attributes)?.secret == "mine", "nothing was deleted")
+        }
     }
 
     @Test("a damaged keyring file is a misconfiguration naming it; libsecret never reads it (it would abort)")

@@ -11,8 +11,14 @@ import Synchronization
 enum BlockingCall {
     private static let queue = DispatchQueue(label: "TokenKeyring.Keyring.blocking", attributes: .concurrent)
 
+    /// Runs `body` on a thread of the blocking queue; throws `timedOut` when it has not returned within `timeout`.
+    ///
+    /// - Parameter abandoning: Asked when the timeout passes or the task is cancelled, whether the call may be given
+    ///   up now; `false` (a call in the middle of a write that must not land after its caller gave up) leaves the
+    ///   caller waiting for the call's own result. By default every call may be.
     static func run<T: Sendable>(
         timeout: Duration,
+        abandoning: @escaping @Sendable () -> Bool = { true },
         _ body: @escaping @Sendable (UnsafeMutablePointer<GCancellable>) throws -> T
     ) async throws -> T {
         let cancellable = Cancellable()
@@ -24,6 +30,7 @@ enum BlockingCall {
                 // a late result of that call is then dropped. It settles the outcome *before* cancelling:
                 // the cancelled call returns at once, and its result (a cancellation) must not win the race.
                 let timer = Timeout(after: timeout) {
+                    guard !outcome.isDone, abandoning() else { return }
                     outcome.finish(.failure(KeyringError.timedOut(after: timeout, nil)))
                     cancellable.cancel()
                 }
@@ -39,6 +46,7 @@ enum BlockingCall {
                 }
             }
         } onCancel: {
+            guard !outcome.isDone, abandoning() else { return }
             outcome.finish(.failure(CancellationError()))
             cancellable.cancel()
         }

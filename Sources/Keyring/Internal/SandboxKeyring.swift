@@ -99,51 +99,63 @@ enum SandboxKeyring {
         attributes.filter { $0.key != KeyringItem.schemaAttribute }
     }
 
-    /// How a write runs: under the keyring file's lock, and only if its call was not abandoned meanwhile (a write
-    /// its caller no longer waits for must not land after a newer one); see `SandboxKeyringFile.withWriteLock`.
-    typealias Writing = (() throws -> Void) throws -> Void
+    /// How a store or a delete writes: its key fetch outside the keyring file's lock, its write under it, and only
+    /// while its call is not abandoned; see `SandboxKeyringFile.write`.
+    struct Writer {
+        let file: String
+        let timeout: Duration
+        let call: SandboxCall
 
-    /// Stores `secret` in the item with exactly `attributes`, replacing its secret and label, or in a new one. The
-    /// search first gets the portal's answer (the first access waits for it), outside `writing`.
+        func callAsFunction<T>(loading load: () throws -> Void, _ write: () throws -> T) throws -> T {
+            try SandboxKeyringFile.write(file, timeout: timeout, call: call, load: load, write)
+        }
+    }
+
+    /// Stores `secret` in the item with exactly `attributes`, replacing its secret and label, or in a new one. A
+    /// search first makes libsecret read the file (the first access after a dropped backend waits for the portal's
+    /// key), outside the lock; the store and the search for the stored item run under it.
     static func store(
-        _ secret: String, label: String, attributes: [String: String], writing: Writing
+        _ secret: String, label: String, attributes: [String: String], writer: Writer
     ) throws -> KeyringItem {
-        _ = try search(attributes)
         let table = makeAttributeTable(withoutSchema(attributes))
         defer { g_hash_table_unref(table) }
-        try writing {
+        return try writer(loading: { _ = try search(attributes) }) {
             _ = try withGError("storing in the app's keyring") {
                 secret_password_storev_sync(nil, table, nil, label, secret, nil, $0)
             }
+            let stored = try search(attributes).filter { $0.hasExactly(attributes) }
+            guard let item = stored.max(by: { $0.modified < $1.modified }) else {
+                throw KeyringError.other("The app's keyring did not keep the item it was given.", nil)
+            }
+            return item
         }
-        let stored = try search(attributes).filter { $0.hasExactly(attributes) }
-        guard let item = stored.max(by: { $0.modified < $1.modified }) else {
-            throw KeyringError.other("The app's keyring did not keep the item it was given.", nil)
-        }
-        return item
     }
 
     /// Deletes the items with exactly `attributes`; returns how many. Refuses (deleting nothing) when an item with
     /// further attributes would go too: the file backend clears every item that has all the attributes given.
-    /// `writing` as for ``store(_:label:attributes:writing:)``.
-    static func delete(_ attributes: [String: String], writing: Writing) throws -> Int {
-        let found = try search(attributes)
-        let exact = found.filter { $0.hasExactly(attributes) }
-        guard !exact.isEmpty else { return 0 }
-        let others = found.count - exact.count
-        guard others == 0 else {
-            throw KeyringError(
-                .other,
-                "Deleting the item would also delete \(others) item(s) with further attributes in the app's keyring.",
-                fix: "Delete those items first (they belong to another part of the app), or leave this one.")
-        }
+    ///
+    /// The check for such items runs under the keyring file's lock, on libsecret's copy of the file as the file is
+    /// (`SandboxKeyringFile.write` starts over when another process wrote since the copy was read), and the clear right
+    /// after it, under the same lock: an item another writer of this package adds is either there for the check,
+    /// which then refuses, or added after the clear. (Plain libsecret clients in the sandbox take no lock.)
+    static func delete(_ attributes: [String: String], writer: Writer) throws -> Int {
         let table = makeAttributeTable(withoutSchema(attributes))
         defer { g_hash_table_unref(table) }
-        try writing {
+        return try writer(loading: { _ = try search(attributes) }) {
+            let found = try search(attributes)
+            let exact = found.filter { $0.hasExactly(attributes) }
+            guard !exact.isEmpty else { return 0 }
+            let others = found.count - exact.count
+            guard others == 0 else {
+                throw KeyringError(
+                    .other,
+                    "Deleting the item would also delete \(others) item(s) with further attributes in the app's keyring.",
+                    fix: "Delete those items first (they belong to another part of the app), or leave this one.")
+            }
             _ = try withGError("deleting from the app's keyring") {
                 secret_password_clearv_sync(nil, table, nil, $0)
             }
+            return exact.count
         }
-        return exact.count
     }
 }

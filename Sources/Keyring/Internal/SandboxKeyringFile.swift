@@ -1,5 +1,4 @@
 import CLibSecret
-import Dispatch
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -10,19 +9,21 @@ import Glibc
 #endif
 import Synchronization
 
-/// What libsecret's file backend needs checked around its calls, in the sandbox.
+/// What libsecret's file backend needs around its calls, in the sandbox.
 ///
 /// - libsecret aborts the whole process (an assertion) on a keyring file whose body is damaged, so the file is read
-///   first and refused as damaged unless it is libsecret's format: its header, version 1.0, and a well-formed
-///   `(uayutua(a{say}ay))` whose salt is as long as it says.
-/// - libsecret reads the file again only when its modification time, in whole seconds, changed: a write by another
-///   process in the same second would stay unseen. So when the file is not as it was before this process's last
-///   call, libsecret's backend is dropped (`secret_service_disconnect`) and the call opens the file afresh; a store
-///   that still meets a write it had not seen fails ("externally modified") rather than overwriting it.
-/// - libsecret's check of that (GIO's etag) is not atomic with its rename, so this package's writes also take the
-///   file's own lock (``withWriteLock(_:timeout:_:)``).
+///   first and refused unless it is libsecret's format (``check(_:)``).
+/// - libsecret keeps the file in memory with the key the Secret portal gave. Version 0.21 reads it again when its
+///   modification time *in whole seconds* changed, 0.20 never: a write by another process stays unseen until
+///   libsecret's backend is dropped (`secret_service_disconnect`) and the next call builds a new one, which asks the
+///   portal for the key again (one round trip, which libsecret < 0.21.4 can miss and wait for ever). So when the file
+///   is not as it was before this process's last call, the backend is dropped before the call (``prepare(_:)``).
+/// - libsecret guards its writes only with GIO's etag check, which is not atomic with its rename, so this package's
+///   writes also take the file's own lock — and hold it only while they write, never across a portal round trip
+///   (``write(_:timeout:call:load:_:)``).
 enum SandboxKeyringFile {
-    /// The file's identity and version: device, inode, size and modification time in nanoseconds.
+    /// The file's identity and version: device, inode, size and modification time in nanoseconds. Every write renames
+    /// a new file over the old one, so a write changes the inode.
     struct Stamp: Equatable {
         let device: UInt64
         let inode: UInt64
@@ -30,47 +31,21 @@ enum SandboxKeyringFile {
         let modified: Int64
     }
 
-    /// The calls of this process take turns: a call that drops libsecret's backend (see ``prepare(_:)``) must not do
-    /// so under another call's feet. A call abandoned at its timeout gives its turn back then (see ``Turn``).
-    static let turns = DispatchSemaphore(value: 1)
-
-    /// One call's turn: taken once, given back once — by the call when it ends, or for it when it is abandoned.
-    final class Turn: Sendable {
-        private let state = Atomic<Int>(0)  // 0 waiting, 1 held, 2 given back
-
-        /// Waits up to `timeout` for the turn; `false` when it did not come.
-        func take(within timeout: Duration) -> Bool {
-            let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
-            guard SandboxKeyringFile.turns.wait(timeout: .now() + seconds) == .success else { return false }
-            if state.compareExchange(expected: 0, desired: 1, ordering: .sequentiallyConsistent).exchanged { return true }
-            SandboxKeyringFile.turns.signal()  // abandoned while it waited: the turn goes on at once
-            return false
-        }
-
-        /// Throws when the turn is no longer held: the call was abandoned at its timeout, so it must not write.
-        func proceed() throws {
-            guard state.load(ordering: .sequentiallyConsistent) == 1 else {
-                throw KeyringError.timedOut(after: .zero, "abandoned before writing")
-            }
-        }
-
-        /// Whether the call still holds its turn (it was not abandoned).
-        var isHeld: Bool { state.load(ordering: .sequentiallyConsistent) == 1 }
-
-        /// Gives the turn back if it is held; after that, the call holds none.
-        func giveBack() {
-            if state.compareExchange(expected: 1, desired: 2, ordering: .sequentiallyConsistent).exchanged {
-                SandboxKeyringFile.turns.signal()
-            } else {
-                _ = state.compareExchange(expected: 0, desired: 2, ordering: .sequentiallyConsistent)
-            }
-        }
-    }
-
-    /// The file as it was before this process's last call; `nil` before the first.
+    /// What this process knows of libsecret's copy of the file: the file's stamp taken before libsecret last read it
+    /// (or after this process's own write), so that the copy is at least as new as the file was then (`.some(nil)`:
+    /// the file did not exist); `nil` when nothing is known.
     private static let lastSeen = Mutex<Stamp??>(nil)
 
-    static let header: [UInt8] = Array("GnomeKeyring\n\r\0\n".utf8)
+    /// Set when libsecret's copy may be older than ``lastSeen`` says (a call failed after libsecret changed its copy, or
+    /// an abandoned call came back and may have cached a backend of its own): the next call drops the backend.
+    private static let mustReopen = Atomic(false)
+
+    /// How many calls of this process wait for the keyring file's lock now.
+    static var lockWaiters: Int { waiting.load(ordering: .sequentiallyConsistent) }
+    private static let waiting = Atomic<Int>(0)
+
+    /// How often a write starts over because another process wrote between its key fetch and its lock.
+    static let maximumRounds = 4
 
     static func stamp(_ path: String) -> Stamp? {
         var info = stat()
@@ -80,111 +55,137 @@ enum SandboxKeyringFile {
             modified: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))
     }
 
-    /// Before a call: refuses a damaged file, and makes libsecret read the file again when it is not as it was before
-    /// this process's last call.
+    /// Before a call, in its turn: refuses a damaged file, and drops libsecret's backend when its copy may be older
+    /// than the file — the file is not as it was before this process's last call, or the copy was marked
+    /// (``invalidate()``). The next libsecret call then reads the file afresh, with the portal's key fetched anew.
     ///
     /// The stamp is taken *before* the call, not after it: libsecret may load the file during a call after another
     /// process wrote it in the same second, and a stamp taken after the call would then match the file while
-    /// libsecret's copy is older (a refresh under the item's lock read the spent refresh token so). After this
-    /// process's own writes the next call reads afresh too, at the cost of one portal round trip.
-    static func prepare(_ path: String) throws {
+    /// libsecret's copy is older (a refresh under the item's lock read the spent refresh token so).
+    ///
+    /// Only a call holding the process's turn calls this: it is the one place that drops libsecret's backend, so that
+    /// no other call of the process meets a dropped backend — and a portal round trip — in the middle of its write.
+    static func prepare(_ path: String, forceReopen: Bool = false) throws {
         try check(path)
         let now = stamp(path)
+        let stale = mustReopen.exchange(false, ordering: .sequentiallyConsistent)
         let reopen = lastSeen.withLock { seen in
             defer { seen = .some(now) }
-            return seen != nil && seen! != now
+            return forceReopen || stale || seen != .some(now)
         }
+        // Before the first call there is no backend: dropping none costs nothing.
         if reopen { secret_service_disconnect() }
     }
 
-    /// Runs `write` — a store or a clear — holding an exclusive `flock` on the keyring file's lock (`FILE.lock`, 0600,
-    /// beside it, so every instance of the app shares it), after making libsecret read the file afresh.
+    /// Marks libsecret's copy of the file as not to be trusted: the next call in its turn drops the backend. Safe from
+    /// any thread, unlike dropping it at once, which could do so under the feet of a call that is writing.
+    static func invalidate() {
+        mustReopen.store(true, ordering: .sequentiallyConsistent)
+    }
+
+    /// A store or a delete: `load` outside the lock, then `write` under it, with libsecret's copy of the file as the
+    /// file is. Runs in `call`'s turn, after ``prepare(_:forceReopen:)``.
     ///
-    /// libsecret guards its writes only with GIO's etag check, which is not atomic with the rename: two processes
-    /// that write at the same instant both pass it, and the second rename drops the first one's item (seen in the
-    /// simulated sandbox). The lock orders this package's writers; other libsecret clients in the same sandbox do
-    /// not take it. Waiting for it is bounded by `timeout`.
-    static func withWriteLock<T>(_ file: String, timeout: Duration, _ write: () throws -> T) throws -> T {
-        let path = file + ".lock"
-        let directory = URL(filePath: path).deletingLastPathComponent().path
-        try? FileManager.default.createDirectory(
-            atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let descriptor = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            throw KeyringError(
-                .misconfigured, "The app's keyring lock file \(path) cannot be opened (\(String(cString: strerror(errno)))).",
-                fix: "Check that the directory belongs to this user and is writable.")
-        }
-        defer { close(descriptor) }
-        let clock = ContinuousClock()
-        let deadline = clock.now + timeout
-        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
-            guard errno == EWOULDBLOCK || errno == EINTR else {
-                throw KeyringError.other("The app's keyring lock \(path) could not be taken.", String(cString: strerror(errno)))
+    /// 1. `load` makes libsecret read the file — the first call after a dropped backend fetches the Secret portal's
+    ///    key, the round trip that can wait for ever with libsecret < 0.21.4 — *without* the lock: a call abandoned
+    ///    there keeps no other process of the app from writing.
+    /// 2. Then the keyring file's lock (`FILE.lock`, 0600, beside it, so every instance of the app shares it), an
+    ///    exclusive `flock` waited for up to `timeout`.
+    /// 3. Under it, the file is compared with its stamp from before the load: unchanged, libsecret's copy is the file
+    ///    as it is, and `write` runs on it (a delete's check for other items included). Changed — another process
+    ///    wrote meanwhile — the lock is given back, the backend dropped, and it starts over from 1, at most
+    ///    ``maximumRounds`` times. libsecret cannot re-read the file under the lock without the portal: 0.20 reads
+    ///    it only when it builds a backend, which asks the portal for the key; 0.21 reads it again only when its
+    ///    modification time changed by a whole second (see docs/notes/flatpak-investigation.md).
+    /// 4. `write` begins only if `call` was not abandoned (``SandboxCall/beginWriting()``), and once begun is not
+    ///    abandoned at the timeout: nothing is written after the caller was told "timed out". It calls libsecret on the
+    ///    backend that the load left cached (only a call in its turn drops it), so it never talks to the portal.
+    static func write<T>(
+        _ file: String, timeout: Duration, call: SandboxCall, load: () throws -> Void, _ write: () throws -> T
+    ) throws -> T {
+        let lock = try LockFile(path: file + ".lock")
+        defer { lock.close() }
+        for round in 1...maximumRounds {
+            try call.checkNotAbandoned()
+            if round > 1 { try prepare(file, forceReopen: true) }
+            try load()
+            try call.checkNotAbandoned()  // back from a portal that answered too late: no lock for it
+            try lock.take(within: timeout, call: call)
+            defer { lock.release() }
+            let current = stamp(file)
+            let unchanged = lastSeen.withLock { $0 == .some(current) }
+            guard unchanged, !mustReopen.load(ordering: .sequentiallyConsistent) else { continue }
+            try call.beginWriting()
+            do {
+                let result = try write()
+                // libsecret's copy is what it just wrote, and no other writer of this package could come between.
+                let written = stamp(file)
+                lastSeen.withLock { $0 = .some(written) }
+                return result
+            } catch {
+                // libsecret changes its copy before it writes the file, and keeps the change when the write fails.
+                invalidate()
+                throw error
             }
-            guard clock.now < deadline else {
-                throw KeyringError.timedOut(after: timeout, "another process of this app held the keyring file's lock \(path)")
-            }
-            usleep(2_000)
         }
-        secret_service_disconnect()
-        return try write()
+        throw KeyringError(
+            .other,
+            "Other processes of this app wrote its keyring file each of the \(maximumRounds) times this call was "
+                + "about to; nothing was written.",
+            fix: "Retry; if it persists, another process of the app writes the file without pause.")
     }
 
-    /// Drops libsecret's backend, so that the next call reads the file afresh.
-    static func reopen() {
-        secret_service_disconnect()
-    }
+    /// The keyring file's lock file, open; its `flock` taken and given back by ``take(within:call:)`` and ``release()``.
+    /// Owned by the call's thread: it holds the lock only while it writes, so it never leaves it held when abandoned.
+    private struct LockFile {
+        let path: String
+        let descriptor: Int32
 
-    /// Throws when the file at `path` exists and is not a keyring file libsecret can read without aborting.
-    static func check(_ path: String) throws {
-        guard FileManager.default.fileExists(atPath: path) else { return }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw KeyringError(
-                .misconfigured, "The app's keyring file \(path) cannot be read.",
-                fix: "Check that it belongs to this user and is readable and writable (chmod 600).")
+        init(path: String) throws {
+            self.path = path
+            let directory = URL(filePath: path).deletingLastPathComponent().path
+            try? FileManager.default.createDirectory(
+                atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            descriptor = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
+            guard descriptor >= 0 else {
+                throw KeyringError(
+                    .misconfigured,
+                    "The app's keyring lock file \(path) cannot be opened (\(String(cString: strerror(errno)))).",
+                    fix: "Check that the directory belongs to this user and is writable.")
+            }
         }
-        if let problem = problem(in: data) {
-            throw KeyringError(
-                .misconfigured, "The app's keyring file \(path) is damaged: \(problem).",
-                fix: "Move it aside (mv '\(path)' '\(path).damaged'); the app then starts with an empty keyring and "
-                    + "signs in again.")
-        }
-    }
 
-    /// Why `data` is not a keyring file, or `nil` when it is one. An empty file is not (libsecret refuses its header);
-    /// a missing one is fine (libsecret starts one).
-    static func problem(in data: Data) -> String? {
-        guard !data.isEmpty else { return "it is empty" }
-        guard data.count >= header.count + 2, Array(data.prefix(header.count)) == header else {
-            return "its header is not libsecret's"
+        /// Waits up to `timeout` for the lock, and stops waiting (throwing) as soon as `call` is abandoned.
+        func take(within timeout: Duration, call: SandboxCall) throws {
+            guard flock(descriptor, LOCK_EX | LOCK_NB) != 0 else { return }
+            waiting.add(1, ordering: .sequentiallyConsistent)
+            defer { waiting.subtract(1, ordering: .sequentiallyConsistent) }
+            let clock = ContinuousClock()
+            let deadline = clock.now + timeout
+            repeat {
+                guard errno == EWOULDBLOCK || errno == EINTR else {
+                    throw KeyringError.other("The app's keyring lock \(path) could not be taken.", String(cString: strerror(errno)))
+                }
+                try call.checkNotAbandoned()
+                guard clock.now < deadline else {
+                    throw KeyringError(
+                        .timedOut,
+                        "Another process of this app held its keyring file's lock (\(path)) for more than \(timeout); "
+                            + "nothing was written.",
+                        fix: "That process is stuck in a write to the file (its file system may hang): end it, or "
+                            + "retry once it is done.",
+                        underlying: "flock \(path)")
+                }
+                usleep(2_000)
+            } while flock(descriptor, LOCK_EX | LOCK_NB) != 0
         }
-        guard data[data.startIndex + header.count] == 1, data[data.startIndex + header.count + 1] == 0 else {
-            return "it is not of version 1.0"
+
+        func release() {
+            flock(descriptor, LOCK_UN)
         }
-        let body = data.dropFirst(header.count + 2)
-        let bytes = body.withUnsafeBytes { g_bytes_new($0.baseAddress, gsize($0.count)) }
-        defer { g_bytes_unref(bytes) }
-        return Variant.withType("(uayutua(a{say}ay))") { type -> String? in
-            let variant = g_variant_ref_sink(g_variant_new_from_bytes(type, bytes, 0))
-            defer { g_variant_unref(variant) }
-            guard g_variant_is_normal_form(variant) != 0 else { return "its contents are not well-formed" }
-            let size = g_variant_get_child_value(variant, 0)
-            let salt = g_variant_get_child_value(variant, 1)
-            defer {
-                g_variant_unref(size)
-                g_variant_unref(salt)
-            }
-            guard UInt32(littleEndian: g_variant_get_uint32(size)) == UInt32(g_variant_n_children(salt)) else {
-                return "its salt is not as long as it says"
-            }
-            // libsecret writes 100000; a damaged count would make the key derivation run for hours.
-            let iterations = g_variant_get_child_value(variant, 2)
-            defer { g_variant_unref(iterations) }
-            guard (1...10_000_000).contains(UInt32(littleEndian: g_variant_get_uint32(iterations))) else {
-                return "its key derivation count is out of range"
-            }
-            return nil
+
+        func close() {
+            _ = Glibc.close(descriptor)
         }
     }
 }

@@ -1,0 +1,126 @@
+import Dispatch
+import Synchronization
+
+/// One call to the sandbox's keyring, as its blocking thread and its waiting caller see it: whose turn it is in this
+/// process, whether it writes, and whether its caller gave up on it.
+///
+/// libsecret's calls there cannot be cancelled while they wait for the Secret portal (see `SandboxKeyring`), so a
+/// call that runs past its timeout is *abandoned*: its caller is told "timed out" and its thread is left inside
+/// libsecret, possibly for ever. Two promises follow, and this type keeps them:
+///
+/// - **An abandoned call writes nothing.** A write begins only by moving the call from `running` to `writing`,
+///   which fails once the call is abandoned; and a call that is `writing` is not abandoned at its timeout — its
+///   caller waits for the call's own result instead. So no write lands after its caller was told "timed out", and a
+///   caller told so knows that nothing was written. The wait is short: a write never talks to the portal (the key is
+///   fetched before the write lock, see `SandboxKeyringFile.write`), it only encrypts and renames a local file.
+/// - **An abandoned call holds nothing.** Its turn goes on to the next call at once, and it never holds the keyring
+///   file's lock, which only a `writing` call holds (a call waiting for that lock notices within milliseconds that it
+///   was abandoned and stops waiting). When its thread comes back from libsecret, it drops nothing under another
+///   call's feet: it only marks libsecret's backend for dropping by the next call (`SandboxKeyringFile.invalidate`).
+final class SandboxCall: Sendable {
+    /// Where a call is; every change is one of the methods of ``SandboxCall``.
+    enum Phase: Equatable, Sendable {
+        /// Its thread waits for the process's turn.
+        case queued
+        /// It has the turn: it reads, or fetches the portal's key, or waits for the write lock.
+        case running
+        /// It took the write lock and writes: from here on it is not abandoned, its own result is awaited.
+        case writing
+        /// Its thread is done and gave the turn back.
+        case ended
+        /// Its caller was told "timed out" (or the task was cancelled). `inLibsecret`: it had started, so its thread
+        /// may still be inside libsecret; else its thread never started it.
+        case abandoned(inLibsecret: Bool)
+    }
+
+    /// The process's calls take turns: a call that drops libsecret's backend (see `SandboxKeyringFile.prepare`) must
+    /// not do so under another call's feet.
+    private static let turns = DispatchSemaphore(value: 1)
+
+    /// How many abandoned calls have not come back from libsecret yet (their threads are still inside it).
+    static var abandonedCallsRunning: Int { abandonedRunning.load(ordering: .sequentiallyConsistent) }
+    private static let abandonedRunning = Atomic<Int>(0)
+
+    private let phase = Mutex(Phase.queued)
+
+    /// Where the call is now.
+    var current: Phase { phase.withLock { $0 } }
+
+    /// The thread waits up to `timeout` for the process's turn. `false` when it did not come, or came for a call that
+    /// was abandoned meanwhile (the turn then goes on at once).
+    func start(within timeout: Duration) -> Bool {
+        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+        guard Self.turns.wait(timeout: .now() + seconds) == .success else { return false }
+        let started = phase.withLock { phase in
+            guard phase == .queued else { return false }
+            phase = .running
+            return true
+        }
+        if !started { Self.turns.signal() }
+        return started
+    }
+
+    /// Throws `timedOut` when the call was abandoned: its caller no longer waits, so it must go no further.
+    func checkNotAbandoned() throws {
+        if case .abandoned = current { throw Self.abandonedError }
+    }
+
+    /// The thread holds the write lock and is about to write: from now on the call is not abandoned at its timeout,
+    /// so that its caller learns whether it wrote. Throws `timedOut` (and the call writes nothing) when it was
+    /// abandoned already.
+    func beginWriting() throws {
+        let began = phase.withLock { phase in
+            guard phase == .running else { return false }
+            phase = .writing
+            return true
+        }
+        if !began { throw Self.abandonedError }
+    }
+
+    /// The timeout, or the caller's cancellation: abandons the call unless it is writing or over. Its turn goes on to
+    /// the next call at once.
+    /// - Returns: `true` when the call is abandoned now (its caller is to be told so); `false` when it is writing or
+    ///   has ended, and its own result is to be awaited.
+    func abandon() -> Bool {
+        let (abandoned, heldTurn): (Bool, Bool) = phase.withLock { phase in
+            switch phase {
+            case .queued:
+                phase = .abandoned(inLibsecret: false)
+                return (true, false)
+            case .running:
+                phase = .abandoned(inLibsecret: true)
+                return (true, true)
+            case .writing, .ended, .abandoned:
+                return (false, false)
+            }
+        }
+        if heldTurn {
+            Self.abandonedRunning.add(1, ordering: .sequentiallyConsistent)
+            Self.turns.signal()
+        }
+        return abandoned
+    }
+
+    /// The thread is done with the call. A running call gives its turn back; an abandoned one, back from libsecret
+    /// at last, marks libsecret's backend for dropping (it may have made and cached one from the file as it was then).
+    func end() {
+        let previous: Phase = phase.withLock { phase in
+            let previous = phase
+            if case .abandoned = previous {} else { phase = .ended }
+            return previous
+        }
+        switch previous {
+        case .running, .writing:
+            Self.turns.signal()
+        case .abandoned(inLibsecret: true):
+            SandboxKeyringFile.invalidate()
+            Self.abandonedRunning.subtract(1, ordering: .sequentiallyConsistent)
+        case .queued, .ended, .abandoned(inLibsecret: false):
+            break
+        }
+    }
+
+    private static var abandonedError: KeyringError {
+        KeyringError.timedOut(after: .zero, "the call was abandoned at its timeout, before it wrote anything")
+    }
+}
