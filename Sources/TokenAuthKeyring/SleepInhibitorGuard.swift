@@ -2,7 +2,7 @@ import Keyring
 import TokenAuth
 
 /// Holds a systemd-logind delay lock on sleep and shutdown while a refresh token is at stake: a `RefreshWindowGuard`
-/// over `Keyring`'s ``SleepInhibitor``, which `AuthManager.forKeyringItem` and `forFileItem` add to every manager.
+/// over `Keyring`'s `SleepInhibitor`, which `AuthManager.forKeyringItem` and `forFileItem` add to every manager.
 ///
 /// A laptop whose lid closes between a refresh grant and the store of its answer would suspend with the answer on
 /// its way; logind holds suspend and shutdown off until the lock is released (at most its `InhibitDelayMaxSec`, 5 s

@@ -13,8 +13,8 @@ extension TokenCtl {
                 After an OpenID Connect sign-in, the first line says who signed in: "signed in as NAME (ISSUER)"; \
                 "identity check pending" when the id_token of the last refresh could not be checked yet. A session \
                 that ended although its item was kept (a refresh answered for another account) starts with \
-                "sign-in required:" and the reason — also after the server refused the refresh token (invalid_grant), \
-                which is then not sent again. "refresh:" says that a refresh began and its answer was not stored (the \
+                "sign-in required:" and the reason, as does one whose refresh token the server refused (invalid_grant, \
+                not sent again). "refresh:" says that a refresh began and its answer was not stored (the \
                 process stopped, or the keyring could not take it): the refresh token may have been spent. \
                 Times are in local time, with how long until (or since) they are. Never prints a token or secret. \
                 With --json, expires_at and refreshed_at are UTC (ISO 8601) and expires_in_seconds counts from now. \
