@@ -50,7 +50,8 @@ struct ReadmeExampleTests {
                 issuedAt: Date(timeIntervalSince1970: 1_799_996_400),
                 identity: Identity(issuer: issuer, subject: "248289761001", displayName: "ada@example.org"),
                 unverifiedIDToken: "header.payload.signature", endReason: "a refresh answered for another account",
-                refreshTokenExpiresAt: Date(timeIntervalSince1970: 1_815_000_000)),
+                refreshTokenExpiresAt: Date(timeIntervalSince1970: 1_815_000_000),
+                refreshStartedAt: Date(timeIntervalSince1970: 1_799_999_000)),
             client: OAuthClient(
                 tokenEndpoint: URL(string: "https://auth.example.org/token")!, clientID: "desktop-app",
                 clientSecret: "secret", authentication: .clientSecretPost,
