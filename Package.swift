@@ -5,6 +5,8 @@ let package = Package(
     name: "TokenKeyring",
     platforms: [.macOS(.v14)],
     products: [
+        // The one product an app needs: `AuthSession`, and everything it hands out or throws.
+        .library(name: "TokenKeyring", targets: ["TokenKeyring"]),
         .library(name: "Keyring", targets: ["Keyring"]),
         .library(name: "TokenAuth", targets: ["TokenAuth"]),
         .library(name: "TokenAuthURLSession", targets: ["TokenAuthURLSession"]),
@@ -86,6 +88,15 @@ let package = Package(
         .target(
             name: "TokenAuthKeyring",
             dependencies: ["TokenAuth", "Keyring", .product(name: "Logging", package: "swift-log")]
+        ),
+        // An app's session with its provider: sign-in, the keyring item, the refresher, sign-out, accounts — put
+        // together as the articles recommend. Re-exports the modules its API hands out, so an app imports one.
+        .target(
+            name: "TokenKeyring",
+            dependencies: [
+                "TokenAuth", "TokenAuthKeyring", "TokenAuthSignIn", "TokenAuthURLSession", "Keyring",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         // Test doubles for apps and for this package's tests: clocks, a scripted token endpoint, stores and
         // transports that count, fail or hold their answer on demand.
@@ -187,7 +198,7 @@ let package = Package(
         .target(
             name: "OAuthTestSupport",
             dependencies: [
-                "TokenAuthURLSession", "TokenAuth", "TokenAuthTesting", "OAuthTestServer", "TestSupport",
+                "TokenAuthURLSession", "TokenAuth", "TokenAuthSignIn", "TokenAuthTesting", "OAuthTestServer", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
@@ -249,6 +260,14 @@ let package = Package(
             dependencies: [
                 "TokenAuthURLSession", "KeyringTestSupport", "Keyring", "TokenAuth", "TokenAuthKeyring", "OAuthTestServer", "OAuthTestSupport",
                 "TestSupport", "TokenCtlCommands", "TokenCtlFastPath", "tokenctl", "tokenctl-full",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+        // The session object against a real OAuth server on loopback and the real keyring.
+        .testTarget(
+            name: "TokenKeyringTests",
+            dependencies: [
+                "TokenKeyring", "OAuthTestServer", "OAuthTestSupport", "KeyringTestSupport", "TestSupport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),

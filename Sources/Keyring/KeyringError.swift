@@ -183,7 +183,7 @@ extension KeyringError {
                 + "relying on it.")
     }
 
-    static func other(_ summary: String, _ detail: String?) -> KeyringError {
+    package static func other(_ summary: String, _ detail: String?) -> KeyringError {
         KeyringError(.other, summary, fix: "See the underlying error; a diagnosis of the keyring set-up checks it step by step.", underlying: detail)
     }
 }

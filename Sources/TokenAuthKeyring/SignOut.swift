@@ -30,6 +30,11 @@ public enum SignOut {
         public var deleted: Bool
         /// What happened at the revocation endpoint.
         public var revocation: Revocation
+
+        package init(deleted: Bool, revocation: Revocation) {
+            self.deleted = deleted
+            self.revocation = revocation
+        }
     }
 
     /// Signs `account` on `service` out of its keyring item.

@@ -25,15 +25,33 @@ extension FileRefreshLock {
     /// consumer stops iterating. Best effort: where inotify cannot be had (not Linux, or the directory cannot be
     /// watched) it ends at once, and ``AuthManager`` still reads the store again before each refresh.
     public func releases() -> AsyncStream<Void> {
+        let file = URL(filePath: path)
+        let name = file.lastPathComponent
+        return Self.releases(in: file.deletingLastPathComponent().path, prepare: { try self.createDirectory() }) {
+            $0 == name
+        }
+    }
+
+    /// The releases of every lock in the user's runtime directory — of any item: what follows every writer of this
+    /// package, whatever item it writes (an app's session that must see another process sign an account in or out).
+    /// Best effort, as ``releases()``.
+    package static func releasesOfAnyItem() -> AsyncStream<Void> {
+        let directory = RuntimeDirectory.path
+        return releases(in: directory, prepare: { try RuntimeDirectory.prepare(directory) }) {
+            $0.hasPrefix("refresh-") && $0.hasSuffix(".lock")
+        }
+    }
+
+    /// The inotify events in `directory` on files whose names pass `matches`, as a stream; see ``releases()``.
+    private static func releases(
+        in directory: String, prepare: () throws -> Void, matching matches: @escaping @Sendable (String) -> Bool
+    ) -> AsyncStream<Void> {
         let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         #if canImport(Glibc)
-        guard (try? createDirectory()) != nil else {
+        guard (try? prepare()) != nil else {
             continuation.finish()
             return stream
         }
-        let file = URL(filePath: path)
-        let directory = file.deletingLastPathComponent().path
-        let name = file.lastPathComponent
         let watcher = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard watcher >= 0 else {
             continuation.finish()
@@ -47,7 +65,7 @@ extension FileRefreshLock {
         }
         let source = DispatchSource.makeReadSource(fileDescriptor: watcher, queue: Self.releaseQueue)
         source.setEventHandler {
-            if Self.readEvents(watcher).contains(name) { continuation.yield() }
+            if Self.readEvents(watcher).contains(where: matches) { continuation.yield() }
         }
         source.setCancelHandler { close(watcher) }
         source.resume()

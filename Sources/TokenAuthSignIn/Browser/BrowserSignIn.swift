@@ -172,6 +172,52 @@ public struct BrowserSignIn: Sendable {
         scope: String?,
         openBrowser: @escaping @isolated(any) @Sendable (URL) async throws -> Void
     ) async throws -> (credentials: StoredCredentials, response: TokenResponse, nonce: String?) {
+        let started = try await begin(scope: scope)
+        return try await withThrowingTaskGroup(
+            of: (credentials: StoredCredentials, response: TokenResponse, nonce: String?)?.self
+        ) { group in
+            group.addTask { try await started.finish() }
+            group.addTask {
+                do {
+                    // Not a plain call: a hook whose actor cannot run it yet must not keep a cancelled sign-in
+                    // waiting, nor open the browser for it later.
+                    try await AppHook.run(openBrowser, with: started.url)
+                } catch {
+                    await started.abandon()
+                    throw error
+                }
+                return nil
+            }
+            defer { group.cancelAll() }
+            while let next = try await group.next() {
+                if let result = next { return result }
+            }
+            throw CancellationError()
+        }
+    }
+
+    /// A browser sign-in that listens on loopback and waits for the browser: made by ``begin(scope:)``, for callers
+    /// that open the browser themselves, on their own isolation, between the two steps.
+    package struct Started: Sendable {
+        /// The authorization URL to open in the browser.
+        package let url: URL
+        fileprivate let listener: LoopbackRedirectListener
+        fileprivate let receive: @Sendable () async throws -> (credentials: StoredCredentials, response: TokenResponse, nonce: String?)
+
+        /// Waits for the browser to come back (within ``BrowserSignIn/timeLimit``) and exchanges the code.
+        package func finish() async throws -> (credentials: StoredCredentials, response: TokenResponse, nonce: String?) {
+            try await receive()
+        }
+
+        /// Stops listening: the sign-in is given up.
+        package func abandon() async {
+            await listener.close()
+        }
+    }
+
+    /// Binds the loopback listener and makes the authorization request: the first step of the sign-in.
+    /// - Throws: `CancellationError` when the task is already cancelled (nothing is bound), ``SignInError``.
+    package func begin(scope: String?) async throws -> Started {
         // A sign-in cancelled before it began binds no port and opens no browser.
         try Task.checkCancellation()
         let listener: LoopbackRedirectListener
@@ -185,33 +231,11 @@ public struct BrowserSignIn: Sendable {
         let exchange = CodeExchange(
             request: request, scope: scope, issuer: issuer, requiresIssuerParameter: requiresIssuerParameter,
             endpoint: tokenEndpoint)
-        let limit = timeLimit
-        let url = request.url
-        return try await withThrowingTaskGroup(
-            of: (credentials: StoredCredentials, response: TokenResponse, nonce: String?)?.self
-        ) { group in
-            group.addTask {
-                let (credentials, response) = try await listener.receive(
-                    timeLimit: limit, clock: clock, timedOut: { SignInError.timedOut(after: limit) },
-                    exchange.handle)
-                return (credentials, response, request.nonce)
-            }
-            group.addTask {
-                do {
-                    // Not a plain call: a hook whose actor cannot run it yet must not keep a cancelled sign-in
-                    // waiting, nor open the browser for it later.
-                    try await AppHook.run(openBrowser, with: url)
-                } catch {
-                    await listener.close()
-                    throw error
-                }
-                return nil
-            }
-            defer { group.cancelAll() }
-            while let next = try await group.next() {
-                if let result = next { return result }
-            }
-            throw CancellationError()
+        let (limit, clock) = (timeLimit, self.clock)
+        return Started(url: request.url, listener: listener) {
+            let (credentials, response) = try await listener.receive(
+                timeLimit: limit, clock: clock, timedOut: { SignInError.timedOut(after: limit) }, exchange.handle)
+            return (credentials, response, request.nonce)
         }
     }
 }

@@ -156,7 +156,37 @@ public struct DeviceAuthorization: Sendable {
         // Not a plain call: a hook whose actor cannot run it yet must not keep a cancelled sign-in waiting, nor
         // show its code later.
         try await AppHook.run(prompt, with: code.prompt)
+        return try await poll(code, requestedAt: requestedAt, scope: scope, clock: clock)
+    }
 
+    /// A device code requested, with what to show: made by ``begin(scope:)``, for callers that show the code
+    /// themselves, on their own isolation, between the two steps.
+    package struct Started: Sendable {
+        /// What to show the user.
+        package var prompt: Prompt { code.prompt }
+        fileprivate let code: DeviceCode
+        fileprivate let poll: @Sendable () async throws -> StoredCredentials
+
+        /// Polls until the user decides or the code expires.
+        package func finish() async throws -> StoredCredentials { try await poll() }
+    }
+
+    /// Requests a device code: the first step of the sign-in.
+    package func begin(scope: String?) async throws -> Started {
+        try Task.checkCancellation()
+        return try await started(scope: scope, clock: self.clock)
+    }
+
+    private func started<C: Clock>(scope: String?, clock: C) async throws -> Started where C.Duration == Swift.Duration {
+        let requestedAt = clock.now
+        let code = try await requestDeviceCode(scope: scope)
+        return Started(code: code) { try await self.poll(code, requestedAt: requestedAt, scope: scope, clock: clock) }
+    }
+
+    /// Polls the token endpoint for `code`, requested at `requestedAt`, until the user decides or it expires.
+    private func poll<C: Clock>(
+        _ code: DeviceCode, requestedAt: C.Instant, scope: String?, clock: C
+    ) async throws -> StoredCredentials where C.Duration == Swift.Duration {
         var schedule = DevicePollSchedule(interval: code.interval, lifetime: code.prompt.expiresIn)
         var lastFailure: TokenAuthError?
         while true {

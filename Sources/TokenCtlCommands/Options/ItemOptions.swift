@@ -1,4 +1,5 @@
 import ArgumentParser
+import TokenAuthKeyring
 
 /// The keyring item a command works on: `--service` and `--account`, or the service's default account
 /// (`tokenctl switch`) when `--account` is left out.

@@ -1,33 +1,37 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import TokenAuth
-import TokenAuthKeyring
 
-/// Which account of a service tokenctl uses when `--account` is left out, as `tokenctl switch` chose it: a JSON
+/// Which account of a service is the default — the one `tokenctl` uses when `--account` is left out, and an app's
+/// `AuthSession` signs in to unless told otherwise — as `tokenctl switch` or `AuthSession.switchAccount(to:)` chose it: a JSON
 /// object of service to account in `$XDG_CONFIG_HOME/tokenctl/default-accounts.json` (`$HOME/.config/…` without it).
 /// No secret is in it, but it decides whose tokens a command uses, so it is kept as the file store keeps tokens
 /// (`StoreDirectory`): written whole through a locked temporary file with a name no one can guess, `0600`, synced and
 /// renamed over the old one, in a `0700` directory reached without following links it cannot trust. A file or
 /// directory that others can write to, a link, or anything but a regular file is refused.
-enum DefaultAccounts {
+package enum DefaultAccounts {
     /// The file's name in ``directory``.
-    static let fileName = "default-accounts.json"
+    package static let fileName = "default-accounts.json"
 
     /// The directory of the file.
-    static var directory: StoreDirectory {
+    package static var directory: StoreDirectory {
         StoreDirectory(
             path: UserDirectories.process.configHome + "/tokenctl", contents: .choices,
             owner: "tokenctl")
     }
 
     /// The default account of `service`, or `nil` when none was chosen or the file cannot be used (`switch` says why).
-    static func account(for service: String) -> String? {
+    package static func account(for service: String) -> String? {
         (try? directory.withDirectory(creating: false) { try read(in: $0) })??[service]
     }
 
     /// Makes `account` the default of `service`, keeping the other services' choices.
     /// - Throws: `TokenAuthError` with code `storageFailed` when the file cannot be read or written; then nothing
     ///   changed.
-    static func set(_ account: String, for service: String) throws {
+    package static func set(_ account: String, for service: String) throws {
         try directory.withDirectory(creating: true) { folder in
             var choices = try read(in: folder)
             choices[service] = account

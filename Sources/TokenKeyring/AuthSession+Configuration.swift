@@ -1,0 +1,115 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Keyring
+import Logging
+import TokenAuth
+import TokenAuthSignIn
+import TokenAuthURLSession
+
+extension AuthSession {
+    /// Where the provider's endpoints come from.
+    public enum Provider: Sendable {
+        /// Its issuer URL: the endpoints are discovered from its published metadata (RFC 8414, OpenID Connect
+        /// Discovery), and an `id_token` is checked against its keys.
+        case issuer(URL)
+        /// Endpoints configured by hand, for a provider that publishes no metadata: no identity is checked then.
+        case endpoints(Endpoints)
+    }
+
+    /// A provider's endpoints, configured by hand.
+    public struct Endpoints: Sendable {
+        /// The token endpoint.
+        public var token: URL
+        /// The authorization endpoint, for the browser sign-in.
+        public var authorization: URL?
+        /// The device authorization endpoint, for the device flow.
+        public var deviceAuthorization: URL?
+        /// The revocation endpoint (RFC 7009), for sign-out.
+        public var revocation: URL?
+
+        /// Creates endpoints.
+        public init(token: URL, authorization: URL? = nil, deviceAuthorization: URL? = nil, revocation: URL? = nil) {
+            self.token = token
+            self.authorization = authorization
+            self.deviceAuthorization = deviceAuthorization
+            self.revocation = revocation
+        }
+
+        /// The metadata these endpoints make, named after the token endpoint's origin.
+        var metadata: AuthorizationServerMetadata {
+            var origin = URLComponents(url: token, resolvingAgainstBaseURL: false) ?? URLComponents()
+            origin.path = ""
+            origin.query = nil
+            return AuthorizationServerMetadata(
+                issuer: origin.url?.absoluteString ?? token.absoluteString, tokenEndpoint: token,
+                authorizationEndpoint: authorization, revocationEndpoint: revocation,
+                deviceAuthorizationEndpoint: deviceAuthorization)
+        }
+    }
+
+    /// Everything a session is made from. The defaults suit a desktop app.
+    public struct Configuration: Sendable {
+        /// Where the provider's endpoints come from.
+        public var provider: Provider
+        /// The app's client ID at the provider.
+        public var clientID: String
+        /// The client secret of a confidential client; `nil` (the default) for a public one — a desktop app cannot
+        /// keep a secret.
+        public var clientSecret: String?
+        /// The scope to ask for at sign-in; `openid` makes the provider say who signed in.
+        public var scope: String?
+        /// The keyring items' `service` attribute.
+        public var service: String
+        /// The account to work on; `nil` (the default) for the service's default account, or its only one.
+        public var account: String?
+        /// The Secret Service client: timeouts and prompts.
+        public var keyring: Keyring
+        /// How every request is sent.
+        public var transport: any HTTPTransport
+        /// The managers' settings (leeway, refresh limits, backoff, window guards); a logind delay lock is added.
+        public var manager: AuthManager.Configuration
+        /// The browser sign-in's loopback redirect: a fixed port and path for providers that register exact redirect
+        /// URIs.
+        public var redirect: BrowserSignIn.Redirect
+        /// How long the user has in the browser.
+        public var browserTimeLimit: Duration
+        /// The wall clock, for expiry.
+        public var wallClock: WallClock
+        /// Where the session and its managers log (routine events at debug level); never a secret.
+        public var logger: Logger
+
+        /// Creates a configuration.
+        public init(
+            provider: Provider,
+            clientID: String,
+            clientSecret: String? = nil,
+            scope: String? = "openid",
+            service: String,
+            account: String? = nil,
+            keyring: Keyring = Keyring(),
+            transport: any HTTPTransport = URLSessionTransport(maximumResponseBodySize: TokenResponse.maximumSize),
+            manager: AuthManager.Configuration = AuthManager.Configuration(),
+            redirect: BrowserSignIn.Redirect = BrowserSignIn.Redirect(),
+            browserTimeLimit: Duration = .seconds(300),
+            wallClock: @escaping WallClock = systemWallClock,
+            logger: Logger = Logger(label: "TokenKeyring.AuthSession")
+        ) {
+            self.provider = provider
+            self.clientID = clientID
+            self.clientSecret = clientSecret
+            self.scope = scope
+            self.service = service
+            self.account = account
+            self.keyring = keyring
+            self.transport = transport
+            self.manager = manager
+            self.redirect = redirect
+            self.browserTimeLimit = browserTimeLimit
+            self.wallClock = wallClock
+            self.logger = logger
+        }
+    }
+}

@@ -1,0 +1,148 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Keyring
+import TokenAuth
+import TokenAuthKeyring
+import TokenAuthSignIn
+
+extension AuthSession {
+    /// How ``signIn(using:as:isolation:showCode:openBrowser:)`` signs in.
+    public enum SignInMethod: Sendable, Hashable {
+        /// The system browser where one can open — a graphical session, `BROWSER` set, or a Flatpak sandbox (through
+        /// the desktop portal) — and the provider has an authorization endpoint; else a code on another device.
+        case automatic
+        /// The system browser, with a redirect to a loopback listener (RFC 8252), PKCE and `state`.
+        case browser
+        /// A code the user enters in a browser on any device (RFC 8628): over SSH, on a console, in a kiosk.
+        case deviceCode
+    }
+
+    /// Signs the user in and stores the tokens in the keyring, as the current account.
+    ///
+    /// ```swift
+    /// @MainActor final class SignInModel {
+    ///     var code = ""
+    ///     func signIn(_ session: AuthSession) async throws {
+    ///         try await session.signIn { prompt in self.code = prompt.userCode }  // runs on the main actor
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// The hooks run on the caller's actor — `@MainActor` code sets its state in them as it is, and a GTK app's
+    /// `@GLibMainActor` code touches its widgets — and never for a sign-in already cancelled. The network work runs
+    /// elsewhere. Cancel the task to give the sign-in up: it ends with `CancellationError`.
+    ///
+    /// - Parameters:
+    ///   - method: How to sign in; ``SignInMethod/automatic`` by default.
+    ///   - account: The keyring item's `account` attribute; by default the identity's display name, else its subject,
+    ///     else `default`.
+    ///   - showCode: Shows the device flow's code and where to enter it; called once, when the device flow is used.
+    ///     A trailing closure is this one.
+    ///   - openBrowser: Opens the sign-in page; by default the system browser (`BROWSER`, `xdg-open`, or in a sandbox
+    ///     the desktop portal). Show the URL as well: a browser that starts may not come to the front.
+    /// - Returns: The account now signed in.
+    /// - Throws: `SignInError` (declined, timed out, no usable endpoint), `TokenAuthError` (an endpoint failed),
+    ///   `KeyringError` (the tokens could not be stored: nothing is signed in), or `CancellationError`.
+    @discardableResult
+    public func signIn(
+        using method: SignInMethod = .automatic,
+        as account: String? = nil,
+        isolation: isolated (any Actor)? = #isolation,
+        showCode: (DeviceAuthorization.Prompt) -> Void = { _ in },
+        openBrowser: ((URL) async throws -> Void)? = nil
+    ) async throws -> Account {
+        let metadata = try await discoveredMetadata()
+        let configuration = self.configuration
+        let credentials: StoredCredentials
+        switch try Self.choose(method, metadata: metadata) {
+        case .browser:
+            let flow = try BrowserSignIn(
+                metadata: metadata, clientID: configuration.clientID, clientSecret: configuration.clientSecret,
+                redirect: configuration.redirect, timeLimit: configuration.browserTimeLimit,
+                transport: configuration.transport, wallClock: configuration.wallClock)
+            let started = try await flow.begin(scope: configuration.scope)
+            // Listening while the browser is opened: a hook may wait for the page it opened.
+            async let received = started.finish()
+            do {
+                try Task.checkCancellation()
+                if let openBrowser {
+                    try await openBrowser(started.url)
+                } else {
+                    try await SystemBrowser(portal: { url in try await DesktopPortal.openURI(url) }).open(started.url)
+                }
+            } catch {
+                await started.abandon()
+                _ = try? await received
+                throw error
+            }
+            credentials = try await received.credentials
+        case .deviceCode:
+            let flow = try DeviceAuthorization(
+                metadata: metadata, clientID: configuration.clientID, clientSecret: configuration.clientSecret,
+                transport: configuration.transport, wallClock: configuration.wallClock)
+            let started = try await flow.begin(scope: configuration.scope)
+            try Task.checkCancellation()
+            showCode(started.prompt)
+            credentials = try await started.finish()
+        case .automatic:
+            preconditionFailure("choose(_:metadata:) decides")
+        }
+        return try await store(credentials, as: account)
+    }
+
+    /// Signs in with tokens obtained elsewhere — a token response or the stored format (`CredentialsImport`) — and
+    /// stores them as the current account, recorded with this session's client.
+    @discardableResult
+    public func signIn(with credentials: StoredCredentials, as account: String? = nil) async throws -> Account {
+        let metadata = try await discoveredMetadata()
+        let adopted = SignIn(
+            client: metadata.client(id: configuration.clientID, secret: configuration.clientSecret),
+            transport: configuration.transport
+        ).adopting(credentials, scope: configuration.scope)
+        return try await store(adopted, as: account)
+    }
+
+    /// The provider's metadata: discovered from the issuer once, or made from the configured endpoints.
+    func discoveredMetadata() async throws -> AuthorizationServerMetadata {
+        if let metadata { return metadata }
+        let discovered: AuthorizationServerMetadata
+        switch configuration.provider {
+        case .issuer(let issuer):
+            discovered = try await Discovery(transport: configuration.transport).metadata(forIssuer: issuer)
+        case .endpoints(let endpoints):
+            discovered = endpoints.metadata
+        }
+        metadata = discovered
+        return discovered
+    }
+
+    /// The flow `method` means for a provider with `metadata`, here.
+    static func choose(_ method: SignInMethod, metadata: AuthorizationServerMetadata) throws -> SignInMethod {
+        guard method == .automatic else { return method }
+        let browserCanOpen = (try? SystemBrowser().commands(for: URL(string: "https://example.invalid/")!)) != nil
+        if browserCanOpen, metadata.authorizationEndpoint != nil { return .browser }
+        if metadata.deviceAuthorizationEndpoint != nil { return .deviceCode }
+        return .browser  // its error says why no browser can open
+    }
+
+    /// Stores a sign-in's credentials in the keyring item of `account` (under its lock), makes it the current account
+    /// and the service's default, and publishes the new state.
+    func store(_ credentials: StoredCredentials, as account: String?) async throws -> Account {
+        let identity = credentials.identity
+        let name = account ?? identity?.displayName ?? identity?.subject ?? "default"
+        let store = KeyringAuthStore(service: configuration.service, account: name, keyring: configuration.keyring)
+        try await store.signIn(credentials)
+        chosenAccount = name
+        managers[name] = nil  // made anew from the item, with the client it now records
+        do {
+            try DefaultAccounts.set(name, for: configuration.service)
+        } catch {
+            logger.debug("could not record the default account", metadata: ["error": "\(LogRedaction.error(error))"])
+        }
+        publish(await readState())
+        return Account(name: name, identity: identity)
+    }
+}

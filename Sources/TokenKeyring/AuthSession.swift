@@ -1,0 +1,153 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Keyring
+import Logging
+import TokenAuth
+import TokenAuthKeyring
+import TokenAuthSignIn
+import TokenAuthURLSession
+
+/// The session of your app's user with one OAuth 2.0 provider: signs in, keeps the user signed in, hands out an
+/// authorized client, and signs out — the one object a desktop app needs.
+///
+/// ```swift
+/// import TokenKeyring
+///
+/// let session = AuthSession(issuer: URL(string: "https://auth.example.com")!, clientID: "my-desktop-app")
+/// if case .signedOut = await session.state() {
+///     try await session.signIn { prompt in
+///         print("Open \(prompt.verificationURI) and enter \(prompt.userCode)")  // where no browser can open
+///     }
+/// }
+/// let api = try await session.client()
+/// let (response, body) = try await api.send(HTTPRequest(method: .get, url: URL(string: "https://api.example.com/me")!))
+/// ```
+///
+/// It does what the lower types do when they are put together right — and puts them together right:
+/// - **Sign-in** (``signIn(using:as:isolation:showCode:openBrowser:)``): the provider's endpoints found from its issuer
+///   (`Discovery`, once), the system browser with a loopback redirect and PKCE (`BrowserSignIn`) or, where no browser
+///   can open, a code to enter on another device (`DeviceAuthorization`); with `openid` in the scope, the `id_token`
+///   checked and the identity kept. The hooks that show a code or open a browser run on the caller's actor: a
+///   `@MainActor` view model sets its properties in them as they are.
+/// - **Storage**: one keyring item per account (`KeyringAuthStore`: attributes `service` and `account`), written
+///   under the item's lock, so that `tokenctl` and other instances of the app share it safely.
+/// - **Staying signed in**: an `AuthManager` per account, with every default the articles recommend on — it follows
+///   the keyring's and the lock's announcements of changes, refreshes once across processes, keeps a refresh's answer
+///   until stored, revokes what it will never use, and re-checks the identity of every refreshed `id_token`.
+/// - **Sign-out** (``signOut()``): the tokens revoked at the provider, then the item deleted, in that order, under
+///   the item's lock; then the manager forgets them.
+/// - **Accounts** (``accounts()``, ``switchAccount(to:)``): several accounts of one provider side by side, one of
+///   them current — the same default account `tokenctl switch` chooses.
+///
+/// It is usable before anything is stored: ``state()`` says ``State/signedOut``, and everything but
+/// ``signIn(using:as:isolation:showCode:openBrowser:)`` throws `TokenAuthError` with `isLoginRequired` until then.
+/// A keyring it cannot read — locked, no Secret Service, not answering — is never taken for "signed out":
+/// ``State/unavailable(_:)`` carries the `KeyringError` to show.
+public actor AuthSession {
+    /// Everything the session is made from.
+    public nonisolated let configuration: Configuration
+    /// The provider's metadata, once discovered.
+    var metadata: AuthorizationServerMetadata?
+    /// The account the session works on, when one is chosen; else the service's default (see ``currentAccount()``).
+    var chosenAccount: String?
+    /// A manager per account, made on first use.
+    var managers: [String: AuthManager] = [:]
+    /// The continuations of ``states``, and the task that follows the keyring for them.
+    var observers: [Int: AsyncStream<State>.Continuation] = [:]
+    var nextObserver = 0
+    var lastState: State?
+    var watching: Task<Void, Never>?
+    let logger: Logger
+
+    /// A session with the provider whose issuer is `issuer` (found through its published metadata, RFC 8414 or OpenID
+    /// Connect Discovery), for the public client `clientID`.
+    ///
+    /// - Parameters:
+    ///   - issuer: The provider's issuer URL, such as `https://auth.example.com`.
+    ///   - clientID: Your app's client ID at the provider: a public client (a desktop app keeps no secret) allowed to
+    ///     use the authorization code flow with a loopback redirect, or the device flow, or both.
+    ///   - scope: The scope to ask for; `openid` (the default) makes the provider say who signed in.
+    ///   - service: The keyring items' `service` attribute; the issuer's host by default.
+    ///   - keyring: The Secret Service client (timeouts, prompts).
+    ///   - transport: How every request is sent: discovery, the token endpoint, your API.
+    public init(
+        issuer: URL, clientID: String, scope: String? = "openid", service: String? = nil, keyring: Keyring = Keyring(),
+        transport: any HTTPTransport = URLSessionTransport(maximumResponseBodySize: TokenResponse.maximumSize)
+    ) {
+        self.init(configuration: Configuration(
+            provider: .issuer(issuer), clientID: clientID, scope: scope, service: service ?? issuer.host ?? issuer.absoluteString,
+            keyring: keyring, transport: transport))
+    }
+
+    /// A session made from `configuration`.
+    public init(configuration: Configuration) {
+        self.configuration = configuration
+        chosenAccount = configuration.account
+        logger = configuration.logger
+    }
+
+    deinit {
+        watching?.cancel()
+        for observer in observers.values { observer.finish() }
+    }
+
+    // MARK: State
+
+    /// Where the session stands, read from the keyring now: signed out, signed in (as whom), needing a new sign-in,
+    /// or a keyring that cannot be read. It never throws: every outcome is a state an app can show.
+    public func state() async -> State {
+        let state = await readState()
+        publish(state)
+        return state
+    }
+
+    /// Who is signed in, when the provider said (an OpenID Connect sign-in); `nil` when signed out or not said.
+    public func currentIdentity() async -> Identity? {
+        if case .signedIn(let account) = await state() { return account.identity }
+        return nil
+    }
+
+    /// The state, now and after every change — a sign-in, a sign-out or a switch here, and those of other processes
+    /// (another instance of the app, `tokenctl logout`), which the keyring and the items' locks announce. Each access
+    /// is a stream of its own: any number of parts of the app may follow it. It starts with the current state.
+    public nonisolated var states: AsyncStream<State> {
+        let (stream, continuation) = AsyncStream<State>.makeStream(bufferingPolicy: .bufferingNewest(8))
+        Task { await self.observe(continuation) }
+        return stream
+    }
+
+    // MARK: Using the session
+
+    /// An authorized client for the current account: it sends your requests with a valid access token, refreshing
+    /// it before it expires and once after a `401`. Get it again after a sign-in or a switch; one obtained before keeps
+    /// the account it was made for.
+    /// - Throws: `TokenAuthError` with `isLoginRequired` when signed out; `KeyringError` when the keyring cannot be
+    ///   read.
+    public func client(classifier: TokenRejectionClassifier = .standard) async throws -> AuthorizedClient {
+        AuthorizedClient(manager: try await manager(), transport: configuration.transport, classifier: classifier)
+    }
+
+    /// A valid access token of the current account, for a request you send yourself.
+    /// - Throws: as ``client(classifier:)``, and the refresh's `TokenAuthError`.
+    public func validToken() async throws -> String {
+        try await manager().validToken()
+    }
+
+    /// The current account's manager, made on first use from its keyring item.
+    /// - Throws: `TokenAuthError` `noCredentials` when signed out; `KeyringError`.
+    public func manager() async throws -> AuthManager {
+        guard let account = try currentAccount() else {
+            throw TokenAuthError.noCredentials("no account of \(configuration.service) is signed in")
+        }
+        if let manager = managers[account] { return manager }
+        let manager = try await AuthManager.forKeyringItem(
+            service: configuration.service, account: account, keyring: configuration.keyring,
+            transport: configuration.transport, configuration: configuration.manager,
+            identityChecks: IDTokenVerifier.forStoredClient, wallClock: configuration.wallClock, logger: logger)
+        managers[account] = manager
+        return manager
+    }
+}
