@@ -64,9 +64,10 @@ public actor AuthManager {
     let logger: Logger
     let random: @Sendable (ClosedRange<Double>) -> Double
 
-    /// Redacted events of what the manager does. One consumer; the newest 100 are buffered.
-    public nonisolated let events: AsyncStream<AuthEvent>
-    let eventSink: AsyncStream<AuthEvent>.Continuation
+    /// Redacted events of what the manager does, from now on. Each access is a stream of its own, so any number of
+    /// consumers may follow them; each buffers the newest 100.
+    public nonisolated var events: AsyncStream<AuthEvent> { eventBroadcast.subscribe() }
+    let eventBroadcast = EventBroadcast()
 
     /// The session. Every change republishes the servable tokens.
     var session: SessionState {
@@ -133,7 +134,6 @@ public actor AuthManager {
         throttle = RefreshThrottle(
             limit: configuration.refreshLimit, window: configuration.refreshWindow, backoff: configuration.backoff)
         identityRetry = RefreshThrottle(limit: .max, window: .zero, backoff: configuration.backoff)
-        (events, eventSink) = AsyncStream.makeStream(of: AuthEvent.self, bufferingPolicy: .bufferingNewest(100))
         let servable = ServableTokens()
         self.servable = servable
         watcher = storeChanges.map { changes in
@@ -145,7 +145,7 @@ public actor AuthManager {
 
     deinit {
         watcher?.cancel()
-        eventSink.finish()
+        eventBroadcast.finish()
     }
 
     // MARK: Handing out tokens
@@ -245,7 +245,7 @@ public actor AuthManager {
     }
 
     func emit(_ event: AuthEvent) {
-        eventSink.yield(event)
+        eventBroadcast.yield(event)
     }
 }
 

@@ -166,6 +166,21 @@ struct AuthManagerRuleTests {
         #expect(store.stored?.refreshToken == "refresh-1")
     }
 
+    @Test("events: every consumer has a stream of its own, and each sees every event")
+    func eventsHaveManyConsumers() async throws {
+        let (_, _, manager) = parts()
+        let (first, second) = (manager.events, manager.events)
+        #expect(try await manager.validToken() == "access-1")
+        for stream in [first, second] {
+            var seen: [AuthEvent] = []
+            for await event in stream {
+                seen.append(event)
+                if event == .saved { break }
+            }
+            #expect(seen.contains(.refreshStarted) && seen.contains(.refreshSucceeded), "\(seen)")
+        }
+    }
+
     @Test("sign-out during a refresh: nothing is written back, and the waiters get loginRequired")
     func signOutDuringRefresh() async throws {
         let (store, endpoint, manager) = parts()
