@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 let package = Package(
@@ -15,9 +15,16 @@ let package = Package(
         .library(name: "TokenAuthTesting", targets: ["TokenAuthTesting"]),
         .library(name: "TokenAuthOpenCombine", targets: ["TokenAuthOpenCombine"]),
         .library(name: "TokenAuthOpenAPI", targets: ["TokenAuthOpenAPI"]),
-        .executable(name: "tokenctl", targets: ["tokenctl"]),
-        .executable(name: "tokenctl-full", targets: ["tokenctl-full"]),
-        .executable(name: "oauth-test-server", targets: ["oauth-test-server"]),
+        // No executable products: `tokenctl`, `tokenctl-full`, `oauth-test-server`, the demo and the benchmarks are
+        // built here (`swift build --product tokenctl`, `swift run oauth-test-server`; SwiftPM makes products of a
+        // root package's executables) and never for an app that depends on this package, which would otherwise
+        // resolve their dependencies too (the argument parser, Hummingbird and the ~20 packages it brings).
+    ],
+    // The adapters' libraries are resolved only by apps that ask for them:
+    // `.package(path: "../TokenKeyring", traits: ["OpenCombine"])`. `scripts/test` builds with every trait.
+    traits: [
+        .trait(name: "OpenCombine", description: "TokenAuthOpenCombine: publishers over AuthManager and AuthorizedClient."),
+        .trait(name: "OpenAPI", description: "TokenAuthOpenAPI: a ClientMiddleware for swift-openapi-generator's clients."),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -275,14 +282,15 @@ let package = Package(
         .target(
             name: "TokenAuthOpenCombine",
             dependencies: [
-                "TokenAuth", .product(name: "OpenCombine", package: "OpenCombine"),
+                "TokenAuth", .product(name: "OpenCombine", package: "OpenCombine", condition: .when(traits: ["OpenCombine"])),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
         .target(
             name: "TokenAuthOpenAPI",
             dependencies: [
-                "TokenAuth", .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                "TokenAuth",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: .when(traits: ["OpenAPI"])),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
@@ -290,7 +298,7 @@ let package = Package(
             name: "TokenAuthOpenCombineTests",
             dependencies: [
                 "TokenAuthURLSession", "TokenAuthOpenCombine", "TokenAuth", "TokenAuthTesting", "OAuthTestServer", "OAuthTestSupport",
-                .product(name: "OpenCombine", package: "OpenCombine"),
+                .product(name: "OpenCombine", package: "OpenCombine", condition: .when(traits: ["OpenCombine"])),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
             ]
@@ -299,7 +307,7 @@ let package = Package(
             name: "TokenAuthOpenAPITests",
             dependencies: [
                 "TokenAuthURLSession", "TokenAuthOpenAPI", "TokenAuth", "TokenAuthTesting", "OAuthTestServer", "OAuthTestSupport",
-                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: .when(traits: ["OpenAPI"])),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
             ]

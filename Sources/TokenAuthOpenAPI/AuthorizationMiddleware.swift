@@ -1,3 +1,6 @@
+// Built with the package trait OpenAPI (see Package.swift): without it this module is empty, and an app
+// that does not ask for it resolves no swift-openapi-runtime.
+#if OpenAPI
 import Foundation
 import HTTPTypes
 import OpenAPIRuntime
@@ -117,3 +120,4 @@ public struct AuthorizationMiddleware: ClientMiddleware {
         return AuthorizedExchange.Attempt(response: response, body: data, value: (response, body == nil ? nil : HTTPBody(data)))
     }
 }
+#endif  // OpenAPI

@@ -1,3 +1,6 @@
+// Built with the package trait OpenCombine (see Package.swift): without it this module is empty, and an app
+// that does not ask for it resolves no OpenCombine.
+#if OpenCombine
 import Foundation
 @preconcurrency import OpenCombine
 
@@ -92,3 +95,4 @@ final class AsyncOperationSubscription<Output: Sendable>: Subscription, @uncheck
         }
     }
 }
+#endif  // OpenCombine

@@ -1,3 +1,6 @@
+// Built with the package trait OpenCombine (see Package.swift): without it this module is empty, and an app
+// that does not ask for it resolves no OpenCombine.
+#if OpenCombine
 @preconcurrency import OpenCombine
 import TokenAuth
 
@@ -18,3 +21,4 @@ extension AuthManager {
         .eraseToAnyPublisher()
     }
 }
+#endif  // OpenCombine

@@ -1,3 +1,6 @@
+// Built with the package trait OpenCombine (see Package.swift): without it this module is empty, and an app
+// that does not ask for it resolves no OpenCombine.
+#if OpenCombine
 import Foundation
 import HTTPTypes
 @preconcurrency import OpenCombine
@@ -35,3 +38,4 @@ extension AuthorizedClient {
         .eraseToAnyPublisher()
     }
 }
+#endif  // OpenCombine

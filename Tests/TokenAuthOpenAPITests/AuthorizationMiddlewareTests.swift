@@ -1,3 +1,6 @@
+// Built with the package trait OpenAPI (see Package.swift): without it this module is empty, and an app
+// that does not ask for it resolves no swift-openapi-runtime.
+#if OpenAPI
 import Foundation
 import HTTPTypes
 import HTTPTypesFoundation
@@ -166,3 +169,4 @@ struct AuthorizationMiddlewareTests {
         }
     }
 }
+#endif  // OpenAPI

@@ -1,3 +1,6 @@
+// Built with the package trait OpenCombine (see Package.swift): without it this module is empty, and an app
+// that does not ask for it resolves no OpenCombine.
+#if OpenCombine
 import Foundation
 import Synchronization
 import HTTPTypes
@@ -154,3 +157,4 @@ struct OpenCombineAdapterTests {
         }
     }
 }
+#endif  // OpenCombine

@@ -20,7 +20,7 @@ package enum DefaultAccounts {
     package static var directory: StoreDirectory {
         StoreDirectory(
             path: UserDirectories.process.configHome + "/tokenctl", contents: .choices,
-            owner: "tokenctl")
+            owner: "The file of default accounts")
     }
 
     /// The default account of `service`, or `nil` when none was chosen or the file cannot be used (`switch` says why).
@@ -47,9 +47,9 @@ package enum DefaultAccounts {
         guard let choices = try? JSONDecoder().decode([String: String].self, from: Data(bytes)) else {
             let path = folder.directory.path(of: fileName)
             throw TokenAuthError(
-                .storageFailed, "tokenctl could not use \(path): it is not a JSON "
+                .storageFailed, "The file of default accounts \(path) could not be used: it is not a JSON "
                     + "object of service to account, so it was not replaced.",
-                fix: "Correct it, or remove it (it holds only the accounts `tokenctl switch` chose).")
+                fix: "Correct it, or remove it: it holds only which account of each service is the default.")
         }
         return choices
     }
