@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "TokenAuthTesting", targets: ["TokenAuthTesting"]),
         .library(name: "TokenAuthOpenCombine", targets: ["TokenAuthOpenCombine"]),
         .library(name: "TokenAuthOpenAPI", targets: ["TokenAuthOpenAPI"]),
+        .library(name: "TokenAuthGLib", targets: ["TokenAuthGLib"]),
         .executable(name: "tokenctl", targets: ["tokenctl"]),
         .executable(name: "tokenctl-full", targets: ["tokenctl-full"]),
         .executable(name: "oauth-test-server", targets: ["oauth-test-server"]),
@@ -264,6 +265,28 @@ let package = Package(
             name: "TokenAuthOpenAPI",
             dependencies: [
                 "TokenAuth", .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+        // GLib's main loop, found through pkg-config. Only TokenAuthGLib imports it.
+        .systemLibrary(
+            name: "CGLib",
+            path: "CGLib",
+            pkgConfig: "glib-2.0",
+            providers: [.apt(["libglib2.0-dev"])]
+        ),
+        // Delivery to a GLib main context (GTK's thread): a SerialExecutor and the global actor GLibMainActor on it.
+        // Depends on GLib alone: the core knows nothing of it, and takes completions isolated to any actor.
+        .target(
+            name: "TokenAuthGLib",
+            dependencies: ["CGLib"]
+        ),
+        // The executor and the actor against a real GMainLoop on a thread of the test's own, and the callback API
+        // delivering through them.
+        .testTarget(
+            name: "TokenAuthGLibTests",
+            dependencies: [
+                "TokenAuthGLib", "CGLib", "TokenAuth", "TokenAuthTesting", "TestSupport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
