@@ -20,7 +20,9 @@ func connect<Instance>(_ instance: UnsafeMutablePointer<Instance>, _ signal: Str
 func makeLabel(_ text: String) -> Widget {
     let label = gtk_label_new(text)!
     gtk_label_set_wrap(OpaquePointer(label), 1)
-    // Wrapped at about 60 characters: a long URL or error makes the window taller, not as wide as the screen.
+    // Wrapped at about 60 characters, inside words where need be (a sign-in URL is one long word): a long text
+    // makes the window taller, not as wide as the screen.
+    gtk_label_set_wrap_mode(OpaquePointer(label), PANGO_WRAP_WORD_CHAR)
     gtk_label_set_max_width_chars(OpaquePointer(label), 60)
     gtk_label_set_selectable(OpaquePointer(label), 0)
     return label
