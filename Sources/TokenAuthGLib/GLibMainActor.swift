@@ -50,7 +50,8 @@ public actor GLibMainActor {
     ) rethrows -> T {
         // The check the runtime makes for `assumeIsolated`: the current executor is the actor's, or its
         // `checkIsolated()` (the context's owner) passes. After it, running the closure without the hop is sound.
-        shared.preconditionIsolated("not on GTK's thread (the owner of GLib's default main context)", file: file, line: line)
+        shared.preconditionIsolated(
+            "not on GTK's thread (the owner of GLib's default main context)", file: file, line: line)
         return try withoutActuallyEscaping(operation) { operation in
             try unsafeBitCast(operation, to: (() throws -> T).self)()
         }

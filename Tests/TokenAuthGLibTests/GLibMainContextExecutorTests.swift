@@ -62,6 +62,7 @@ struct GLibMainContextExecutorTests {
 
         // The loop's thread left the context: this thread may look at it. No source is ready, none is attached.
         #expect(g_main_context_pending(context) == 0)
-        #expect(g_main_context_find_source_by_user_data(context, Unmanaged.passUnretained(actor.executor).toOpaque()) == nil)
+        let executor = Unmanaged.passUnretained(actor.executor).toOpaque()
+        #expect(g_main_context_find_source_by_user_data(context, executor) == nil)
     }
 }

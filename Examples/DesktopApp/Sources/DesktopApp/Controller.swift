@@ -89,9 +89,13 @@ final class Controller {
         Task {
             do {
                 let state = try await session.signIn(
-                    showURL: { [unowned self] url in window.showDetail("Continue in your browser: \(url.absoluteString)") },
+                    showURL: { [unowned self] url in
+                        window.showDetail("Continue in your browser: \(url.absoluteString)")
+                    },
                     showCode: { [unowned self] prompt in
-                        window.showDetail("No browser could be opened. Open \(prompt.verificationURI.absoluteString) and enter the code \(prompt.userCode)")
+                        window.showDetail(
+                            "No browser could be opened. Open \(prompt.verificationURI.absoluteString) "
+                                + "and enter the code \(prompt.userCode)")
                     })
                 busy = false
                 window.showDetail("")

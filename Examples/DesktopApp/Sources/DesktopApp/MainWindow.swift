@@ -77,14 +77,17 @@ final class MainWindow {
         setText(detail, text)
     }
 
+    /// A "clicked" handler: the button, and the data given when it was connected (none).
+    private typealias Clicked = @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void
+
     // GTK calls these on its thread, outside any Swift job: `assumeIsolated` enters the actor there.
-    private static let signInClicked: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void = { _, _ in
+    private static let signInClicked: Clicked = { _, _ in
         GLibMainActor.assumeIsolated { current?.actions.signIn() }
     }
-    private static let callAPIClicked: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void = { _, _ in
+    private static let callAPIClicked: Clicked = { _, _ in
         GLibMainActor.assumeIsolated { current?.actions.callAPI() }
     }
-    private static let signOutClicked: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void = { _, _ in
+    private static let signOutClicked: Clicked = { _, _ in
         GLibMainActor.assumeIsolated { current?.actions.signOut() }
     }
 }

@@ -42,7 +42,9 @@ actor Session {
         self.settings = settings
     }
 
-    private nonisolated var store: KeyringAuthStore { KeyringAuthStore(service: settings.service, account: settings.account) }
+    private nonisolated var store: KeyringAuthStore {
+        KeyringAuthStore(service: settings.service, account: settings.account)
+    }
 
     /// The item as it is now: who is signed in, or `nil` when nothing (or an ended session) is stored. Makes the
     /// manager for a stored item, and drops it when the item is gone.
@@ -102,7 +104,8 @@ actor Session {
 
     /// Revokes the tokens at the server, then deletes the item (`SignOut`), then forgets them in memory.
     func signOut() async throws -> SignOut.Revocation {
-        let outcome = try await SignOut.perform(service: settings.service, account: settings.account, transport: transport)
+        let outcome = try await SignOut.perform(
+            service: settings.service, account: settings.account, transport: transport)
         try await manager?.signOut()
         manager = nil
         return outcome.revocation
