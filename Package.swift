@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "TokenAuthTesting", targets: ["TokenAuthTesting"]),
         .library(name: "TokenAuthOpenCombine", targets: ["TokenAuthOpenCombine"]),
         .library(name: "TokenAuthOpenAPI", targets: ["TokenAuthOpenAPI"]),
+        .library(name: "TokenAuthGLib", targets: ["TokenAuthGLib"]),
         // No executable products: `tokenctl`, `tokenctl-full`, `oauth-test-server`, the demo and the benchmarks are
         // built here (`swift build --product tokenctl`, `swift run oauth-test-server`; SwiftPM makes products of a
         // root package's executables) and never for an app that depends on this package, which would otherwise
@@ -291,6 +292,28 @@ let package = Package(
             dependencies: [
                 "TokenAuth",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: .when(traits: ["OpenAPI"])),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+        // GLib's main loop, found through pkg-config. Only TokenAuthGLib imports it.
+        .systemLibrary(
+            name: "CGLib",
+            path: "CGLib",
+            pkgConfig: "glib-2.0",
+            providers: [.apt(["libglib2.0-dev"])]
+        ),
+        // Delivery to a GLib main context (GTK's thread): a SerialExecutor and the global actor GLibMainActor on it.
+        // Depends on GLib alone: the core knows nothing of it, and takes completions isolated to any actor.
+        .target(
+            name: "TokenAuthGLib",
+            dependencies: ["CGLib"]
+        ),
+        // The executor and the actor against a real GMainLoop on a thread of the test's own, and the callback API
+        // delivering through them.
+        .testTarget(
+            name: "TokenAuthGLibTests",
+            dependencies: [
+                "TokenAuthGLib", "CGLib", "TokenAuth", "TokenAuthTesting", "TestSupport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),

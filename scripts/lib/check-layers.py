@@ -10,6 +10,9 @@ adapters and `tokenctl` must have no path to sign-in (TokenAuthSignIn) nor to sw
 TokenAuth depends on no products but swift-log's and swift-http-types'. Everything `tokenctl` links (the core, the
 keyring store, Keyring, TokenCtlFastPath) builds on FoundationEssentials: no path to URLSession, the argument parser
 or the full command line, and `import Foundation` only as the `#else` of `#if canImport(FoundationEssentials)`.
+GLib's delivery (TokenAuthGLib, CGLib) is reached by no library but itself: the core takes completions isolated to
+any actor and knows nothing of GLib. Each C module is a dependency of its one Swift module (and that module's tests)
+only: CLibSecret of Keyring, CGLib of TokenAuthGLib.
 Prints what it checked; exits 1 naming the offending path otherwise.
 """
 import json
@@ -21,6 +24,7 @@ KEYRING = {"Keyring", "CLibSecret"}
 KEYRING_FREE = [
     "TokenAuth", "TokenAuthTests", "TokenAuthTesting", "OAuthTestSupport",
     "TokenAuthOpenCombine", "TokenAuthOpenCombineTests", "TokenAuthOpenAPI", "TokenAuthOpenAPITests",
+    "TokenAuthGLib", "TokenAuthGLibTests",
 ]
 CORE_PRODUCTS = {"Logging", "HTTPTypes"}
 SIGN_IN = {"TokenAuthSignIn"}
@@ -28,8 +32,15 @@ SIGN_IN_FREE = [
     "TokenAuth", "TokenAuthKeyring", "TokenAuthTesting", "TokenAuthOpenCombine", "TokenAuthOpenAPI",
     # tokenctl hands every call but the plain token read to tokenctl-full, so that its start-up loads none of it
     # (figure 6).
-    "TokenCtlCommands", "tokenctl",
+    "TokenCtlCommands", "tokenctl", "TokenAuthGLib",
 ]
+GLIB = {"TokenAuthGLib", "CGLib"}
+GLIB_FREE = [
+    "TokenAuth", "TokenAuthURLSession", "TokenAuthSignIn", "TokenAuthKeyring", "Keyring", "TokenAuthTesting",
+    "TokenAuthOpenCombine", "TokenAuthOpenAPI", "TokenCtlFastPath", "TokenCtlCommands", "tokenctl", "tokenctl-full",
+]
+# The only targets that may depend on each C module: its Swift face, and that module's tests.
+C_MODULE_OWNERS = {"CLibSecret": {"Keyring", "KeyringTests"}, "CGLib": {"TokenAuthGLib", "TokenAuthGLibTests"}}
 SIGN_IN_PRODUCT_PREFIXES = ("NIO", "Crypto", "_Crypto", "JWT", "X509")
 # What `tokenctl` links: FoundationEssentials only (figure 6: no ICU, no libcurl, no parser at start-up).
 ESSENTIALS_ONLY = ["TokenAuth", "TokenAuthKeyring", "Keyring", "TokenCtlFastPath", "tokenctl"]
@@ -91,6 +102,14 @@ for name in SIGN_IN_FREE:
     path = path_to(SIGN_IN, name) or sign_in_products(name)
     if path:
         failures.append(f"{name} reaches sign-in: {' -> '.join(path)}")
+for name in GLIB_FREE:
+    path = path_to(GLIB, name)
+    if path:
+        failures.append(f"{name} reaches GLib's delivery: {' -> '.join(path)}")
+for name, target in targets.items():
+    for module, owners in C_MODULE_OWNERS.items():
+        if module in (target.get("target_dependencies") or []) and name not in owners:
+            failures.append(f"{name} depends on {module}, which only {' and '.join(sorted(owners))} may")
 for name in ESSENTIALS_ONLY:
     path = path_to(FULL_FOUNDATION_TARGETS, name)
     if path:
@@ -142,3 +161,6 @@ print(f"layering: no path to {sorted(KEYRING)} from {', '.join(KEYRING_FREE)}", 
 print("layering: every Swift target declares what it imports", file=sys.stderr)
 print(f"layering: no path to sign-in, swift-nio, swift-crypto or jwt-kit from {', '.join(SIGN_IN_FREE)}", file=sys.stderr)
 print(f"layering: FoundationEssentials only in {', '.join(ESSENTIALS_ONLY)}", file=sys.stderr)
+print(f"layering: no path to {sorted(GLIB)} from {', '.join(GLIB_FREE)}", file=sys.stderr)
+print("layering: " + "; ".join(f"only {' and '.join(sorted(owners))} depend on {module}"
+                               for module, owners in C_MODULE_OWNERS.items()), file=sys.stderr)

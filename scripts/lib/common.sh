@@ -10,6 +10,11 @@
 TOKENKEYRING_APT_PACKAGES=(libsecret-1-dev libglib2.0-dev libglib2.0-bin gnome-keyring libsecret-tools dbus python3-dbus
     python3-gi python3-dbusmock keepassxc libkf5wallet-bin libqca-qt5-2-plugins chromium curl libcurl4-openssl-dev)
 
+# What the desktop app's test needs (scripts/lib/desktop-tests), installed without Recommends (76 packages instead of
+# 105): GTK 4 to build Examples/DesktopApp; Xvfb for a display; xdotool to click; at-spi2-core (the accessibility
+# bus) and python3-pyatspi to read the window as a screen reader does; ImageMagick's import for screenshots.
+TOKENKEYRING_DESKTOP_APT_PACKAGES=(libgtk-4-dev xvfb xdotool at-spi2-core python3-pyatspi imagemagick)
+
 say() { printf '%s\n' "$*" >&2; }
 
 # Runs a command; if it is still running after LIMIT seconds, prints the thread stacks of the test processes
@@ -66,6 +71,25 @@ ensure_system_packages() {
     say "Installing ${missing[*]} (apt-get; needs root or sudo)…"
     "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
     "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >&2
+}
+
+# Installs whatever of TOKENKEYRING_DESKTOP_APT_PACKAGES is missing, without Recommends. Needs root or sudo.
+ensure_desktop_packages() {
+    local missing=() package
+    for package in "${TOKENKEYRING_DESKTOP_APT_PACKAGES[@]}"; do
+        dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' || missing+=("$package")
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    local sudo=()
+    if [ "$(id -u)" -ne 0 ]; then
+        command -v sudo >/dev/null 2>&1 || { say "Missing Debian packages (needs root or sudo): ${missing[*]}"; return 1; }
+        sudo=(sudo)
+    fi
+    say "Installing ${missing[*]} (apt-get --no-install-recommends)…"
+    local started=$SECONDS
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+    say "Installed them in $((SECONDS - started)) s."
 }
 
 # Points HOME and XDG_* at a new temporary directory (TOKENKEYRING_SESSION_DIR), so that a provider started

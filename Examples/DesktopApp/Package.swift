@@ -1,0 +1,34 @@
+// swift-tools-version:6.0
+// A GTK 4 window that signs in, stays signed in and signs out with TokenKeyring: the library as a desktop app uses
+// it, clicked and read back through the accessibility bus by scripts/lib/desktop-tests. A package of its own, so that
+// GTK stays out of the library's build: `swift build` here builds the executable `DesktopApp`.
+import PackageDescription
+
+let package = Package(
+    name: "DesktopApp",
+    platforms: [.macOS(.v14)],
+    dependencies: [
+        // The repository this example lives in.
+        .package(name: "TokenKeyring", path: "../.."),
+    ],
+    targets: [
+        // GTK 4 (Debian 12: 4.8, libgtk-4-dev), found through pkg-config. Only DesktopApp imports it.
+        .systemLibrary(
+            name: "CGtk",
+            pkgConfig: "gtk4",
+            providers: [.apt(["libgtk-4-dev"])]
+        ),
+        .executableTarget(
+            name: "DesktopApp",
+            dependencies: [
+                "CGtk",
+                .product(name: "TokenAuth", package: "TokenKeyring"),
+                .product(name: "TokenAuthGLib", package: "TokenKeyring"),
+                .product(name: "TokenAuthSignIn", package: "TokenKeyring"),
+                .product(name: "TokenAuthKeyring", package: "TokenKeyring"),
+                .product(name: "TokenAuthURLSession", package: "TokenKeyring"),
+                .product(name: "Keyring", package: "TokenKeyring"),
+            ]
+        ),
+    ]
+)

@@ -1,0 +1,156 @@
+import CGtk
+import Foundation
+import HTTPTypes
+import TokenAuth
+import TokenAuthGLib
+
+/// What the window does: restores the session at start, signs in and out, calls the API, refreshes in the
+/// background when the token is due, and follows the item when another process changes it. Runs on GTK's thread;
+/// the library's work runs in `Session`, off it, and every `await` comes back here.
+@GLibMainActor
+final class Controller {
+    private let session: Session
+    private var window: MainWindow!
+    /// Who is signed in as last seen (`nil`: nobody).
+    private var signedIn: Session.SignedIn?
+    /// The sign-in, sign-out or reload under way; the buttons wait for it.
+    private var busy = false
+    private let refreshTimer = GLibTimer()
+    private var following: Task<Void, Never>?
+    /// How many times "Call API" was clicked: each outcome names its call.
+    private var apiCalls = 0
+
+    init(session: Session) {
+        self.session = session
+    }
+
+    /// Builds the window, shows it, and starts following the item.
+    func start(in application: UnsafeMutablePointer<GtkApplication>) {
+        window = MainWindow(application: application, actions: MainWindow.Actions(
+            signIn: { [unowned self] in signIn() },
+            callAPI: { [unowned self] in callAPI() },
+            signOut: { [unowned self] in signOut() }))
+        window.present()
+        // Subscribed before the first read, so that no change between the two is missed.
+        let changes = session.changes()
+        following = Task {
+            await reload()
+            for await _ in changes { await reload() }
+        }
+    }
+
+    /// Reads the item again and shows what it holds: at start, and after each change announced.
+    private func reload() async {
+        do {
+            show(try await session.reload())
+        } catch {
+            window.showDetail("Could not read the keyring: \(error)")
+            show(nil)
+        }
+    }
+
+    private func show(_ state: Session.SignedIn?) {
+        signedIn = state
+        window.show(signedIn: state?.name, busy: busy)
+        scheduleRefresh()
+    }
+
+    /// The background refresh: a GLib timeout at the moment the token enters the manager's leeway, and none while
+    /// nobody is signed in.
+    private func scheduleRefresh() {
+        guard let due = signedIn?.refreshDue else {
+            refreshTimer.cancel()
+            return
+        }
+        refreshTimer.schedule(at: due) { [unowned self] in
+            Task { await refreshNow() }
+        }
+    }
+
+    private func refreshNow() async {
+        do {
+            show(try await session.refreshIfDue())
+        } catch where Session.needsSignIn(error) {
+            window.showDetail("Sign in again: \(error)")
+            await reload()
+        } catch {
+            // Kept tokens (a transient failure): try again in a minute; the manager backs off on its own too.
+            window.showDetail("Could not refresh: \(error)")
+            refreshTimer.schedule(at: Date(timeIntervalSinceNow: 60)) { [unowned self] in Task { await refreshNow() } }
+        }
+    }
+
+    private func signIn() {
+        guard signedIn == nil, !busy else { return }
+        busy = true
+        window.show(signedIn: nil, busy: true)
+        window.showProgress("Signing in…")
+        window.showDetail("")
+        Task {
+            do {
+                let state = try await session.signIn(
+                    showURL: { [unowned self] url in
+                        window.showDetail("Continue in your browser: \(url.absoluteString)")
+                    },
+                    showCode: { [unowned self] prompt in
+                        window.showDetail(
+                            "No browser could be opened. Open \(prompt.verificationURI.absoluteString) "
+                                + "and enter the code \(prompt.userCode)")
+                    })
+                busy = false
+                window.showDetail("")
+                show(state)
+            } catch {
+                busy = false
+                window.showDetail("Sign-in failed: \(error)")
+                show(nil)
+            }
+        }
+    }
+
+    /// An authorized request through the callback API: its completion is isolated to `GLibMainActor`, so it runs
+    /// here, on GTK's thread.
+    private func callAPI() {
+        apiCalls += 1
+        let call = apiCalls
+        Task {
+            guard let client = await session.apiClient() else { return }
+            window.showDetail("API call \(call): calling…")
+            let url = session.settings.apiURL
+            client.send(HTTPRequest(method: .get, url: url)) { @GLibMainActor [unowned self] result in
+                switch result {
+                case .success(let (response, _)):
+                    window.showDetail("API call \(call): answered \(response.status.code)")
+                case .failure(let error) where Session.needsSignIn(error):
+                    window.showDetail("API call \(call) failed: sign in again (\(error))")
+                    Task { await reload() }
+                case .failure(let error):
+                    window.showDetail("API call \(call) failed: \(error)")
+                }
+            }
+        }
+    }
+
+    private func signOut() {
+        guard signedIn != nil, !busy else { return }
+        busy = true
+        window.show(signedIn: signedIn?.name, busy: true)
+        window.showProgress("Signing out…")
+        Task {
+            do {
+                let revocation = try await session.signOut()
+                busy = false
+                switch revocation {
+                case .failed(let error): window.showDetail("Signed out here; the server could not be told: \(error)")
+                case .revoked: window.showDetail("Signed out; the server revoked the tokens.")
+                case .notConfigured: window.showDetail("Signed out.")
+                }
+                show(nil)
+            } catch {
+                busy = false
+                window.showDetail("Sign-out failed: \(error)")
+                await reload()
+            }
+        }
+    }
+}
