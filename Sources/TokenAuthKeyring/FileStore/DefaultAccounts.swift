@@ -20,7 +20,7 @@ package enum DefaultAccounts {
     package static var directory: StoreDirectory {
         StoreDirectory(
             path: UserDirectories.process.configHome + "/tokenctl", contents: .choices,
-            owner: "The file of default accounts")
+            owner: "The record of default accounts")
     }
 
     /// The default account of `service`, or `nil` when none was chosen or the file cannot be used (`switch` says why).
