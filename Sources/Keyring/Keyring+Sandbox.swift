@@ -34,7 +34,7 @@ extension Keyring {
         do {
             return try await sandboxAttempt(doing, body)
         } catch let error as KeyringError where error.code == .timedOut || error.underlying?.hasPrefix(Self.externallyModified) == true {
-            logger.notice(
+            logger.debug(
                 "the sandbox's keyring call is made once more",
                 metadata: ["reason": "\(error.code == .timedOut ? "timed out (libsecret < 0.21.4 can miss the portal's answer)" : "another process wrote the file")"])
             if error.code != .timedOut { SandboxKeyringFile.reopen() }
