@@ -60,7 +60,7 @@ private struct Diagnostician {
         var checks: [Check] = []
         var provider: KeyringProvider?
         func fail(_ name: String, _ error: KeyringError) -> KeyringDiagnosis {
-            checks.append(Check(name: name, status: .failed, detail: error.summary + (error.underlying.map { " (\($0))" } ?? ""), fix: error.fix))
+            checks.append(Check(name: name, status: .failed, detail: error.summaryWithCause, fix: error.fix))
             return KeyringDiagnosis(checks: checks, error: error, provider: provider)
         }
 
@@ -76,7 +76,7 @@ private struct Diagnostician {
             return fail("session bus", KeyringError(
                 .serviceUnavailable, "No D-Bus session bus could be reached (\(where_)).",
                 fix: "Run inside a desktop session, or start a bus with `dbus-run-session -- COMMAND`.",
-                underlying: failure.info.text))
+                underlying: failure.info.detail))
         } catch {
             return fail("session bus", .other("The session bus check failed.", "\(error)"))
         }
@@ -115,7 +115,7 @@ private struct Diagnostician {
                     detail: "\(Self.serviceName) is not running; D-Bus will start it on first use", fix: nil))
             }
         } catch let failure as GLibFailure {
-            return fail("Secret Service", .serviceUnavailable(failure.info.text))
+            return fail("Secret Service", .serviceUnavailable(failure.info.detail))
         } catch {
             return fail("Secret Service", .other("The Secret Service check failed.", "\(error)"))
         }
@@ -141,7 +141,7 @@ private struct Diagnostician {
             return fail(checks.count == 2 ? "session" : "default collection", error)
         } catch let failure as GLibFailure {
             return fail(checks.count == 2 ? "session" : "default collection",
-                        .other("The Secret Service failed while \(failure.action).", failure.info.text))
+                        .other("The Secret Service failed while \(failure.action).", failure.info.detail))
         } catch {
             return fail("session", .other("The session check failed.", "\(error)"))
         }

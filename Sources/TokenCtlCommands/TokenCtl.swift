@@ -41,7 +41,9 @@ package struct TokenCtl: AsyncParsableCommand {
               64  usage error, or an endpoint or issuer that cannot be used as configured
               65  bad input: malformed standard input, or a stored item that cannot be read
 
-            Set TOKENCTL_LOG_LEVEL=debug to see the library's log on standard error.
+            Errors are one sentence each, naming the cause in words. Set \
+            TOKENCTL_LOG_LEVEL=debug to see the library's log on standard error, and after \
+            each error the codes it came from (a URLError's number, GLib's domain and code).
             """,
         subcommands: [
             Login.self, Request.self, Show.self, Status.self, Switch.self, Logout.self, Token.self, Refresh.self, Import.self,

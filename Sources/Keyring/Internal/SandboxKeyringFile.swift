@@ -120,7 +120,7 @@ enum SandboxKeyringFile {
         let deadline = clock.now + timeout
         while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
             guard errno == EWOULDBLOCK || errno == EINTR else {
-                throw KeyringError.other("The app's keyring lock \(path) could not be taken.", String(cString: strerror(errno)))
+                throw KeyringError.other("The app's keyring lock \(path) could not be taken.", KeyringError.Detail(String(cString: strerror(errno))))
             }
             guard clock.now < deadline else {
                 throw KeyringError.timedOut(after: timeout, "another process of this app held the keyring file's lock \(path)")

@@ -144,7 +144,7 @@ extension TokenAuthError {
         case .invalidRequest?:
             return invalidClientConfiguration("the \(endpoint) URL cannot be requested")
         default:
-            let cause = (transport?.underlying as? any NamedTransportFailure)?.failureName
+            let cause = (transport?.underlying as? any NamedTransportFailure)?.failureCause
                 ?? (transport == nil ? "\(type(of: error))" : "the connection failed")
             return TokenAuthError(
                 .networkFailure, "The \(endpoint) could not be reached (\(host): \(cause)).",

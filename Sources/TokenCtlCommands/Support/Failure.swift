@@ -67,13 +67,19 @@ func reported(_ error: any Error) -> any Error {
         Terminal.error(error.report)
         return Exit.keyring
     case let error as TokenAuthError:
-        Terminal.error(error.description + advice(for: error))
+        Terminal.error(error.description + advice(for: error) + codes(of: error))
         return Exit.status(of: error)
     default:
         guard let failure = TokenCtl.signIn.failure(for: error) else { return error }
-        Terminal.error(failure.message)
+        Terminal.error(failure.message + codes(of: error))
         return failure.exitCode
     }
+}
+
+/// With ``TokenctlLogging/showsCodes``, the error's type and code, and the transport's (`URLError -1004`), which its
+/// sentence names only in words: ` [TokenAuthError.networkFailure (URLError -1004)]`.
+private func codes(of error: any Error) -> String {
+    TokenctlLogging.showsCodes ? " [\(LogRedaction.error(error))]" : ""
 }
 
 extension Exit {
