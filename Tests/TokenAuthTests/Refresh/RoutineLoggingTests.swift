@@ -1,5 +1,4 @@
 import Foundation
-import Logging
 import OAuthTestServer
 import OAuthTestSupport
 import TestSupport
