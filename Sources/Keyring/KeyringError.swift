@@ -80,6 +80,11 @@ public struct KeyringError: Error, Sendable, Equatable, CustomStringConvertible 
 
     /// ``underlying`` and ``cause`` again, for an error that wraps this one.
     var detail: Detail? { underlying.map { Detail(words: cause, raw: $0) } }
+
+    /// This error with another fix: one that fits the machine (``KeyringSetupAdvice``).
+    func replacingFix(_ fix: String) -> KeyringError {
+        KeyringError(code, summary, fix: fix, underlying: detail)
+    }
 }
 
 extension KeyringError {
