@@ -24,10 +24,24 @@ package struct Failure: Error {
         self.exitCode = exitCode
     }
 
+    /// Nothing is stored for `item`: every command that needs its tokens says this, in the same words, with both ways
+    /// to get some — signing in, or storing tokens one has.
     static func noCredentials(_ item: ItemOptions) -> Failure {
-        Failure(
+        let names = "--service \(ShellWord.quoted(item.service)) --account \(ShellWord.quoted(item.account))"
+        return Failure(
             message: "No credentials are stored for account \"\(item.account)\" on service \"\(item.service)\". "
-                + "Store some with `tokenctl import --service \(item.service) --account \(item.account)` (tokens on stdin).",
+                + "Sign in with `tokenctl login \(names) …`, or store tokens you have with `tokenctl import \(names)` "
+                + "(on standard input).",
+            exitCode: Exit.noCredentials)
+    }
+
+    /// No account at all is stored for `service`: the same fixes as ``noCredentials(_:)``.
+    static func noAccounts(of service: String) -> Failure {
+        let word = ShellWord.quoted(service)
+        return Failure(
+            message: "No accounts are stored for service \"\(service)\". Sign in with `tokenctl login --service "
+                + "\(word) --account NAME …`, or store tokens you have with `tokenctl import --service \(word) "
+                + "--account NAME` (on standard input).",
             exitCode: Exit.noCredentials)
     }
 
