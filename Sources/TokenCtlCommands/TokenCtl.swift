@@ -49,6 +49,7 @@ package struct TokenCtl: AsyncParsableCommand {
             TOKENCTL_LOG_LEVEL=debug to see the library's log on standard error, and after \
             each error the codes it came from (a URLError's number, GLib's domain and code).
             """,
+        version: TokenctlVersion.current,
         subcommands: [
             Login.self, Request.self, Show.self, Status.self, Switch.self, Logout.self, Token.self, Refresh.self, Import.self,
             List.self,
