@@ -29,5 +29,19 @@ extension TokenctlNetworkTests {
                 #expect(debug.stderr.contains("[TokenAuthError.networkFailure (URLError -1004)]"), "\(debug.stderr)")
             }
         }
+
+        @Test("an issuer nobody answers for: discovery's sentence names the cause in words, not \"the connection failed\"")
+        func discoveryInWords() async throws {
+            try await NetworkFixture.with { fixture in
+                let dead = try await withServer { $0.issuer }
+                let result = try await tokenctl(
+                    fixture.item("login", "--issuer", dead.absoluteString, "--client-id", "test-client", "--no-browser"),
+                    environment: ["TOKENCTL_LOG_LEVEL": nil])
+                #expect(result.status == 5, "\(result.allOutput)")
+                #expect(result.stderr.contains("metadata could not be fetched"), "\(result.stderr)")
+                #expect(result.stderr.contains(": the connection was refused)"), "\(result.stderr)")
+                #expect(!result.stderr.contains("URLError"), "\(result.stderr)")
+            }
+        }
     }
 }

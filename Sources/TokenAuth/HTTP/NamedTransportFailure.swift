@@ -6,3 +6,13 @@ package protocol NamedTransportFailure: Error {
     /// What went wrong, in words, for a sentence: `the connection was refused`.
     var failureCause: String { get }
 }
+
+extension TokenAuthError {
+    /// What the transport said went wrong, in words (``NamedTransportFailure/failureCause``), however deep its error
+    /// is wrapped; `nil` when no transport error is underneath.
+    package var transportCause: String? {
+        var cause = underlying
+        while let wrapped = cause as? TokenAuthError { cause = wrapped.underlying }
+        return (cause as? any NamedTransportFailure)?.failureCause
+    }
+}
