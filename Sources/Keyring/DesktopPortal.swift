@@ -43,7 +43,7 @@ public enum DesktopPortal {
         do {
             connection = try withGError("connecting to the session bus") { g_bus_get_sync(G_BUS_TYPE_SESSION, cancellable, $0) }
         } catch let failure as GLibFailure where !failure.info.isCancellation {
-            throw KeyringError.noPortal(failure.info.text)
+            throw KeyringError.noPortal(failure.info.detail)
         }
         guard let connection else { throw KeyringError.noPortal("GIO returned no connection to the session bus") }
         defer { g_object_unref(UnsafeMutableRawPointer(connection)) }
@@ -60,8 +60,8 @@ public enum DesktopPortal {
                 }
             }
         } catch let failure as GLibFailure where !failure.info.isCancellation {
-            if failure.info.kind == .noProvider { throw KeyringError.noPortal(failure.info.text) }
-            throw KeyringError.portalRefused("opening a URI", failure.info.text)
+            if failure.info.kind == .noProvider { throw KeyringError.noPortal(failure.info.detail) }
+            throw KeyringError.portalRefused("opening a URI", failure.info.detail)
         }
         if let reply { g_variant_unref(reply) }
     }

@@ -12,10 +12,10 @@ extension Keyring {
     /// Never prompts and never throws: every outcome, a timeout included, is a check in the result.
     public func diagnose() async -> KeyringDiagnosis {
         if SandboxKeyring.isActive { return await sandboxDiagnosis() }
-        let environment = ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"]
+        let environment = ProcessInfo.processInfo.environment
         do {
             return try await BlockingCall.run(timeout: configuration.timeout) { cancellable in
-                Diagnostician(cancellable: cancellable, busAddress: environment).run()
+                Diagnostician(cancellable: cancellable, environment: environment).run()
             }
         } catch let error as KeyringError {
             let check = KeyringDiagnosis.Check(name: "Secret Service", status: .failed, detail: error.summary, fix: error.fix)
@@ -31,8 +31,11 @@ extension Keyring {
 /// The checks of ``Keyring/diagnose()``, run on one blocking thread.
 private struct Diagnostician {
     let cancellable: UnsafeMutablePointer<GCancellable>
-    let busAddress: String?
+    /// The process's environment: the bus address, and what ``KeyringSetupAdvice`` reads.
+    let environment: [String: String]
     static let serviceName = "org.freedesktop.secrets"
+
+    var busAddress: String? { environment["DBUS_SESSION_BUS_ADDRESS"] }
 
     private typealias Check = KeyringDiagnosis.Check
 
@@ -59,8 +62,10 @@ private struct Diagnostician {
     func run() -> KeyringDiagnosis {
         var checks: [Check] = []
         var provider: KeyringProvider?
+        // The fixes that fit this machine: a display or none, gnome-keyring installed or not, which provider runs.
+        var advice: KeyringSetupAdvice { KeyringSetupAdvice(environment: environment, provider: provider) }
         func fail(_ name: String, _ error: KeyringError) -> KeyringDiagnosis {
-            checks.append(Check(name: name, status: .failed, detail: error.summary + (error.underlying.map { " (\($0))" } ?? ""), fix: error.fix))
+            checks.append(Check(name: name, status: .failed, detail: error.summaryWithCause, fix: error.fix))
             return KeyringDiagnosis(checks: checks, error: error, provider: provider)
         }
 
@@ -76,7 +81,7 @@ private struct Diagnostician {
             return fail("session bus", KeyringError(
                 .serviceUnavailable, "No D-Bus session bus could be reached (\(where_)).",
                 fix: "Run inside a desktop session, or start a bus with `dbus-run-session -- COMMAND`.",
-                underlying: failure.info.text))
+                underlying: failure.info.detail))
         } catch {
             return fail("session bus", .other("The session bus check failed.", "\(error)"))
         }
@@ -108,14 +113,17 @@ private struct Diagnostician {
                     return Variant.stringArray(names).contains(Self.serviceName)
                 }
                 guard activatable == true else {
-                    return fail("Secret Service", .serviceUnavailable("nobody owns \(Self.serviceName) and D-Bus cannot start it"))
+                    return fail(
+                        "Secret Service",
+                        KeyringError.serviceUnavailable("nobody owns \(Self.serviceName) and D-Bus cannot start it")
+                            .replacingFix(advice.startService))
                 }
                 checks.append(Check(
                     name: "Secret Service", status: .ok,
                     detail: "\(Self.serviceName) is not running; D-Bus will start it on first use", fix: nil))
             }
         } catch let failure as GLibFailure {
-            return fail("Secret Service", .serviceUnavailable(failure.info.text))
+            return fail("Secret Service", .serviceUnavailable(failure.info.detail))
         } catch {
             return fail("Secret Service", .other("The Secret Service check failed.", "\(error)"))
         }
@@ -125,13 +133,16 @@ private struct Diagnostician {
             return try SecretServiceCalls.with(cancellable) { calls in
                 checks.append(Check(name: "session", status: .ok, detail: "opened a session with the Secret Service", fix: nil))
                 guard let collection = try calls.collection(.default) else {
-                    return fail("default collection", .noDefaultCollection("no collection behind the `default` alias"))
+                    return fail(
+                        "default collection",
+                        KeyringError.noDefaultCollection("no collection behind the `default` alias")
+                            .replacingFix(advice.createDefault))
                 }
                 let described = "\"\(collection.label)\" (\(collection.path))"
                 if collection.isLocked {
                     checks.append(Check(
                         name: "default collection", status: .warning, detail: "\(described) is locked",
-                        fix: "Unlock it (Seahorse, or the prompt an app shows); reads and writes fail with `locked` until then."))
+                        fix: advice.unlock(collectionPath: collection.path)))
                 } else {
                     checks.append(Check(name: "default collection", status: .ok, detail: "\(described) is unlocked", fix: nil))
                 }
@@ -141,7 +152,7 @@ private struct Diagnostician {
             return fail(checks.count == 2 ? "session" : "default collection", error)
         } catch let failure as GLibFailure {
             return fail(checks.count == 2 ? "session" : "default collection",
-                        .other("The Secret Service failed while \(failure.action).", failure.info.text))
+                        .other("The Secret Service failed while \(failure.action).", failure.info.detail))
         } catch {
             return fail("session", .other("The session check failed.", "\(error)"))
         }

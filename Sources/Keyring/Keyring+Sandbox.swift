@@ -34,7 +34,7 @@ extension Keyring {
         do {
             return try await sandboxAttempt(doing, body)
         } catch let error as KeyringError where error.code == .timedOut || error.underlying?.hasPrefix(Self.externallyModified) == true {
-            logger.notice(
+            logger.debug(
                 "the sandbox's keyring call is made once more",
                 metadata: ["reason": "\(error.code == .timedOut ? "timed out (libsecret < 0.21.4 can miss the portal's answer)" : "another process wrote the file")"])
             return try await sandboxAttempt(doing, body)
@@ -50,7 +50,7 @@ extension Keyring {
     private static let externallyModified = "g-io-error-quark/\(G_IO_ERROR_WRONG_ETAG.rawValue):"
 
     /// Why a call waited in vain for its turn: another call of this process is still inside libsecret.
-    private static let turnWait = "waiting for this process's other keyring calls"
+    private static let turnWait: KeyringError.Detail = "waiting for this process's other keyring calls"
 
     private func sandboxAttempt<T: Sendable>(
         _ doing: String, _ body: @escaping @Sendable (SandboxCall) throws -> T
@@ -75,14 +75,14 @@ extension Keyring {
                     throw error
                 }
             }
-        } catch let error as KeyringError where error.code == .timedOut && (error.underlying == nil || error.underlying == Self.turnWait) {
+        } catch let error as KeyringError where error.code == .timedOut && (error.underlying == nil || error.underlying == Self.turnWait.raw) {
             // The call's own timeout (a waiting portal) or its turn's; a lock held too long by another process keeps
             // its own sentence.
             throw KeyringError(
                 .timedOut, "The app's keyring (through the Secret portal) did not answer within \(configuration.timeout).",
                 fix: "Check that xdg-desktop-portal and gnome-keyring run on the host; an app that bundles libsecret "
                     + "older than 0.21.4 can miss the portal's answer: bundle 0.21.4 or newer.",
-                underlying: error.underlying)
+                underlying: error.detail)
         }
     }
 
@@ -91,12 +91,12 @@ extension Keyring {
     static func sandboxError(_ info: GErrorInfo, doing: String, file: String) -> KeyringError {
         let io = info.domain == "g-io-error-quark"
         if info.kind == .dbusTimeout || info.kind == .noReply || (io && info.code == Int32(G_IO_ERROR_TIMED_OUT.rawValue)) {
-            return .timedOut(after: .seconds(25), info.text)
+            return .timedOut(after: .seconds(25), info.detail)
         }
         if io && info.code == Int32(G_IO_ERROR_WRONG_ETAG.rawValue) {
             return KeyringError(
                 .other, "Another process of this app wrote its keyring file during the call, twice; nothing was written.",
-                fix: "Retry: the call reads the file afresh.", underlying: info.text)
+                fix: "Retry: the call reads the file afresh.", underlying: info.detail)
         }
         if info.kind == .noProvider {
             return KeyringError(
@@ -104,7 +104,7 @@ extension Keyring {
                 "This app runs in a sandbox, and no Secret portal (org.freedesktop.portal.Secret) gave it the key to "
                     + "its keyring while \(doing): libsecret then tries org.freedesktop.secrets, which the sandbox hides.",
                 fix: "On the host, run xdg-desktop-portal with a Secret backend (gnome-keyring provides one).",
-                underlying: info.text)
+                underlying: info.detail)
         }
         if io && info.code == Int32(G_IO_ERROR_FAILED.rawValue) && info.message.contains("user interaction failed") {
             return KeyringError(
@@ -113,13 +113,13 @@ extension Keyring {
                     + "gnome-keyring does not run there.",
                 fix: "Unlock the login keyring on the host (log in to the desktop session, or open Seahorse) and retry; "
                     + "the app's items are intact.",
-                underlying: info.text)
+                underlying: info.detail)
         }
         if io && (info.isCancellation || info.message.contains("user interaction")) {
-            return .portalRefused("to give the key for the app's keyring (\(info.message))", info.text)
+            return .portalRefused("to give the key for the app's keyring (\(info.message))", info.detail)
         }
         if info.domain == "secret-error" && info.message.contains("portal") {
-            return .portalRefused("to give a usable key for the app's keyring (\(info.message))", info.text)
+            return .portalRefused("to give a usable key for the app's keyring (\(info.message))", info.detail)
         }
         if info.domain == "secret-error"
             && (info.code == Int32(SECRET_ERROR_INVALID_FILE_FORMAT.rawValue) || info.message.contains("derive")) {
@@ -127,7 +127,7 @@ extension Keyring {
                 .misconfigured, "The app's keyring file \(file) is damaged (\(info.message)).",
                 fix: "Move it aside (mv '\(file)' '\(file).damaged'); the app then starts with an empty keyring and "
                     + "signs in again.",
-                underlying: info.text)
+                underlying: info.detail)
         }
         if info.domain == "secret-error" {
             return KeyringError(
@@ -136,16 +136,16 @@ extension Keyring {
                     + "another key, by another app, or is damaged).",
                 fix: "If the file came from elsewhere, move it aside (the app then signs in again); the key derives "
                     + "from the host's login keyring and the app's id.",
-                underlying: info.text)
+                underlying: info.detail)
         }
         if io {
             return KeyringError(
                 .misconfigured, "The app's keyring file \(file) could not be used while \(doing).",
                 fix: "Check that the file and its directory belong to this user and are readable and writable "
                     + "(chmod 700 on the directory, 600 on the file).",
-                underlying: info.text)
+                underlying: info.detail)
         }
-        return .other("The app's keyring failed while \(doing).", info.text)
+        return .other("The app's keyring failed while \(doing).", info.detail)
     }
 
     /// ``lock(_:)`` in the sandbox: there is nothing to lock.

@@ -41,7 +41,7 @@ extension Keyring {
             checks.append(Check(name: "app keyring", status: .ok, detail: "opened with the portal's key", fix: nil))
             return KeyringDiagnosis(checks: checks, error: nil)
         } catch let error as KeyringError {
-            let detail = error.summary + (error.underlying.map { " (\($0))" } ?? "")
+            let detail = error.summaryWithCause
             checks.append(Check(name: "app keyring", status: .failed, detail: detail, fix: error.fix))
             return KeyringDiagnosis(checks: checks, error: error)
         } catch {

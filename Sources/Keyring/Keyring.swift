@@ -277,16 +277,16 @@ public struct Keyring: Sendable {
             do {
                 return try await call(timeout: max(configuration.timeout, configuration.promptTimeout), body)
             } catch let again as KeyringError where again.code == .timedOut {
-                throw KeyringError.timedOutWaitingForUnlock(after: max(configuration.timeout, configuration.promptTimeout), again.underlying)
+                throw KeyringError.timedOutWaitingForUnlock(after: max(configuration.timeout, configuration.promptTimeout), again.detail)
             }
         }
     }
 
     /// A search that timed out while the default collection is locked, when prompting is disabled.
     var searchWaitsForUnlock: KeyringError {
-        KeyringError.locked(
+        KeyringError.locked(KeyringError.Detail(
             "prompting is disabled, and the Secret Service did not answer a search within \(configuration.timeout) "
-                + "while the default collection is locked (KeePassXC waits for its unlock dialog when UnlockBeforeSearch is on)")
+                + "while the default collection is locked (KeePassXC waits for its unlock dialog when UnlockBeforeSearch is on)"))
     }
 
     /// Throws ``NeedsUnlock`` for the default collection when it is locked: KeePassXC lists no items at all, locked
@@ -320,7 +320,7 @@ public struct Keyring: Sendable {
         do {
             unlocked = try await call(timeout: configuration.promptTimeout) { calls in try calls.unlock(request) }
         } catch let error as KeyringError where error.code == .timedOut {
-            throw KeyringError.timedOutWaitingForUnlock(after: configuration.promptTimeout, error.underlying)
+            throw KeyringError.timedOutWaitingForUnlock(after: configuration.promptTimeout, error.detail)
         }
         guard unlocked else { throw KeyringError.locked("the unlock prompt failed or was dismissed") }
     }

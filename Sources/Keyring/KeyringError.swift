@@ -48,26 +48,47 @@ public struct KeyringError: Error, Sendable, Equatable, CustomStringConvertible 
     public let summary: String
     /// What the user can do about it.
     public let fix: String
-    /// The underlying GLib error as `domain/code: message`, when there is one.
+    /// The underlying GLib error as `domain/code: message`, when there is one: with its codes, for logs and for
+    /// someone debugging. ``description`` names the cause in words instead.
     public let underlying: String?
+    /// The cause in words (GLib's message without its domain, code or D-Bus error name), for ``description``.
+    let cause: String?
 
-    init(_ code: Code, _ summary: String, fix: String, underlying: String? = nil) {
+    init(_ code: Code, _ summary: String, fix: String, underlying: Detail? = nil) {
         self.code = code
         self.summary = summary
         self.fix = fix
-        self.underlying = underlying
+        self.underlying = underlying?.raw
+        self.cause = underlying?.words
     }
 
-    /// The summary, the fix and the underlying error, for a person to read.
+    /// The summary with the cause in words (GLib's message, when the summary does not quote it already), then the
+    /// fix, for a person to read: "No Secret Service is reachable on the D-Bus session bus (Could not connect: No
+    /// such file or directory). Run inside …". The codes stay in ``underlying``.
     public var description: String {
-        var text = "\(summary) \(fix)"
-        if let underlying { text += " (\(underlying))" }
-        return text
+        "\(summaryWithCause) \(fix)"
+    }
+
+    /// The summary with the cause in words inside its sentence, for ``description`` and a diagnosis's check (which
+    /// shows the fix apart).
+    var summaryWithCause: String {
+        guard let cause, !cause.isEmpty, !summary.contains(cause) else { return summary }
+        if summary.hasSuffix(").") { return summary.dropLast(2) + "; \(cause))." }
+        if summary.hasSuffix(".") { return summary.dropLast() + " (\(cause))." }
+        return summary + " (\(cause))"
+    }
+
+    /// ``underlying`` and ``cause`` again, for an error that wraps this one.
+    var detail: Detail? { underlying.map { Detail(words: cause, raw: $0) } }
+
+    /// This error with another fix: one that fits the machine (``KeyringSetupAdvice``).
+    func replacingFix(_ fix: String) -> KeyringError {
+        KeyringError(code, summary, fix: fix, underlying: detail)
     }
 }
 
 extension KeyringError {
-    static func serviceUnavailable(_ detail: String?) -> KeyringError {
+    static func serviceUnavailable(_ detail: Detail?) -> KeyringError {
         KeyringError(
             .serviceUnavailable,
             "No Secret Service is reachable on the D-Bus session bus.",
@@ -78,7 +99,7 @@ extension KeyringError {
     }
 
     /// The provider left the session bus (it exited or crashed) while a call waited for its answer.
-    static func providerLeft(_ detail: String?) -> KeyringError {
+    static func providerLeft(_ detail: Detail?) -> KeyringError {
         KeyringError(
             .serviceUnavailable,
             "The Secret Service provider left the session bus during the call: it exited or crashed before answering.",
@@ -86,7 +107,7 @@ extension KeyringError {
             underlying: detail)
     }
 
-    static func locked(_ detail: String?) -> KeyringError {
+    static func locked(_ detail: Detail?) -> KeyringError {
         KeyringError(
             .locked,
             "The keyring is locked and could not be unlocked.",
@@ -95,7 +116,7 @@ extension KeyringError {
             underlying: detail)
     }
 
-    static func timedOut(after timeout: Duration, _ detail: String?) -> KeyringError {
+    static func timedOut(after timeout: Duration, _ detail: Detail?) -> KeyringError {
         KeyringError(
             .timedOut,
             "The Secret Service did not answer within \(timeout).",
@@ -112,7 +133,7 @@ extension KeyringError {
                 + "check for an unanswered unlock prompt and that the keyring daemon is responsive.")
     }
 
-    static func timedOutWaitingForUnlock(after timeout: Duration, _ detail: String?) -> KeyringError {
+    static func timedOutWaitingForUnlock(after timeout: Duration, _ detail: Detail?) -> KeyringError {
         KeyringError(
             .timedOut,
             "The Secret Service did not answer within \(timeout); the keyring is locked and may be waiting for the user to unlock it.",
@@ -122,7 +143,7 @@ extension KeyringError {
     }
 
     /// KWallet (kwalletd5) accepts only an encrypted session, and encrypts through libqca's OpenSSL plugin.
-    static func kwalletCryptoPluginMissing(_ detail: String?) -> KeyringError {
+    static func kwalletCryptoPluginMissing(_ detail: Detail?) -> KeyringError {
         KeyringError(
             .misconfigured,
             "KWallet refused to open an encrypted session: its crypto plugin (libqca-ossl) is missing.",
@@ -131,7 +152,7 @@ extension KeyringError {
             underlying: detail)
     }
 
-    static func sessionRefused(_ detail: String?) -> KeyringError {
+    static func sessionRefused(_ detail: Detail?) -> KeyringError {
         KeyringError(
             .misconfigured,
             "The Secret Service refused to open a session with the algorithms libsecret offers.",
@@ -139,11 +160,11 @@ extension KeyringError {
             underlying: detail)
     }
 
-    static func notFound(_ detail: String?) -> KeyringError {
+    static func notFound(_ detail: Detail?) -> KeyringError {
         KeyringError(.notFound, "The keyring item no longer exists.", fix: "Look it up again.", underlying: detail)
     }
 
-    static func noDefaultCollection(_ detail: String?) -> KeyringError {
+    static func noDefaultCollection(_ detail: Detail?) -> KeyringError {
         KeyringError(
             .noDefaultCollection,
             "The Secret Service has no default keyring to store new items in.",
@@ -183,7 +204,7 @@ extension KeyringError {
                 + "relying on it.")
     }
 
-    package static func other(_ summary: String, _ detail: String?) -> KeyringError {
+    package static func other(_ summary: String, _ detail: Detail?) -> KeyringError {
         KeyringError(.other, summary, fix: "See the underlying error; a diagnosis of the keyring set-up checks it step by step.", underlying: detail)
     }
 }

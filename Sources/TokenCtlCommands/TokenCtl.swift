@@ -32,17 +32,24 @@ package struct TokenCtl: AsyncParsableCommand {
             first, then in that file, and `show` and `status` say where an item lives.
 
             Exit codes:
+
               0   success
               3   no credentials stored, a login is required, or the sign-in was declined
               4   keyring unavailable, locked, timed out or misconfigured (or the file of
                   --insecure-storage cannot be used)
-              5   transient network or server failure (the tokens were kept), or no answer in time
-              6   `tokenctl request`: the server answered with a status other than 2xx (the body is printed)
+              5   transient network or server failure (the tokens were kept), or no
+                  answer in time
+              6   `tokenctl request`: the server answered with a status other than 2xx
+                  (the body is printed)
               64  usage error, or an endpoint or issuer that cannot be used as configured
-              65  bad input: malformed standard input, or a stored item that cannot be read
+              65  bad input: malformed standard input, or a stored item that cannot be
+                  read
 
-            Set TOKENCTL_LOG_LEVEL=debug to see the library's log on standard error.
+            Errors are one sentence each, naming the cause in words. Set \
+            TOKENCTL_LOG_LEVEL=debug to see the library's log on standard error, and after \
+            each error the codes it came from (a URLError's number, GLib's domain and code).
             """,
+        version: TokenctlVersion.current,
         subcommands: [
             Login.self, Request.self, Show.self, Status.self, Switch.self, Logout.self, Token.self, Refresh.self, Import.self,
             List.self,

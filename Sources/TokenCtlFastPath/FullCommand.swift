@@ -36,9 +36,12 @@ package enum FullCommand {
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         execv(path, &argv)
         let reason = String(cString: strerror(errno))
+        // `swift run tokenctl` builds tokenctl alone: the one way to meet this in a checkout, --help included.
         StandardError.report(
-            "Every command but a plain `tokenctl token` is run by \(executableName), which should be installed beside "
-                + "tokenctl but cannot be run (\(path): \(reason)). Install both executables from the same build.")
+            "Every command but a plain `tokenctl token` (and `--version`), --help included, is run by "
+                + "\(executableName), which should be installed beside tokenctl but cannot be run (\(path): \(reason)). "
+                + "In a checkout, build it too: `swift build --product \(executableName)` (`swift run tokenctl` builds "
+                + "tokenctl alone); elsewhere, install both executables from the same build.")
         exit(ExitStatus.usage)
     }
 

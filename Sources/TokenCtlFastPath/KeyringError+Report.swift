@@ -6,10 +6,14 @@ extension KeyringError {
     package var meansNoKeyring: Bool { code == .serviceUnavailable || code == .portalUnavailable }
 
     /// What tokenctl says of this error: the library's sentence, and where the cause is in the set-up rather than in
-    /// the item, the command that checks the set-up step by step.
+    /// the item, the command that checks the set-up step by step and gives the fix that fits this machine (a locked
+    /// keyring on a machine without a display is unlocked differently than on a desktop). With
+    /// ``TokenctlLogging/showsCodes``, GLib's domain and code after it.
     package var report: String {
-        let advice = code == .timedOut || code == .other || meansNoKeyring
+        let setUp: Set<Code> = [.timedOut, .other, .locked, .noDefaultCollection]
+        let advice = setUp.contains(code) || meansNoKeyring
             ? " Run `tokenctl doctor` to check the keyring set-up step by step." : ""
-        return description + advice
+        let codes = TokenctlLogging.showsCodes ? underlying.map { " [\($0)]" } ?? "" : ""
+        return description + advice + codes
     }
 }

@@ -39,7 +39,16 @@ struct SignInLibrary: SignInFeatures {
         let endpoint = (endpoints.token ?? endpoints.issuer!).absoluteString
 
         let credentials: StoredCredentials
-        if command.usesBrowser {
+        if command.usesBrowser, !command.noBrowser, !Self.canStartBrowser {
+            // Never a wait of --time-limit for a browser that cannot exist: the device code where the server offers
+            // it, as `gh auth login` does, else a sentence that says what to do instead.
+            let endpoint = try Self.deviceEndpointWithoutBrowser(metadata: metadata, endpoints: endpoints)
+            Terminal.say(
+                "No browser can be started here (no DISPLAY or WAYLAND_DISPLAY, and BROWSER is not set): signing in "
+                    + "with a code instead, entered in a browser on any device.")
+            credentials = try await InteractiveSignIn.device(
+                endpoint: endpoint, client: client, scope: command.scope, transport: transport)
+        } else if command.usesBrowser {
             let endpoint = try metadata.map { try BrowserSignIn.authorizationEndpoint(of: $0) }
                 ?? endpoints.required(endpoints.authorization, "--authorization-url")
             credentials = try await InteractiveSignIn.browser(
@@ -72,6 +81,33 @@ struct SignInLibrary: SignInFeatures {
         Terminal.status(
             "Signed in; the token \(summary.relativeExpiry). Stored for account \"\(item.account)\" "
                 + "on service \"\(item.service)\" in \(location.named).")
+    }
+
+    /// Whether the browser sign-in can start a browser here, by the system browser's own rule: `BROWSER`, a display
+    /// (`DISPLAY`, `WAYLAND_DISPLAY`), or a Flatpak sandbox, whose portal opens one on the host.
+    static var canStartBrowser: Bool {
+        do {
+            _ = try SystemBrowser().commands(for: URL(string: "https://example.com/")!)
+            return true
+        } catch {
+            return error.code != .noGraphicalSession
+        }
+    }
+
+    /// The device authorization endpoint for a browser sign-in that cannot start a browser: discovered, or known for
+    /// the provider; without one, a usage failure saying what to do instead. Nothing was sent then.
+    private static func deviceEndpointWithoutBrowser(
+        metadata: AuthorizationServerMetadata?, endpoints: ResolvedEndpoints
+    ) throws -> URL {
+        if let endpoint = metadata?.deviceAuthorizationEndpoint ?? endpoints.deviceAuthorization { return endpoint }
+        let server = metadata?.issuer ?? endpoints.providerName ?? endpoints.token?.host ?? "The server"
+        throw Failure.usage(
+            "No browser can be started here (no DISPLAY or WAYLAND_DISPLAY, and BROWSER is not set), and \(server) "
+                + "offers no sign-in with a code (no device authorization endpoint), so nothing was sent. Sign in where "
+                + "a browser runs and store the tokens here with `tokenctl import`; or set BROWSER to a browser this "
+                + "machine can run; or, to open the sign-in page yourself in a browser that reaches this machine's "
+                + "127.0.0.1 (through `ssh -L`, say), run again with --no-browser, which prints the URL and waits "
+                + "for the answer.")
     }
 
     /// The device authorization endpoint that `metadata` names, or a usage failure that says there is none.

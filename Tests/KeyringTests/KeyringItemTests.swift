@@ -1,3 +1,4 @@
+import CLibSecret
 import Foundation
 @testable import Keyring
 import Testing
@@ -60,8 +61,29 @@ struct KeyringItemTests {
         #expect(Set(errors.map(\.code.description)).count == errors.count, "each code has its own name")
         for error in errors {
             #expect(!error.summary.isEmpty && !error.fix.isEmpty, "\(error.code)")
-            #expect(error.description.hasPrefix("\(error.summary) \(error.fix)"), "\(error.code)")
-            if let underlying = error.underlying { #expect(error.description.hasSuffix("(\(underlying))")) }
+            #expect(error.description == "\(error.summaryWithCause) \(error.fix)", "\(error.code)")
+            #expect(error.summaryWithCause.hasPrefix(error.summary.hasSuffix(".") ? String(error.summary.dropLast()) : error.summary))
+        }
+    }
+
+    @Test("a GLib error is named in words in the description; its domain and code stay in `underlying`")
+    func causeInWords() throws {
+        let cases: [(GQuark, Int32, String, String)] = [
+            (g_io_error_quark(), Int32(G_IO_ERROR_FAILED.rawValue), "Could not connect: No such file or directory",
+             "Could not connect: No such file or directory"),
+            (g_dbus_error_quark(), Int32(G_DBUS_ERROR_SERVICE_UNKNOWN.rawValue),
+             "GDBus.Error:org.freedesktop.DBus.Error.ServiceUnknown: The name is not activatable",
+             "The name is not activatable"),
+        ]
+        for (domain, code, message, words) in cases {
+            let gError = try #require(g_error_new_literal(domain, code, message))
+            defer { g_error_free(gError) }
+            let info = GErrorInfo(gError)
+            for error in [KeyringError.serviceUnavailable(info.detail), .other("The call failed.", info.detail)] {
+                #expect(error.description.contains(" (\(words)). "), "\(error.description)")
+                #expect(!error.description.contains("quark") && !error.description.contains("/\(code)"), "\(error.description)")
+                #expect(error.underlying == "\(info.domain)/\(code): \(message)")
+            }
         }
     }
 }

@@ -204,8 +204,30 @@ struct TokenEndpointErrorTests {
         #expect(TokenAuthError.unreachable("token endpoint", host: "h", because: TokenAuthError.networkFailure).code == .networkFailure)
         #expect(TokenAuthError.unreachable("token endpoint", host: "h", because: TokenAuthError.responseTooLarge(limit: 10)).code == .malformedResponse)
         #expect(TokenAuthError.unreachable("token endpoint", host: "h", because: TokenAuthError.networkFailure).isTransient)
-        let cause = TokenAuthError(urlError: URLError(.cannotConnectToHost))
-        #expect(TokenAuthError.unreachable("token endpoint", host: "h", because: cause).description.contains("URLError -1004"))
+    }
+
+    @Test("a URLError's cause is named in words in the sentence; its code stays in `underlying` and in the log")
+    func transportFailuresInWords() {
+        let causes: [(URLError.Code, String)] = [
+            (.cannotFindHost, "the host name was not found"), (.cannotConnectToHost, "the connection was refused"),
+            (.secureConnectionFailed, "the TLS handshake failed"), (.networkConnectionLost, "the connection was lost"),
+            (.serverCertificateUntrusted, "the server's TLS certificate is not trusted"),
+            (.notConnectedToInternet, "there is no network connection"),
+        ]
+        for (code, words) in causes {
+            let transport = TokenAuthError(urlError: URLError(code))
+            let endpoint = TokenAuthError.unreachable("token endpoint", host: "auth.example.com", because: transport)
+            #expect(transport.description.contains(words), "\(transport)")
+            #expect(endpoint.description.contains("(auth.example.com: \(words))"), "\(endpoint)")
+            for text in [transport.description, endpoint.description] {
+                #expect(!text.contains("URLError") && !text.contains("\(code.rawValue)"), "\(text)")
+            }
+            #expect((transport.underlying as? URLError)?.code == code)
+            #expect(LogRedaction.error(endpoint) == "TokenAuthError.networkFailure (URLError \(code.rawValue))")
+        }
+        let timedOut = TokenAuthError(urlError: URLError(.timedOut))
+        #expect(timedOut.description.hasPrefix("The server did not answer in time."), "\(timedOut)")
+        #expect(LogRedaction.error(timedOut) == "TokenAuthError.timedOut (URLError -1001)")
     }
 }
 

@@ -33,10 +33,24 @@ struct TokenctlUnavailableTests {
         let result = try await tokenctl(["show", "--service", "S", "--account", "A", "--timeout", "3"], environment: bus.environment)
 
         #expect(result.status == 4, "\(result.allOutput)")
-        #expect(result.stderr.hasPrefix("tokenctl: No Secret Service is reachable on the D-Bus session bus."))
+        #expect(result.stderr.hasPrefix("tokenctl: No Secret Service is reachable on the D-Bus session bus ("))
         #expect(result.stderr.contains("DBUS_SESSION_BUS_ADDRESS"), "the fix names the variable")
         #expect(!result.stderr.contains("did not answer"), "the timeout must not be what ended it")
         #expect(result.stdout.isEmpty)
+    }
+
+    @Test("the sentence names GLib's cause in words, without its domain and code; TOKENCTL_LOG_LEVEL=debug adds them", arguments: brokenBuses)
+    func causeInWords(_ bus: BrokenBus) async throws {
+        let arguments = ["show", "--service", "S", "--account", "A", "--timeout", "3"]
+        let plain = try await tokenctl(arguments, environment: bus.environment.merging(["TOKENCTL_LOG_LEVEL": nil]) { $1 })
+        #expect(plain.status == 4, "\(plain.allOutput)")
+        #expect(!plain.stderr.contains("quark") && !plain.stderr.contains("GDBus.Error"), "\(plain.stderr)")
+        let doctor = try await tokenctl(["doctor", "--timeout", "3"], environment: bus.environment)
+        #expect(!doctor.stdout.contains("quark"), "\(doctor.stdout)")
+
+        let debug = try await tokenctl(arguments, environment: bus.environment.merging(["TOKENCTL_LOG_LEVEL": "debug"]) { $1 })
+        #expect(debug.status == 4, "\(debug.allOutput)")
+        #expect(debug.stderr.contains("[g-io-error-quark/"), "\(debug.stderr)")
     }
 
     @Test("with no session bus, doctor exits 4 before its timeout, failing the session-bus check with its fix", arguments: brokenBuses)

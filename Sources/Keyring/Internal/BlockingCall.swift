@@ -74,17 +74,17 @@ enum BlockingCall {
     private static func map(_ failure: GLibFailure, timeout: Duration) -> any Error {
         let info = failure.info
         switch info.kind {
-        case .locked: return KeyringError.locked(info.text)
-        case .notFound: return KeyringError.notFound(info.text)
-        case .noProvider: return KeyringError.serviceUnavailable(info.text)
-        case .dbusTimeout: return KeyringError.timedOut(after: timeout, info.text)
+        case .locked: return KeyringError.locked(info.detail)
+        case .notFound: return KeyringError.notFound(info.detail)
+        case .noProvider: return KeyringError.serviceUnavailable(info.detail)
+        case .dbusTimeout: return KeyringError.timedOut(after: timeout, info.detail)
         case .noReply:
             return ProviderPresence.hasLeft()
-                ? KeyringError.providerLeft(info.text) : KeyringError.timedOut(after: timeout, info.text)
+                ? KeyringError.providerLeft(info.detail) : KeyringError.timedOut(after: timeout, info.detail)
         case .other:
             // Cancellation reaches the caller through the timer or the task; this result is dropped.
             if info.isCancellation { return CancellationError() }
-            return KeyringError.other("The Secret Service failed while \(failure.action).", info.text)
+            return KeyringError.other("The Secret Service failed while \(failure.action).", info.detail)
         }
     }
 

@@ -1,7 +1,7 @@
 /// The errors of the desktop portal: what a sandboxed process meets instead of the Secret Service.
 extension KeyringError {
     /// No desktop portal answers on the session bus.
-    static func noPortal(_ detail: String?) -> KeyringError {
+    static func noPortal(_ detail: Detail?) -> KeyringError {
         KeyringError(
             .portalUnavailable,
             "No desktop portal answers on the session bus (org.freedesktop.portal.Desktop).",
@@ -11,7 +11,7 @@ extension KeyringError {
     }
 
     /// The portal answered `doing` with an error.
-    static func portalRefused(_ doing: String, _ detail: String?) -> KeyringError {
+    static func portalRefused(_ doing: String, _ detail: Detail?) -> KeyringError {
         KeyringError(
             .portalRefused, "The desktop portal refused \(doing).",
             fix: "Check the portal's log on the host (journalctl --user -u xdg-desktop-portal) and the app's "

@@ -9,10 +9,10 @@ extension KeyringError {
     static func connectionFailure(_ info: GErrorInfo) -> KeyringError {
         let invalidArguments = info.domain == String(cString: g_quark_to_string(g_dbus_error_quark()))
             && UInt32(bitPattern: info.code) == G_DBUS_ERROR_INVALID_ARGS.rawValue
-        guard invalidArguments else { return .serviceUnavailable(info.text) }
+        guard invalidArguments else { return .serviceUnavailable(info.detail) }
         if info.message.contains("createDLGroup") || info.message.contains("libqca") {
-            return .kwalletCryptoPluginMissing(info.text)
+            return .kwalletCryptoPluginMissing(info.detail)
         }
-        return .sessionRefused(info.text)
+        return .sessionRefused(info.detail)
     }
 }

@@ -164,7 +164,7 @@ enum SandboxKeyringFile {
             let deadline = clock.now + timeout
             repeat {
                 guard errno == EWOULDBLOCK || errno == EINTR else {
-                    throw KeyringError.other("The app's keyring lock \(path) could not be taken.", String(cString: strerror(errno)))
+                    throw KeyringError.other("The app's keyring lock \(path) could not be taken.", KeyringError.Detail(String(cString: strerror(errno))))
                 }
                 try call.checkNotAbandoned()
                 guard clock.now < deadline else {

@@ -144,8 +144,7 @@ extension TokenAuthError {
         case .invalidRequest?:
             return invalidClientConfiguration("the \(endpoint) URL cannot be requested")
         default:
-            let cause = (transport?.underlying as? any NamedTransportFailure)?.failureName
-                ?? (transport == nil ? "\(type(of: error))" : "the connection failed")
+            let cause = transport?.transportCause ?? (transport == nil ? "\(type(of: error))" : "the connection failed")
             return TokenAuthError(
                 .networkFailure, "The \(endpoint) could not be reached (\(host): \(cause)).",
                 fix: "Check the network connection and the endpoint URL; the tokens were kept and the request can "

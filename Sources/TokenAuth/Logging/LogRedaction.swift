@@ -23,11 +23,23 @@ package enum LogRedaction {
         return "\(request.method) \(request.scheme ?? "?")://\(authority)\(path)"
     }
 
-    /// `Type` or `Type.code` of `error` (e.g. `KeyringError.locked`), never its description.
+    /// `Type` or `Type.code` of `error` (e.g. `KeyringError.locked`), never its description; for an error of the HTTP
+    /// transport, the transport's own type and code after it (`TokenAuthError.networkFailure (URLError -1004)`),
+    /// which the error's sentence names only in words.
     ///
     /// The code is the error's stored `code` (or private `kind`) property when its text is a plain identifier, as for ``TokenAuthError``,
     /// ``TokenAuthError`` and the keyring's errors; anything else gives the type name alone.
     package static func error(_ error: any Error) -> String {
+        if let transport = error as? any NamedTransportFailure { return transport.failureName }
+        let named = typeAndCode(of: error)
+        // The transport's error, however deep: an endpoint's error wraps the transport's, which wraps its own.
+        var cause = (error as? TokenAuthError)?.underlying
+        while let wrapped = cause as? TokenAuthError { cause = wrapped.underlying }
+        guard let transport = cause as? any NamedTransportFailure else { return named }
+        return "\(named) (\(transport.failureName))"
+    }
+
+    private static func typeAndCode(of error: any Error) -> String {
         let type = String(describing: Swift.type(of: error))
         guard let code = Mirror(reflecting: error).children.first(where: { $0.label == "code" || $0.label == "kind" })?.value else {
             return type

@@ -30,8 +30,9 @@ package enum FormEncoding {
         return fields
     }
 
-    /// One form-encoded name or value, decoded; `nil` when its percent-encoding is invalid.
-    private static func decoded(_ text: Substring) -> String? {
+    /// One form-encoded name or value, decoded — `+` is a space, `%XX` a byte; `nil` when its percent-encoding is
+    /// invalid or the bytes are not UTF-8. Also for a redirect's query, which RFC 6749 §4.1.2 encodes so.
+    package static func decoded(_ text: Substring) -> String? {
         text.replacing("+", with: " ").percentDecoded
     }
 

@@ -31,7 +31,7 @@ extension AuthManager {
             endpointError.retrying(after: $0)
         }
         emit(.refreshFailed(.transient))
-        logger.notice("refresh failed; backing off", metadata: [
+        logger.debug("refresh failed; backing off", metadata: [
             "failures": "\(throttle.consecutiveFailures)", "delay": "\(transient.retryAfter ?? .zero)",
         ])
         return transient
@@ -48,7 +48,7 @@ extension AuthManager {
                 failure.retrying(after: $0)
             }
             emit(.refreshFailed(.transient))
-            logger.notice("the identity check cannot run just now; backing off", metadata: ["error": "\(LogRedaction.error(error))"])
+            logger.debug("the identity check cannot run just now; backing off", metadata: ["error": "\(LogRedaction.error(error))"])
             return transient
         }
         emit(.refreshFailed(.permanent(oauthErrorCode: nil)))
@@ -62,7 +62,7 @@ extension AuthManager {
     func identityCheckPending(_ failure: TokenAuthError) {
         _ = identityRetry.recordFailure(at: wallClock(), retryAfter: nil, random: random) { failure.retrying(after: $0) }
         emit(.identityCheckPending)
-        logger.notice("the refreshed id_token cannot be checked just now; keeping the tokens, the check is pending", metadata: ["error": "\(LogRedaction.error(failure.underlying ?? failure))"])
+        logger.debug("the refreshed id_token cannot be checked just now; keeping the tokens, the check is pending", metadata: ["error": "\(LogRedaction.error(failure.underlying ?? failure))"])
     }
 
     /// Tries a pending identity check again, when one is due: on success the identity is confirmed and written; a
@@ -86,7 +86,7 @@ extension AuthManager {
             session.stage(checked)
             session.release(checked)
             emit(.identityConfirmed)
-            logger.info("the pending identity check passed")
+            logger.debug("the pending identity check passed")
             _ = try? await underLock { try await self.saveUnsaved() }
         } catch {
             let failure = TokenAuthError.identityFailure(error)

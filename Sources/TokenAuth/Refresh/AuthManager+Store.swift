@@ -32,7 +32,7 @@ extension AuthManager {
                 // The store cannot be read just now: keep serving what is in memory, and read again on the next use.
                 // The refresh's own re-read, under the lock, does not depend on this one.
                 servable.markStale()
-                logger.notice("could not read the store after it announced a change", metadata: ["error": "\(LogRedaction.error(error))"])
+                logger.debug("could not read the store after it announced a change", metadata: ["error": "\(LogRedaction.error(error))"])
             }
         }
         if let pending = session.pendingWrite, !session.saving {
@@ -175,7 +175,7 @@ extension AuthManager {
             do {
                 try await revoker.revoke(token, hint: hint)
             } catch {
-                logger.notice("could not revoke tokens that will not be used", metadata: ["error": "\(LogRedaction.error(error))"])
+                logger.debug("could not revoke tokens that will not be used", metadata: ["error": "\(LogRedaction.error(error))"])
                 return
             }
         }

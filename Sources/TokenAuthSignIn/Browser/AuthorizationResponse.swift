@@ -6,13 +6,24 @@ extension LoopbackRedirectListener.Request {
     /// `http://127.0.0.1:PORT/callback?…`), when its path is exactly `path`; `nil` for any other path, which the
     /// listener answers with a 404.
     ///
+    /// The query is form-encoded (RFC 6749 §4.1.2 and Appendix B): `+` is a space, so `error_description=The+user+declined`
+    /// reads "The user declined". (`URLComponents` escapes a `%` that starts no valid escape, which then stays as
+    /// it came; a name or value that still cannot be decoded makes the request no sign-in response.)
+    ///
     /// The browser's bytes, read without a socket: the `loopback-redirect` fuzz target calls it.
     init?(target: String, path: String) {
         // A path that starts with `//` (origin form has no authority) would be read as a host and a shorter path.
         guard !target.hasPrefix("//"), let components = URLComponents(string: target),
             components.percentEncodedPath == path
         else { return nil }
-        self.init(parameters: (components.queryItems ?? []).map { ($0.name, $0.value ?? "") })
+        var parameters: [(name: String, value: String)] = []
+        for item in components.percentEncodedQueryItems ?? [] {
+            guard let name = FormEncoding.decoded(Substring(item.name)),
+                let value = FormEncoding.decoded(Substring(item.value ?? ""))
+            else { return nil }
+            parameters.append((name, value))
+        }
+        self.init(parameters: parameters)
     }
 }
 

@@ -120,7 +120,8 @@ public struct Discovery: Sendable {
             return (response, body)
         } catch let error as TokenAuthError {
             if error.code == .responseTooLarge { throw SignInError.metadataTooLarge(at: url) }
-            throw SignInError.metadataUnavailable(url, cause: error.code == .timedOut ? "no answer in time" : "the connection failed")
+            let cause = error.code == .timedOut ? "no answer in time" : error.transportCause ?? "the connection failed"
+            throw SignInError.metadataUnavailable(url, cause: cause)
         } catch let error as SignInError {
             throw error
         } catch let error as CancellationError {

@@ -30,7 +30,8 @@ extension IDTokenVerifier {
             (response, body) = try await transport.send(request, body: nil, redirects: .refuse)
         } catch let error as TokenAuthError {
             if error.code == .responseTooLarge { throw failures.unusable(nil, tooLarge) }
-            throw failures.unavailable(nil, "\(host): \(error.code == .timedOut ? "no answer in time" : "the connection failed")")
+            let cause = error.code == .timedOut ? "no answer in time" : error.transportCause ?? "the connection failed"
+            throw failures.unavailable(nil, "\(host): \(cause)")
         } catch let error as CancellationError {
             throw error
         } catch {

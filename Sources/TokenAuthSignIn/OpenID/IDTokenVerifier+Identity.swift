@@ -31,7 +31,7 @@ extension IDTokenVerifier {
             } catch let error as CancellationError {
                 throw error
             } catch {
-                logger.notice(
+                logger.debug(
                     "UserInfo gave no display name; keeping the identity without one",
                     metadata: ["error": "\(LogRedaction.error(error))"])
             }

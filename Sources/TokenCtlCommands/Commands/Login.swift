@@ -15,24 +15,31 @@ extension TokenCtl {
                 Connect Discovery) and, unless another way is chosen, the user signs in \
                 through the system browser (authorization code + PKCE, redirected to \
                 127.0.0.1). The URL is always printed on standard error; --no-browser only \
-                prints it. --device shows a code to enter on any device's browser instead.
-                  tokenctl login --service S --account A --issuer https://auth.example.com \
-                    --client-id ID --scope "openid profile"
+                prints it. --device shows a code to enter on any device's browser instead. \
+                Where no browser can be started (no DISPLAY or WAYLAND_DISPLAY, no BROWSER: \
+                SSH, a server), login signs in with such a code when the server offers \
+                it, and says so; otherwise it stops at once and says what to do.
+
+                  tokenctl login --service S --account A \\
+                    --issuer https://auth.example.com --client-id ID --scope "openid profile"
 
                 --provider github, google, gitlab or microsoft[=TENANT] fills in a known \
                 provider's issuer or endpoints (GitHub has no discovery).
-                  tokenctl login --service S --account A --provider github \
+
+                  tokenctl login --service S --account A --provider github \\
                     --client-id ID --client-secret-stdin
 
                 For servers without discovery, give the endpoints by hand: --token-url with \
                 --authorization-url for the browser, or with --device-authorization-url for \
                 --device.
-                  tokenctl login --service S --account A --client-id ID \
-                    --authorization-url https://auth.example.com/authorize \
+
+                  tokenctl login --service S --account A --client-id ID \\
+                    --authorization-url https://auth.example.com/authorize \\
                     --token-url https://auth.example.com/token
 
                 Other ways to sign in, with --issuer or with --token-url for servers \
                 without discovery:
+
                   --username U --password-stdin   the password grant
                   --client-credentials            the client credentials grant
                   --tokens-stdin                  tokens you already have (a token
@@ -42,6 +49,7 @@ extension TokenCtl {
                 secret (with --client-secret-stdin; --client-credentials needs it), then the \
                 password (with --password-stdin); with --tokens-stdin the tokens follow the \
                 client secret's line. From a terminal each is asked for with echo off.
+
                   printf '%s\\n' "$SECRET" "$PASSWORD" | tokenctl login --service S \\
                     --account A --token-url URL --client-id ID --client-secret-stdin \\
                     --username U --password-stdin
@@ -58,7 +66,8 @@ extension TokenCtl {
 
                 Exit codes: 3 the sign-in was refused or declined, 4 keyring, 5 transient \
                 network or server failure (or no answer in time), 64 usage or a server that \
-                cannot be used as configured, 65 malformed standard input.
+                cannot be used as configured (or a browser sign-in where no browser can be \
+                started and the server offers no device code), 65 malformed standard input.
                 """)
 
         @OptionGroup package var item: ItemOptions

@@ -39,7 +39,12 @@ extension TokenCtl {
                 case .notConfigured:
                     Terminal.status("Deleted the tokens from \(location.named) (no revocation endpoint is recorded).")
                 case .failed(let error):
-                    Terminal.error("Deleted the tokens from \(location.named), but could not revoke them: \(error)")
+                    // The error's own fix is for a request that keeps its tokens ("the tokens were kept and the
+                    // request can be retried"); here they are deleted, and nothing is left to retry with.
+                    let said = error.oauthError?.errorDescription.map { " The server said: \"\($0)\"." } ?? ""
+                    Terminal.error(
+                        "Deleted the tokens from \(location.named), but the server did not revoke them: \(error.reason)"
+                            + "\(said) They stay valid at the server until they expire.")
                 }
             }
         }

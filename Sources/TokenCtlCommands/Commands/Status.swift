@@ -51,11 +51,7 @@ extension TokenCtl {
                 let states = inKeyring.map { ($0, ItemLocation.keyring) } + inFiles.map {
                     ($0, ItemLocation.file(path: FileAuthStore(service: service, account: $0.account).path))
                 }
-                guard !states.isEmpty else {
-                    throw Failure(
-                        message: "No accounts are stored for service \"\(service)\". Sign in with `tokenctl login`.",
-                        exitCode: Exit.noCredentials)
-                }
+                guard !states.isEmpty else { throw Failure.noAccounts(of: service) }
                 let rows = states.map { Located(row: Self.row($0.0), location: $0.1) }
                 if json {
                     try Terminal.printJSON(rows)

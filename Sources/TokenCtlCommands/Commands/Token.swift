@@ -9,7 +9,10 @@ extension TokenCtl {
             commandName: "token",
             abstract: "Print a valid access token and nothing else, refreshing it first if it expires soon.",
             discussion: """
-                For scripts: curl -H "Authorization: Bearer $(tokenctl token --service S --account A)" URL
+                For scripts:
+
+                  curl -H "Authorization: Bearer $(tokenctl token --service S --account A)" URL
+
                 Refreshes through the token endpoint and client recorded in the keyring item, under a lock shared \
                 with every other process using the item. An item the keyring does not have (or no Secret Service) is \
                 looked for in the file store of --insecure-storage. Exit codes: 3 login required, 4 keyring, 5 \

@@ -24,10 +24,24 @@ package struct Failure: Error {
         self.exitCode = exitCode
     }
 
+    /// Nothing is stored for `item`: every command that needs its tokens says this, in the same words, with both ways
+    /// to get some — signing in, or storing tokens one has.
     static func noCredentials(_ item: ItemOptions) -> Failure {
-        Failure(
+        let names = "--service \(ShellWord.quoted(item.service)) --account \(ShellWord.quoted(item.account))"
+        return Failure(
             message: "No credentials are stored for account \"\(item.account)\" on service \"\(item.service)\". "
-                + "Store some with `tokenctl import --service \(item.service) --account \(item.account)` (tokens on stdin).",
+                + "Sign in with `tokenctl login \(names) …`, or store tokens you have with `tokenctl import \(names)` "
+                + "(on standard input).",
+            exitCode: Exit.noCredentials)
+    }
+
+    /// No account at all is stored for `service`: the same fixes as ``noCredentials(_:)``.
+    static func noAccounts(of service: String) -> Failure {
+        let word = ShellWord.quoted(service)
+        return Failure(
+            message: "No accounts are stored for service \"\(service)\". Sign in with `tokenctl login --service "
+                + "\(word) --account NAME …`, or store tokens you have with `tokenctl import --service \(word) "
+                + "--account NAME` (on standard input).",
             exitCode: Exit.noCredentials)
     }
 
@@ -67,13 +81,19 @@ func reported(_ error: any Error) -> any Error {
         Terminal.error(error.report)
         return Exit.keyring
     case let error as TokenAuthError:
-        Terminal.error(error.description + advice(for: error))
+        Terminal.error(error.description + advice(for: error) + codes(of: error))
         return Exit.status(of: error)
     default:
         guard let failure = TokenCtl.signIn.failure(for: error) else { return error }
-        Terminal.error(failure.message)
+        Terminal.error(failure.message + codes(of: error))
         return failure.exitCode
     }
+}
+
+/// With ``TokenctlLogging/showsCodes``, the error's type and code, and the transport's (`URLError -1004`), which its
+/// sentence names only in words: ` [TokenAuthError.networkFailure (URLError -1004)]`.
+private func codes(of error: any Error) -> String {
+    TokenctlLogging.showsCodes ? " [\(LogRedaction.error(error))]" : ""
 }
 
 extension Exit {

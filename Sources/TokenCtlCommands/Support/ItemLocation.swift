@@ -82,8 +82,8 @@ extension ItemOptions {
         })
     }
 
-    /// A manager for the item where it lives, for a process that lives for one call; when neither store has it, the
-    /// keyring's error (`noCredentials`, or no Secret Service).
+    /// A manager for the item where it lives, for a process that lives for one call; when neither store has it,
+    /// ``Failure/noCredentials(_:)``, as every command says it (or, without a Secret Service, the keyring's error).
     ///
     /// A refresh's answer that the store does not take is an error here (`notStored`, exit 4), never a token printed:
     /// the process ends, and its memory with it. The answer is kept for the next call, which stores it. Terminating
@@ -92,14 +92,12 @@ extension ItemOptions {
         keyring: Keyring, transport: any HTTPTransport = URLSessionTransport(maximumResponseBodySize: TokenResponse.maximumSize)
     ) async throws -> AuthManager {
         let configuration = AuthManager.Configuration(servesUnstoredTokens: false, windowGuards: [SignalDeferral()])
-        var absent: (any Error)?
         let found = try await keyringFirst({
             do {
                 return try await AuthManager.forKeyringItem(
                     service: service, account: account, keyring: keyring, transport: transport,
                     configuration: configuration, identityChecks: TokenCtl.signIn.identityChecks, followsChanges: false)
             } catch let error as TokenAuthError where error.code == .noCredentials {
-                absent = error
                 return nil
             }
         }, orFile: { _ in
@@ -111,7 +109,7 @@ extension ItemOptions {
                 return nil
             }
         })
-        guard let found else { throw absent ?? Failure.noCredentials(self) }
+        guard let found else { throw Failure.noCredentials(self) }
         return found
     }
 }
