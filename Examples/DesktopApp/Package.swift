@@ -22,12 +22,8 @@ let package = Package(
             name: "DesktopApp",
             dependencies: [
                 "CGtk",
-                .product(name: "TokenAuth", package: "TokenKeyring"),
+                .product(name: "TokenKeyring", package: "TokenKeyring"),
                 .product(name: "TokenAuthGLib", package: "TokenKeyring"),
-                .product(name: "TokenAuthSignIn", package: "TokenKeyring"),
-                .product(name: "TokenAuthKeyring", package: "TokenKeyring"),
-                .product(name: "TokenAuthURLSession", package: "TokenKeyring"),
-                .product(name: "Keyring", package: "TokenKeyring"),
             ]
         ),
     ]

@@ -12,7 +12,8 @@ extension AuthSession {
     /// How ``signIn(using:as:isolation:showCode:openBrowser:)`` signs in.
     public enum SignInMethod: Sendable, Hashable {
         /// The system browser where one can open — a graphical session, `BROWSER` set, or a Flatpak sandbox (through
-        /// the desktop portal) — and the provider has an authorization endpoint; else a code on another device.
+        /// the desktop portal) — and the provider has an authorization endpoint; else, or when no browser could be
+        /// started after all, a code on another device.
         case automatic
         /// The system browser, with a redirect to a loopback listener (RFC 8252), PKCE and `state`.
         case browser
@@ -37,8 +38,8 @@ extension AuthSession {
     ///
     /// - Parameters:
     ///   - method: How to sign in; ``SignInMethod/automatic`` by default.
-    ///   - account: The keyring item's `account` attribute; by default the identity's display name, else its subject,
-    ///     else `default`.
+    ///   - account: The keyring item's `account` attribute; by default the configuration's `account`, else the
+    ///     identity's display name, else its subject, else `default`.
     ///   - showCode: Shows the device flow's code and where to enter it; called once, when the device flow is used.
     ///     A trailing closure is this one.
     ///   - openBrowser: Opens the sign-in page; by default the system browser (`BROWSER`, `xdg-open`, or in a sandbox
@@ -55,42 +56,66 @@ extension AuthSession {
         openBrowser: ((URL) async throws -> Void)? = nil
     ) async throws -> Account {
         let metadata = try await discoveredMetadata()
-        let configuration = self.configuration
         let credentials: StoredCredentials
         switch try Self.choose(method, metadata: metadata) {
-        case .browser:
-            let flow = try BrowserSignIn(
-                metadata: metadata, clientID: configuration.clientID, clientSecret: configuration.clientSecret,
-                redirect: configuration.redirect, timeLimit: configuration.browserTimeLimit,
-                transport: configuration.transport, wallClock: configuration.wallClock)
-            let started = try await flow.begin(scope: configuration.scope)
-            // Listening while the browser is opened: a hook may wait for the page it opened.
-            async let received = started.finish()
+        case .browser where method == .automatic && metadata.deviceAuthorizationEndpoint != nil:
             do {
-                try Task.checkCancellation()
-                if let openBrowser {
-                    try await openBrowser(started.url)
-                } else {
-                    try await SystemBrowser(portal: { url in try await DesktopPortal.openURI(url) }).open(started.url)
-                }
-            } catch {
-                await started.abandon()
-                _ = try? await received
-                throw error
+                credentials = try await signInWithBrowser(metadata, openBrowser: openBrowser)
+            } catch let error as SignInError where [.noGraphicalSession, .browserNotStarted].contains(error.code) {
+                // No browser could be started after all: a code to enter on another device.
+                credentials = try await signInWithCode(metadata, showCode: showCode)
             }
-            credentials = try await received.credentials
-        case .deviceCode:
-            let flow = try DeviceAuthorization(
-                metadata: metadata, clientID: configuration.clientID, clientSecret: configuration.clientSecret,
-                transport: configuration.transport, wallClock: configuration.wallClock)
-            let started = try await flow.begin(scope: configuration.scope)
-            try Task.checkCancellation()
-            showCode(started.prompt)
-            credentials = try await started.finish()
-        case .automatic:
-            preconditionFailure("choose(_:metadata:) decides")
+        case .browser:
+            credentials = try await signInWithBrowser(metadata, openBrowser: openBrowser)
+        case .deviceCode, .automatic:
+            credentials = try await signInWithCode(metadata, showCode: showCode)
         }
         return try await store(credentials, as: account)
+    }
+
+    /// The browser sign-in, its hook on the caller's isolation.
+    private func signInWithBrowser(
+        _ metadata: AuthorizationServerMetadata,
+        isolation: isolated (any Actor)? = #isolation,
+        openBrowser: ((URL) async throws -> Void)?
+    ) async throws -> StoredCredentials {
+        let configuration = self.configuration
+        let flow = try BrowserSignIn(
+            metadata: metadata, clientID: configuration.clientID, clientSecret: configuration.clientSecret,
+            redirect: configuration.redirect, timeLimit: configuration.browserTimeLimit,
+            transport: configuration.transport, wallClock: configuration.wallClock)
+        let started = try await flow.begin(scope: configuration.scope)
+        // Listening while the browser is opened: a hook may wait for the page it opened.
+        async let received = started.finish()
+        do {
+            try Task.checkCancellation()
+            if let openBrowser {
+                try await openBrowser(started.url)
+            } else {
+                try await SystemBrowser(portal: { url in try await DesktopPortal.openURI(url) }).open(started.url)
+            }
+        } catch {
+            // Leaving the scope cancels the listener's wait, and waits for it to end.
+            await started.abandon()
+            throw error
+        }
+        return try await received.credentials
+    }
+
+    /// The device flow, its hook on the caller's isolation.
+    private func signInWithCode(
+        _ metadata: AuthorizationServerMetadata,
+        isolation: isolated (any Actor)? = #isolation,
+        showCode: (DeviceAuthorization.Prompt) -> Void
+    ) async throws -> StoredCredentials {
+        let configuration = self.configuration
+        let flow = try DeviceAuthorization(
+            metadata: metadata, clientID: configuration.clientID, clientSecret: configuration.clientSecret,
+            transport: configuration.transport, wallClock: configuration.wallClock)
+        let started = try await flow.begin(scope: configuration.scope)
+        try Task.checkCancellation()
+        showCode(started.prompt)
+        return try await started.finish()
     }
 
     /// Signs in with tokens obtained elsewhere — a token response or the stored format (`CredentialsImport`) — and
@@ -132,7 +157,7 @@ extension AuthSession {
     /// and the service's default, and publishes the new state.
     func store(_ credentials: StoredCredentials, as account: String?) async throws -> Account {
         let identity = credentials.identity
-        let name = account ?? identity?.displayName ?? identity?.subject ?? "default"
+        let name = account ?? configuration.account ?? identity?.displayName ?? identity?.subject ?? "default"
         let store = KeyringAuthStore(service: configuration.service, account: name, keyring: configuration.keyring)
         try await store.signIn(credentials)
         chosenAccount = name

@@ -94,6 +94,25 @@ struct AuthSessionTests {
         }
     }
 
+    @Test("automatic: where no browser can be started after all, the code is shown instead; signed in once approved")
+    func automaticFallsBackToTheCode() async throws {
+        try await withServer { server in
+            let service = TestKeyring.uniqueService()
+            try await Self.cleaningService(service) {
+                let session = Self.session(server, service: service)
+                let model = await CodeModel()
+                let signIn = Task { @MainActor in
+                    try await session.signIn(
+                        showCode: { prompt in model.code = prompt.userCode },
+                        openBrowser: { _ in throw SignInError.browserNotStarted("no browser here") })
+                }
+                try await waitUntil("the code to be shown") { await !model.code.isEmpty }
+                #expect(try await approve(await model.code, at: server) == 200)
+                #expect(try await signIn.value.displayName == "ada")
+            }
+        }
+    }
+
     @Test("a locked keyring is unavailable, never signed out; the item is intact after the unlock", .needsPrivateProvider)
     func lockedKeyring() async throws {
         try await withServer { server in

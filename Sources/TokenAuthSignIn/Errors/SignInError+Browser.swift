@@ -88,7 +88,7 @@ extension SignInError {
         fix: "Open the URL on any device's browser that can reach this machine's 127.0.0.1 (for example through "
             + "`ssh -L`), set BROWSER, or use the device code sign-in.")
 
-    static func browserNotStarted(_ problems: String) -> SignInError {
+    package static func browserNotStarted(_ problems: String) -> SignInError {
         SignInError(
             .browserNotStarted, "No browser could be started (\(problems)).",
             fix: "Open the URL yourself, or set BROWSER to a browser command.")

@@ -1,12 +1,12 @@
 import CGtk
 import Foundation
 import HTTPTypes
-import TokenAuth
 import TokenAuthGLib
+import TokenKeyring
 
 /// What the window does: restores the session at start, signs in and out, calls the API, refreshes in the
-/// background when the token is due, and follows the item when another process changes it. Runs on GTK's thread;
-/// the library's work runs in `Session`, off it, and every `await` comes back here.
+/// background when the token is due, and follows the item when another process changes it (the session's states).
+/// Runs on GTK's thread; the library's work runs off it, and every `await` comes back here.
 @GLibMainActor
 final class Controller {
     private let session: Session
@@ -31,11 +31,10 @@ final class Controller {
             callAPI: { [unowned self] in callAPI() },
             signOut: { [unowned self] in signOut() }))
         window.present()
-        // Subscribed before the first read, so that no change between the two is missed.
-        let changes = session.changes()
+        // The session's states: the first at once, then each change, here or in another process (`tokenctl logout`).
+        let states = session.auth.states
         following = Task {
-            await reload()
-            for await _ in changes { await reload() }
+            for await _ in states { await reload() }
         }
     }
 
@@ -69,7 +68,8 @@ final class Controller {
 
     private func refreshNow() async {
         do {
-            show(try await session.refreshIfDue())
+            guard let name = signedIn?.name else { return }
+            show(try await session.signedIn(name))
         } catch where Session.needsSignIn(error) {
             window.showDetail("Sign in again: \(error)")
             await reload()
@@ -88,15 +88,18 @@ final class Controller {
         window.showDetail("")
         Task {
             do {
-                let state = try await session.signIn(
-                    showURL: { [unowned self] url in
-                        window.showDetail("Continue in your browser: \(url.absoluteString)")
-                    },
+                // The hooks run here, on GTK's thread: the sign-in is called from it.
+                let account = try await session.auth.signIn(
                     showCode: { [unowned self] prompt in
                         window.showDetail(
                             "No browser could be opened. Open \(prompt.verificationURI.absoluteString) "
                                 + "and enter the code \(prompt.userCode)")
+                    },
+                    openBrowser: { [unowned self] url in
+                        window.showDetail("Continue in your browser: \(url.absoluteString)")
+                        try await SystemBrowser(portal: { url in try await DesktopPortal.openURI(url) }).open(url)
                     })
+                let state = try await session.signedIn(account.displayName)
                 busy = false
                 window.showDetail("")
                 show(state)
@@ -114,7 +117,7 @@ final class Controller {
         apiCalls += 1
         let call = apiCalls
         Task {
-            guard let client = await session.apiClient() else { return }
+            guard let client = try? await session.auth.client() else { return }
             window.showDetail("API call \(call): calling…")
             let url = session.settings.apiURL
             client.send(HTTPRequest(method: .get, url: url)) { @GLibMainActor [unowned self] result in
@@ -138,7 +141,7 @@ final class Controller {
         window.showProgress("Signing out…")
         Task {
             do {
-                let revocation = try await session.signOut()
+                let revocation = try await session.auth.signOut().revocation
                 busy = false
                 switch revocation {
                 case .failed(let error): window.showDetail("Signed out here; the server could not be told: \(error)")
