@@ -2,9 +2,10 @@ extension OAuthTestServer {
     /// Failures the token endpoint injects, so clients can be tested against a misbehaving server.
     ///
     /// Counts are consumed one per token request, in this order: server errors, then unavailability, then
-    /// malformed bodies, then header-breaking tokens. `invalidGrantRefreshes` is consumed only by refresh grants that got past those and past
-    /// client authentication. `idTokenFaults` are consumed by the `id_token`s the token endpoint issues,
-    /// `jwksUnavailable` by requests to `/jwks`, `userinfoSubjectMismatches` by requests to `/userinfo`.
+    /// malformed bodies, then header-breaking tokens. `invalidGrantRefreshes` is consumed only by refresh grants that
+    /// got past those and past client authentication, `lostAnswers` only by refresh grants that succeeded.
+    /// `idTokenFaults` are consumed by the `id_token`s the token endpoint issues, `jwksUnavailable` by requests to
+    /// `/jwks`, `userinfoSubjectMismatches` by requests to `/userinfo`.
     /// `expiresInJSON` is not counted: it applies to every token response while it is set. Set over HTTP with
     /// `POST /_admin/faults` and a JSON body of these properties; missing properties are zero or absent, so `{}`
     /// clears every fault.
@@ -24,6 +25,10 @@ extension OAuthTestServer {
         /// The next this many token requests answer `200 OK` with a token response whose `access_token` holds a
         /// space and a line break, as a server that puts free text into tokens would.
         package var headerBreakingTokens: Int
+        /// The next this many successful refresh grants rotate the refresh token as usual, then close the connection
+        /// instead of sending the answer: an answer that never reached the client. Only the retired refresh token is
+        /// left to it, so a server like this one (rotation with reuse detection, no grace period) signs it out.
+        package var lostAnswers: Int
         /// What is wrong with the next `id_token`s, one fault each, in order.
         package var idTokenFaults: [IDTokenFault]
         /// The next this many requests to `/jwks` answer `503 Service Unavailable`.
@@ -44,6 +49,7 @@ extension OAuthTestServer {
             malformed: Int = 0,
             invalidGrantRefreshes: Int = 0,
             headerBreakingTokens: Int = 0,
+            lostAnswers: Int = 0,
             idTokenFaults: [IDTokenFault] = [],
             jwksUnavailable: Int = 0,
             userinfoSubjectMismatches: Int = 0,
@@ -56,6 +62,7 @@ extension OAuthTestServer {
             self.malformed = malformed
             self.invalidGrantRefreshes = invalidGrantRefreshes
             self.headerBreakingTokens = headerBreakingTokens
+            self.lostAnswers = lostAnswers
             self.idTokenFaults = idTokenFaults
             self.jwksUnavailable = jwksUnavailable
             self.userinfoSubjectMismatches = userinfoSubjectMismatches
@@ -73,6 +80,7 @@ extension OAuthTestServer {
                 malformed: try container.decodeIfPresent(Int.self, forKey: .malformed) ?? 0,
                 invalidGrantRefreshes: try container.decodeIfPresent(Int.self, forKey: .invalidGrantRefreshes) ?? 0,
                 headerBreakingTokens: try container.decodeIfPresent(Int.self, forKey: .headerBreakingTokens) ?? 0,
+                lostAnswers: try container.decodeIfPresent(Int.self, forKey: .lostAnswers) ?? 0,
                 idTokenFaults: try container.decodeIfPresent([IDTokenFault].self, forKey: .idTokenFaults) ?? [],
                 jwksUnavailable: try container.decodeIfPresent(Int.self, forKey: .jwksUnavailable) ?? 0,
                 userinfoSubjectMismatches: try container.decodeIfPresent(Int.self, forKey: .userinfoSubjectMismatches) ?? 0,
@@ -110,6 +118,13 @@ extension OAuthTestServer.Faults {
             return .headerBreakingToken
         }
         return nil
+    }
+
+    /// Takes one pending lost answer for a refresh grant that succeeded, if any.
+    mutating func takeLostAnswer() -> Bool {
+        guard lostAnswers > 0 else { return false }
+        lostAnswers -= 1
+        return true
     }
 
     /// Takes one pending `invalid_grant` for a refresh grant, if any.

@@ -90,6 +90,17 @@ enum Reply {
     }
 }
 
+extension Reply {
+    /// The head of a `200 OK`, then a closed connection instead of its body: an answer lost on its way to the client
+    /// (``OAuthTestServer/Faults/lostAnswers``). The body's writer throws, and the server closes a connection whose
+    /// response it cannot finish.
+    static func lostOnTheWay() -> Response {
+        Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody { _ in throw LostOnTheWay() })
+    }
+
+    private struct LostOnTheWay: Error {}
+}
+
 /// A request an endpoint answers with `reply` at once: thrown by what the endpoints share (``FormPost``,
 /// ``ClientAuthentication/client(of:form:configuration:)``), and sent by the ``Dispatcher``.
 struct Refused: Error {

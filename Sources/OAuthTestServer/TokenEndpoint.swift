@@ -105,6 +105,7 @@ struct TokenEndpoint: Sendable {
             return Reply.oauthError("invalid_request", "The refresh_token parameter is missing.")
         }
         let configuration = state.configuration
+        var lost = false
         let outcome: Result<TokenLedger.Issued, TokenLedger.RefreshFailure>? = state.withLock { contents in
             if contents.faults.takeInvalidGrant() { return nil }
             let now = configuration.clock()
@@ -122,7 +123,9 @@ struct TokenEndpoint: Sendable {
                 lifetime: configuration.accessTokenLifetime
             )
             switch result {
-            case .success: contents.stats.successfulRefreshes += 1
+            case .success:
+                contents.stats.successfulRefreshes += 1
+                lost = contents.faults.takeLostAnswer()
             case .failure(.reuseDetected): contents.stats.reuseDetections += 1
             case .failure: break
             }
@@ -138,6 +141,8 @@ struct TokenEndpoint: Sendable {
         switch outcome {
         case nil:
             return Reply.oauthError("invalid_grant", "The refresh token was refused (injected fault).")
+        case .success where lost:
+            return Reply.lostOnTheWay()
         case .success(let issued):
             return await success(issued, issuer: issuer)
         case .failure(.unknown):

@@ -22,12 +22,19 @@ struct Options: Sendable {
     var soakRotations = 100
     /// Short-lived `tokenctl` loops beside the long-lived process in the soak (figure 7).
     var soakProcesses = 16
+    /// Rounds of figure 8, one fault each.
+    var faultRounds = 70
+    /// The seed of figure 8's draw of faults and moments; random unless given, and recorded, so a run can be drawn
+    /// again.
+    var faultSeed = Int.random(in: 1...999_999)
     /// Figures to run, by number; all when empty.
     var only: Set<Int> = []
     var tokenctl: String?
     var floor: String?
     /// The process meter of figure 6 (`Benchmarks/process-meter/meter.c`).
     var meter: String?
+    /// `scripts/lib/private-provider`, which starts figure 8's own gnome-keyring.
+    var privateProvider: String?
     var python: String?
     var pythonPeerScript: String?
     /// Python keyring's command line (`keyring get`, figure 6); `keyring` beside `--python` unless given.
@@ -39,9 +46,9 @@ struct Options: Sendable {
     static let usage = """
         usage: tokenkeyring-bench [--rounds N] [--storm-requests N] [--processes N] [--hot-calls N]
                                   [--keyring-reads N] [--store-ops N] [--client-requests N] [--start-rounds N]
-                                  [--soak-rotations N] [--soak-processes N] [--only 1,2,3,4,5,6,7]
-                                  [--tokenctl PATH] [--floor PATH] [--meter PATH] [--python PATH --python-peer PATH]
-                                  [--python-cli PATH]
+                                  [--soak-rotations N] [--soak-processes N] [--fault-rounds N] [--fault-seed N]
+                                  [--only 1,2,3,4,5,6,7,8] [--tokenctl PATH] [--floor PATH] [--meter PATH]
+                                  [--private-provider PATH] [--python PATH --python-peer PATH] [--python-cli PATH]
                                   [--python-unavailable REASON] [--output PATH]
         Run it through scripts/bench, which builds it in release mode, prepares the peers and a keyring.
         Exit status: 0 when every figure ran (missed targets included), 1 when one failed, 64 usage.
@@ -55,13 +62,15 @@ struct Options: Sendable {
             "--hot-calls": \.hotCalls, "--keyring-reads": \.keyringReads, "--store-ops": \.storeOperations,
             "--client-requests": \.clientRequests, "--start-rounds": \.startRounds,
             "--soak-rotations": \.soakRotations, "--soak-processes": \.soakProcesses,
+            "--fault-rounds": \.faultRounds, "--fault-seed": \.faultSeed,
         ]
     }
 
     /// The flags that take a path or a text, and what each sets.
     private static var textFlags: [String: WritableKeyPath<Options, String?>] {
         [
-            "--tokenctl": \.tokenctl, "--floor": \.floor, "--meter": \.meter, "--python": \.python,
+            "--tokenctl": \.tokenctl, "--floor": \.floor, "--meter": \.meter, "--private-provider": \.privateProvider,
+            "--python": \.python,
             "--python-peer": \.pythonPeerScript, "--python-cli": \.pythonCLI,
             "--python-unavailable": \.pythonUnavailable,
         ]
@@ -85,8 +94,8 @@ struct Options: Sendable {
                 switch flag {
                 case "--only":
                     let figures = try value(flag).split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
-                    guard figures.allSatisfy({ $0.map { (1...7).contains($0) } ?? false }) else {
-                        throw UsageError("--only takes figure numbers 1 to 7, e.g. --only 3,4")
+                    guard figures.allSatisfy({ $0.map { (1...8).contains($0) } ?? false }) else {
+                        throw UsageError("--only takes figure numbers 1 to 8, e.g. --only 3,4")
                     }
                     options.only = Set(figures.compactMap { $0 })
                 case "--output": options.output = try value(flag)

@@ -41,6 +41,8 @@ struct FigureReport: Codable, Sendable {
     let id: Int
     let title: String
     var measures: [Measure] = []
+    /// Counts by row, for a figure whose outcome is counts of a few kinds rather than samples (figure 8).
+    var counts: CountTable?
     var targets: [Target] = []
     var notes: [String] = []
     /// Why the figure did not run (a missing peer) or stopped (an error); `nil` when it ran.
@@ -72,6 +74,20 @@ struct FigureReport: Codable, Sendable {
             name, goal: "exactly 1 in every round", value: grants.map { Format.number($0) }.joined(separator: ", "),
             met: grants.allSatisfy { $0 == 1 })
     }
+}
+
+/// Counts in named columns, one row per kind: for example rounds, sessions lost and reuse detections per fault.
+struct CountTable: Codable, Sendable {
+    struct Row: Codable, Sendable {
+        let name: String
+        /// One count per column.
+        let counts: [Int]
+    }
+
+    /// The heading of the rows' names, e.g. "fault".
+    let heading: String
+    let columns: [String]
+    var rows: [Row] = []
 }
 
 /// Why a peer, a child process or a round failed: a sentence for the report.

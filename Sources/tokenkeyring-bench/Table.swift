@@ -22,6 +22,7 @@ enum Table {
                             String(measure.summary.count)))
                 }
             }
+            if let counts = figure.counts { lines += render(counts) }
             for target in figure.targets {
                 let verdict = target.met ? "MET   " : "MISSED"
                 lines.append("    \(verdict) \(target.name): \(target.value) (target \(target.goal))")
@@ -29,6 +30,15 @@ enum Table {
             for note in figure.notes { lines.append("    note: \(note)") }
         }
         return lines.joined(separator: "\n")
+    }
+
+    private static func render(_ table: CountTable) -> [String] {
+        let width = max(table.heading.count, table.rows.map(\.name.count).max() ?? 0) + 2
+        func line(_ name: String, _ cells: [String]) -> String {
+            "    " + pad(name, width) + zip(cells, table.columns).map { pad($0, $1.count + 2, left: true) }.joined()
+        }
+        return [line(table.heading, table.columns)]
+            + table.rows.map { line($0.name, $0.counts.map { Format.number(Double($0)) }) }
     }
 
     private static func row(_ name: String, _ median: String, _ p99: String, _ min: String, _ count: String) -> String {

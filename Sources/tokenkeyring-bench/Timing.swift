@@ -26,4 +26,7 @@ extension Duration {
         let (seconds, attoseconds) = components
         return Double(seconds) + Double(attoseconds) / 1e18
     }
+
+    /// The duration in (fractional) milliseconds.
+    var milliseconds: Double { seconds * 1000 }
 }

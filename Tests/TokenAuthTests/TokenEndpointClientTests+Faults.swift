@@ -86,6 +86,23 @@ extension TokenEndpointClientTests {
         }
     }
 
+    @Test("a lost answer: the refresh token is rotated, the connection closes, and the retired token is then a reuse")
+    func lostAnswerFault() async throws {
+        try await withServer { server in
+            let client = server.tokenClient()
+            let refreshToken = try #require(try await client.password(username: "alice", password: "wonderland").refreshToken)
+            server.updateFaults { $0.lostAnswers = 1 }
+            let lost = await tokenError { try await client.refresh(refreshToken: refreshToken) }
+            #expect(lost?.code == .networkFailure, "\(String(describing: lost))")
+            #expect(server.stats.successfulRefreshes == 1, "the server rotated before the connection closed")
+            #expect(server.faults.lostAnswers == 0)
+
+            let again = await tokenError { try await client.refresh(refreshToken: refreshToken) }
+            #expect(again == .invalidGrant)
+            #expect(server.stats.reuseDetections == 1)
+        }
+    }
+
     @Test("a token endpoint that does not answer in time is a transient timeout")
     func timeout() async throws {
         try await withServer { server in

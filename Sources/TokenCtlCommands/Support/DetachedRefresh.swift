@@ -74,6 +74,10 @@ package enum DetachedRefresh {
             exit(ExitStatus.usage)
         }
         child.store(pid, ordering: .sequentiallyConsistent)
+        // A signal that came before the pid was stored found no child to pass it on to (one pending since the start,
+        // delivered as the mask was lifted, always does): pass it on now. The handler records the signal before it
+        // reads the pid, so either it saw the pid or this sees the signal; at worst both, and SIGTERM comes twice.
+        if firstSignal.load(ordering: .sequentiallyConsistent) != 0 { kill(pid, SIGTERM) }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 {
             guard errno == EINTR else { exit(ExitStatus.usage) }
