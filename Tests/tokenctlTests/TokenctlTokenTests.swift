@@ -103,6 +103,10 @@ struct TokenctlTokenTests {
                 #expect(afterTransient.auth.isSameVersion(as: try #require(before).auth))
                 #expect(afterTransient.auth.refreshStartedAt != nil)
                 #expect(afterTransient.client == before?.client)
+                let status = try await tokenctl(["status", "--service", service, "--no-prompt"])
+                #expect(status.stdout.contains("a refresh was not stored: its refresh token may have been spent"), "\(status.stdout)")
+                let show = try await tokenctl(["show", "--service", service, "--account", "alice", "--no-prompt"])
+                #expect(show.stdout.contains("the refresh token may have been spent"), "\(show.stdout)")
 
                 server.updateFaults { $0.invalidGrantRefreshes = 1 }
                 let rejected = try await tokenctl(["token", "--service", service, "--account", "alice"])

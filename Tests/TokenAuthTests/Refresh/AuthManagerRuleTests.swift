@@ -113,6 +113,30 @@ struct AuthManagerRuleTests {
         #expect(endpoint.grantCount == 1)
     }
 
+    @Test("an answer lost in transit is asked for once more at once, with the same refresh token")
+    func lostAnswerIsAskedAgain() async throws {
+        let (store, endpoint, manager) = parts()
+        endpoint.fail(with: TokenAuthError.networkFailure)
+
+        #expect(try await manager.validToken() == "access-2")
+        #expect(endpoint.grants == [.refresh(refreshToken: "refresh-0", scope: nil), .refresh(refreshToken: "refresh-0", scope: nil)])
+        #expect(store.stored?.refreshToken == "refresh-2")
+        #expect(store.stored?.refreshStartedAt == nil)
+    }
+
+    @Test("an answer lost twice: the tokens are kept, marked as maybe spent, and the error is transient")
+    func answerLostTwice() async throws {
+        let (store, endpoint, manager) = parts()
+        endpoint.fail(with: TokenAuthError.networkFailure)
+        endpoint.fail(with: TokenAuthError.networkFailure)
+
+        let error = await #expect(throws: TokenAuthError.self) { try await manager.validToken() }
+        #expect(error?.isTransient == true)
+        #expect(endpoint.grantCount == 2)
+        #expect(store.stored?.isSameVersion(as: expired) == true)
+        #expect(store.stored?.refreshStartedAt != nil, "status can say the refresh token may have been spent")
+    }
+
     @Test("a store that cannot be written fails the call before the grant: nothing is spent")
     func unwritableStoreSpendsNothing() async throws {
         let (store, endpoint, manager) = parts()
