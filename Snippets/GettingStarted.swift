@@ -20,8 +20,8 @@ let transport = URLSessionTransport()  // how the app's requests are sent: one f
 /// Signs in through the system browser: finds the provider's endpoints, opens its sign-in page, and waits for the
 /// browser to come back to a listener on 127.0.0.1. With `openid` in the scope, the tokens say who signed in.
 func signInWithBrowser(issuer: URL, clientID: String) async throws -> StoredCredentials {
-    let metadata = try await Discovery().metadata(forIssuer: issuer)
-    let browser = try BrowserSignIn(metadata: metadata, clientID: clientID)
+    let metadata = try await Discovery(transport: transport).metadata(forIssuer: issuer)
+    let browser = try BrowserSignIn(metadata: metadata, clientID: clientID, transport: transport)
     let credentials = try await browser.signIn(scope: "openid profile read") { url in
         print("Sign in at \(url)")  // show the URL as well, in case the browser does not come to the front
         try await SystemBrowser().open(url)
@@ -37,8 +37,8 @@ func signInWithBrowser(issuer: URL, clientID: String) async throws -> StoredCred
 /// Signs in with the device flow: finds the provider's endpoints, shows a code, and waits until the user has
 /// entered it in a browser (on this computer or a phone) and approved.
 func signInWithCode(issuer: URL, clientID: String) async throws -> StoredCredentials {
-    let metadata = try await Discovery().metadata(forIssuer: issuer)
-    let device = try DeviceAuthorization(metadata: metadata, clientID: clientID)
+    let metadata = try await Discovery(transport: transport).metadata(forIssuer: issuer)
+    let device = try DeviceAuthorization(metadata: metadata, clientID: clientID, transport: transport)
     return try await device.signIn(scope: "read") { prompt in
         // Show this in the app's window: "Open https://auth.example.com/device and enter WDJB-MJHT."
         print(prompt)
