@@ -35,11 +35,14 @@ stage_consumer() {
 # no libsecret: TestingYourApp promises that the doubles' tests build and run without it.
 check_consumer() {
     say "Building the consumer package (Examples/Consumer: the README, Getting Started, TestingYourApp, doc comments)…"
-    stage_consumer
-    swift build --package-path "$TOKENKEYRING_CONSUMER" --build-tests >&2
-    swift test --package-path "$TOKENKEYRING_CONSUMER" --skip-build >&2
+    stage_consumer || return 1
+    if ! swift build --package-path "$TOKENKEYRING_CONSUMER" --build-tests >&2; then
+        say "The consumer package does not build: a program or example of the docs above no longer compiles, or warns."
+        return 1
+    fi
+    swift test --package-path "$TOKENKEYRING_CONSUMER" --skip-build >&2 || return 1
     local bin tests app
-    bin=$(swift build --package-path "$TOKENKEYRING_CONSUMER" --show-bin-path)
+    bin=$(swift build --package-path "$TOKENKEYRING_CONSUMER" --show-bin-path) || return 1
     tests="$bin/ConsumerPackageTests.xctest"
     app="$bin/MyApp"
     # A control: the app links libsecret, so ldd shows it where it is linked.
