@@ -179,7 +179,7 @@ let package = Package(
         // (ReadmeExampleTests checks that the README shows exactly this file).
         .executableTarget(
             name: "readme-example",
-            dependencies: ["TokenAuthURLSession", "TokenAuth", "TokenAuthKeyring", .product(name: "HTTPTypes", package: "swift-http-types")],
+            dependencies: ["TokenKeyring"],
             path: "Examples/ReadmeExample"
         ),
         // The figures of `scripts/bench`. No product: SwiftPM builds it only in this package, never for users.

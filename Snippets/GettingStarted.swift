@@ -1,111 +1,115 @@
-// A desktop app that signs in through the system browser (or, without a display, with a code the user enters on any
-// device), keeps its tokens in the keyring, calls an API with them, and signs out.
+// A desktop app's session with its OAuth provider, through TokenKeyring's AuthSession: sign in with the system
+// browser (or, where none can open, a code entered on another device), show where the session stands — a locked
+// keyring included —, call an API, follow sign-ins and sign-outs of other processes, and sign out.
 
 import Foundation
-import TokenAuth
-import TokenAuthSignIn
-import TokenAuthKeyring
-import TokenAuthURLSession
+import TokenKeyring
 
-// snippet.settings
-// What the app is registered as at its OAuth provider, and the keyring item its tokens live in.
-let issuer = URL(string: "https://auth.example.com")!
-let clientID = "my-desktop-app"
-let service = "api.example.com"  // one keyring item per (service, account)
-let account = "default"  // an app with one user at a time can use one fixed name
-let transport = URLSessionTransport()  // how the app's requests are sent: one for the app, its requests share it
+// snippet.session
+// What the app is registered as at its provider. The issuer's published metadata names every endpoint.
+let session = AuthSession(
+    issuer: URL(string: "https://auth.example.com")!,
+    clientID: "my-desktop-app",  // a public client: a desktop app keeps no secret
+    scope: "openid profile read")  // with `openid`, the provider says who signed in
 // snippet.end
 
-// snippet.browserSignIn
-/// Signs in through the system browser: finds the provider's endpoints, opens its sign-in page, and waits for the
-/// browser to come back to a listener on 127.0.0.1. With `openid` in the scope, the tokens say who signed in.
-func signInWithBrowser(issuer: URL, clientID: String) async throws -> StoredCredentials {
-    let metadata = try await Discovery().metadata(forIssuer: issuer)
-    let browser = try BrowserSignIn(metadata: metadata, clientID: clientID)
-    let credentials = try await browser.signIn(scope: "openid profile read") { url in
-        print("Sign in at \(url)")  // show the URL as well, in case the browser does not come to the front
-        try await SystemBrowser().open(url)
+// snippet.state
+/// What the window says for each state of the session.
+func describe(_ state: AuthSession.State) -> String {
+    switch state {
+    case .signedOut:
+        return "Not signed in."
+    case .signedIn(let account):
+        return "Signed in as \(account.displayName)."
+    case .signInRequired(let account, let reason):
+        return "\(account.displayName) must sign in again: \(reason)"
+    case .unavailable(let error) where error.code == .locked:
+        // Nothing is lost: once the keyring is unlocked, the session is back as it was.
+        return "Your keyring is locked. \(error.fix)"
+    case .unavailable(let error):
+        return "The keyring cannot be used now. \(error.summary) \(error.fix)"
     }
-    if let identity = credentials.auth.identity {
-        print("Signed in as \(identity)")
-    }
-    return credentials
 }
+
+let state = await session.state()
+print(describe(state))
 // snippet.end
 
 // snippet.signIn
-/// Signs in with the device flow: finds the provider's endpoints, shows a code, and waits until the user has
-/// entered it in a browser (on this computer or a phone) and approved.
-func signInWithCode(issuer: URL, clientID: String) async throws -> StoredCredentials {
-    let metadata = try await Discovery().metadata(forIssuer: issuer)
-    let device = try DeviceAuthorization(metadata: metadata, clientID: clientID)
-    return try await device.signIn(scope: "read") { prompt in
-        // Show this in the app's window: "Open https://auth.example.com/device and enter WDJB-MJHT."
-        print(prompt)
+/// Signs in: the system browser where one can open, else a code to enter on any device.
+func signIn() async throws {
+    let account = try await session.signIn { prompt in
+        // Called only for the device flow: show the code and where to enter it (a link, or a QR code).
+        print("Open \(prompt.verificationURIComplete ?? prompt.verificationURI) and enter \(prompt.userCode)")
     }
+    print("Signed in as \(account.displayName).")
+}
+
+switch state {
+case .signedOut, .signInRequired:
+    try await signIn()
+case .signedIn:
+    break
+case .unavailable:
+    exit(1)  // a window would keep showing the state, and offer to try again
 }
 // snippet.end
 
-// snippet.chooseSignIn
-/// The browser where there is one; a code to enter on another device where there is none (SSH, a console).
-func signIn() async throws -> StoredCredentials {
-    do {
-        return try await signInWithBrowser(issuer: issuer, clientID: clientID)
-    } catch let error as SignInError where error.code == .noGraphicalSession {
-        return try await signInWithCode(issuer: issuer, clientID: clientID)
+// snippet.viewModel
+/// In a window, the hooks run on the caller's actor: a main-actor model sets what the window shows in them.
+@MainActor final class SignInModel {
+    let session: AuthSession
+    var code = ""
+    var status = ""
+
+    init(session: AuthSession) {
+        self.session = session
+    }
+
+    func signIn() async {
+        do {
+            try await session.signIn { prompt in self.code = prompt.userCode }
+        } catch is CancellationError {
+            // The user closed the sign-in: nothing changed.
+        } catch {
+            status = "\(error)"  // SignInError and TokenAuthError say what happened and what to do
+        }
+        code = ""
     }
 }
-// snippet.end
-
-// snippet.launch
-/// The manager of the stored item; signs in first when nothing is stored.
-func signedInManager() async throws -> AuthManager {
-    do {
-        return try await AuthManager.forKeyringItem(
-            service: service, account: account, transport: transport,
-            identityChecks: IDTokenVerifier.forStoredClient)
-    } catch let error as TokenAuthError where error.isLoginRequired {
-        // Nothing stored yet: sign in, and store the tokens with the client that refreshes them — under the item's
-        // lock, so that a refresh in another process never overwrites them.
-        let credentials = try await signIn()
-        try await KeyringAuthStore(service: service, account: account).signIn(credentials)
-        return try await AuthManager.forKeyringItem(
-            service: service, account: account, transport: transport,
-            identityChecks: IDTokenVerifier.forStoredClient)
-    }
-}
-
-let manager = try await signedInManager()
 // snippet.end
 
 // snippet.request
-let api = AuthorizedClient(manager: manager, transport: transport)
-
 struct Profile: Decodable {
     let name: String
 }
 
-/// Loads the user's profile; when the provider no longer accepts the stored tokens, signs in again and retries.
-func loadProfile(with api: AuthorizedClient) async throws -> Profile {
-    let url = URL(string: "https://api.example.com/me")!
-    do {
-        return try await api.load(Profile.self, from: url)
-    } catch let error as TokenAuthError where error.isLoginRequired {
-        let credentials = try await signIn()
-        try await api.manager.signIn(credentials.auth)  // stored in the item, served from now on
-        return try await api.load(Profile.self, from: url)
+let api = try await session.client()
+do {
+    let profile = try await api.load(Profile.self, from: URL(string: "https://api.example.com/me")!)
+    print("Hello, \(profile.name).")
+} catch let error as TokenAuthError where error.isLoginRequired {
+    // The provider no longer accepts the session: the state is now `signInRequired`, with the reason.
+    print(describe(await session.state()))
+}
+// snippet.end
+
+// snippet.follow
+// The state after every change: sign-ins and sign-outs here, and in other processes (another instance, tokenctl).
+let follower = Task {
+    for await state in session.states {
+        print(describe(state))
     }
 }
-
-print("Signed in as \(try await loadProfile(with: api).name)")
 // snippet.end
 
 // snippet.signOut
-// Revoke the tokens at the provider and delete the item, under the lock other processes refresh it with…
-let outcome = try await SignOut.perform(service: service, account: account, transport: transport)
-if case .failed(let error) = outcome.revocation {
-    print("Signed out on this computer, but the provider could not be told: \(error.fix)")
+if CommandLine.arguments.contains("--sign-out") {
+    // Revokes the tokens at the provider, then deletes the keyring item, under the item's lock.
+    let outcome = try await session.signOut()
+    if case .failed(let error) = outcome.revocation {
+        print("Signed out on this computer; the provider could not be told (\(error.fix)).")
+    }
 }
-// …then forget the tokens the manager holds in memory. Requests from now on throw `loginRequired`.
-try await manager.signOut()
+follower.cancel()
 // snippet.end

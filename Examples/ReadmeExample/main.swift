@@ -1,27 +1,32 @@
 import Foundation
-import HTTPTypes
-import TokenAuth
-import TokenAuthKeyring
-import TokenAuthURLSession
+import TokenKeyring
 
-let client = OAuthClient(tokenEndpoint: URL(string: "https://auth.example.com/token")!, clientID: "my-desktop-app")
-let service = "api.example.com", account = "ada@example.com"
+// Your app at its OAuth provider: the issuer's published metadata names every endpoint.
+let session = AuthSession(issuer: URL(string: "https://auth.example.com")!, clientID: "my-desktop-app")
 
-// One keyring item per (service, account); the client is recorded next to the tokens.
-let store = KeyringAuthStore(service: service, account: account, client: client)
-let transport = URLSessionTransport()  // one URLSession for the token endpoint and the API
-let manager = AuthManager(
-    store: store,
-    refresher: TokenEndpointClient(client: client, transport: transport),
-    lock: FileRefreshLock(service: service, account: account))  // shared with other processes, e.g. tokenctl
-let api = AuthorizedClient(manager: manager, transport: transport)
+switch await session.state() {
+case .signedIn(let account):
+    print("Signed in as \(account)")
+case .signedOut, .signInRequired:
+    // The system browser where one can open; else a code to enter on any device (over SSH, on a console).
+    let account = try await session.signIn { prompt in
+        print("Open \(prompt.verificationURI) and enter \(prompt.userCode)")
+    }
+    print("Signed in as \(account)")
+case .unavailable(let error):
+    // Locked, no Secret Service, or not answering: nothing was lost or deleted. Say what to do, and try later.
+    print("The keyring cannot be used now. \(error.summary) \(error.fix)")
+    exit(1)
+}
 
+// Each request carries a valid access token: refreshed before it expires, once however many requests need it,
+// in this process and in every other that uses the same keyring item.
 struct Profile: Decodable { let name: String }
+let api = try await session.client()
+let profile = try await api.load(Profile.self, from: URL(string: "https://api.example.com/me")!)
+print("Hello, \(profile.name)")
 
-do {
-    // Refreshes first if the token expires within 60 s; on a 401 refreshes once and retries once.
-    let profile = try await api.load(Profile.self, from: URL(string: "https://api.example.com/me")!)
-    print("Signed in as \(profile.name)")
-} catch let error as TokenAuthError where error.isLoginRequired {
-    // Show the sign-in screen; after it, `try await manager.signIn(auth)` stores the new tokens.
+if CommandLine.arguments.contains("--sign-out") {
+    // Revokes the tokens at the provider, then deletes the keyring item.
+    try await session.signOut()
 }

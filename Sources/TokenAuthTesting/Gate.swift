@@ -3,10 +3,12 @@ import Synchronization
 /// Holds callers until the test lets them through: how the doubles of this module hold their answers.
 ///
 /// ```swift
-/// let gate = Gate(isOpen: false)
-/// async let answer = endpoint.refresh(…)      // arrives at the gate and waits there
+/// let gate = endpoint.gate                    // a ScriptedTokenEndpoint's, say
+/// gate.close()
+/// async let answer = endpoint.refresh(refreshToken: "refresh-0", scope: nil)  // arrives at the gate, waits there
 /// await gate.waitUntilArrivals(1)             // no sleeping, no timing
 /// gate.open()                                 // now it answers
+/// _ = try await answer
 /// ```
 ///
 /// A waiter whose task is cancelled leaves at once with `CancellationError`. Nothing here sleeps or gives up

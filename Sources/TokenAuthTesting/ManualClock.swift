@@ -5,9 +5,12 @@ import Synchronization
 ///
 /// ```swift
 /// let clock = ManualClock()
-/// async let credentials = device.signIn { _ in }   // sleeps on `clock`
+/// let device = DeviceAuthorization(
+///     client: oauthClient, deviceAuthorizationEndpoint: url, transport: transport, clock: clock)
+/// async let credentials = device.signIn { _ in }   // sleeps on `clock` between polls
 /// await clock.waitUntilSleeps(1)                     // no real waiting
-/// clock.advance(by: .seconds(5))                     // the sleeper wakes
+/// clock.advance(by: .seconds(5))                     // the sleeper wakes, and polls again
+/// _ = try await credentials
 /// ```
 ///
 /// With `advancingOnSleep: true` a sleep does not wait at all: it moves the clock to its deadline and returns,

@@ -40,6 +40,7 @@ extension AuthSession {
     ///   - method: How to sign in; ``SignInMethod/automatic`` by default.
     ///   - account: The keyring item's `account` attribute; by default the configuration's `account`, else the
     ///     identity's display name, else its subject, else `default`.
+    ///   - isolation: The actor the hooks run on; the caller's, unless you pass another.
     ///   - showCode: Shows the device flow's code and where to enter it; called once, when the device flow is used.
     ///     A trailing closure is this one.
     ///   - openBrowser: Opens the sign-in page; by default the system browser (`BROWSER`, `xdg-open`, or in a sandbox

@@ -14,6 +14,7 @@ import TokenAuthURLSession
 /// authorized client, and signs out — the one object a desktop app needs.
 ///
 /// ```swift
+/// import Foundation
 /// import TokenKeyring
 ///
 /// let session = AuthSession(issuer: URL(string: "https://auth.example.com")!, clientID: "my-desktop-app")
@@ -23,7 +24,7 @@ import TokenAuthURLSession
 ///     }
 /// }
 /// let api = try await session.client()
-/// let (response, body) = try await api.send(HTTPRequest(method: .get, url: URL(string: "https://api.example.com/me")!))
+/// let profile = try await api.load(Profile.self, from: URL(string: "https://api.example.com/me")!)
 /// ```
 ///
 /// It does what the lower types do when they are put together right — and puts them together right:

@@ -11,6 +11,7 @@ import HTTPTypes
 /// ```swift
 /// do {
 ///     let profile = try await api.load(Profile.self, from: url)
+///     show(profile)
 /// } catch let error as TokenAuthError where error.isLoginRequired {
 ///     showSignIn(because: error.reason)
 /// } catch let error as TokenAuthError where error.isTransient {

@@ -77,7 +77,7 @@ public struct AuthenticationChallenge: Sendable, Hashable, CustomStringConvertib
     /// Parses the value of one `WWW-Authenticate` field into its challenges.
     ///
     /// ```swift
-    /// AuthenticationChallenge.parse(#"Bearer realm="api", error="invalid_token", Basic realm="api""#)
+    /// let challenges = AuthenticationChallenge.parse(#"Bearer realm="api", error="invalid_token", Basic realm="api""#)
     /// // [Bearer realm="api" error="invalid_token", Basic realm="api"]
     /// ```
     public static func parse(_ fieldValue: String) -> [AuthenticationChallenge] {

@@ -18,7 +18,7 @@ import HTTPTypes
 ///
 /// ```swift
 /// let client = AuthorizedClient(
-///     manager: manager,
+///     manager: manager, transport: transport,
 ///     classifier: .standard.or(.jsonErrorBody(field: "errors", codes: ["invalid_token"])))
 /// ```
 ///

@@ -9,7 +9,7 @@ import Synchronization
 /// Hands out valid access tokens, refreshing them when they expire — once, however many callers need it.
 ///
 /// ```swift
-/// let manager = AuthManager(store: store, refresher: TokenEndpointClient(client: client))
+/// let manager = AuthManager(store: store, refresher: TokenEndpointClient(client: oauthClient, transport: transport))
 /// let token = try await manager.validToken()
 /// ```
 ///

@@ -7,11 +7,11 @@
 /// SIGINT, SIGTERM and SIGHUP until the answer is stored.
 ///
 /// ```swift
-/// struct CountingGuard: RefreshWindowGuard {
-///     let open: Mutex<Int>
+/// final class CountingGuard: RefreshWindowGuard {
+///     let open = Mutex(0)
 ///     func enter() async -> @Sendable () -> Void {
 ///         open.withLock { $0 += 1 }
-///         return { open.withLock { $0 -= 1 } }
+///         return { self.open.withLock { $0 -= 1 } }
 ///     }
 /// }
 /// ```

@@ -19,7 +19,8 @@ extension AuthManager {
     /// Never a fallback the library takes: call it for an item the user chose to keep in a file.
     ///
     /// ```swift
-    /// let manager = try await AuthManager.forFileItem(service: "api.example.com", account: "ada")
+    /// let manager = try await AuthManager.forFileItem(
+    ///     service: "api.example.com", account: "ada", transport: transport)
     /// let token = try await manager.validToken()
     /// ```
     ///

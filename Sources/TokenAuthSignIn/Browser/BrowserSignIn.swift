@@ -1,14 +1,13 @@
 import Foundation
 import Synchronization
 import TokenAuth
-import TokenAuthURLSession
 
 /// Signs a user in through the system browser: the authorization code grant with PKCE, redirected to a listener on
 /// `127.0.0.1` (RFC 6749 §4.1, RFC 7636, RFC 8252), the way providers require native apps to sign in.
 ///
 /// ```swift
-/// let metadata = try await Discovery().metadata(forIssuer: URL(string: "https://auth.example.com")!)
-/// let browser = try BrowserSignIn(metadata: metadata, clientID: "my-desktop-app")
+/// let metadata = try await Discovery(transport: transport).metadata(forIssuer: issuer)
+/// let browser = try BrowserSignIn(metadata: metadata, clientID: "my-desktop-app", transport: transport)
 /// let credentials = try await browser.signIn(scope: "openid profile") { url in
 ///     try await SystemBrowser().open(url)   // or the app's own way to open a URL
 /// }
@@ -73,7 +72,8 @@ public struct BrowserSignIn: Sendable {
     ///   - requiresIssuerParameter: Whether a response without `iss` is refused.
     ///   - redirect: The loopback port and path.
     ///   - timeLimit: How long the user has, from when the browser is opened; 5 minutes by default.
-    ///   - transport: How the code exchange is sent. The default accepts at most `TokenResponse.maximumSize` bytes.
+    ///   - transport: How the code exchange is sent. Whatever it accepts, an answer larger than
+    ///     `TokenResponse.maximumSize` bytes is refused.
     ///   - clock: The clock that measures ``timeLimit``.
     ///   - wallClock: The wall clock, read for the tokens' expiry.
     /// - Throws: ``SignInError/Code/insecureEndpoint`` or ``SignInError/Code/invalidRedirect``.
@@ -84,7 +84,7 @@ public struct BrowserSignIn: Sendable {
         requiresIssuerParameter: Bool = false,
         redirect: Redirect = Redirect(),
         timeLimit: Duration = .seconds(300),
-        transport: any HTTPTransport = URLSessionTransport(maximumResponseBodySize: TokenResponse.maximumSize),
+        transport: any HTTPTransport,
         clock: any Clock<Duration> = ContinuousClock(),
         wallClock: @escaping WallClock = systemWallClock
     ) throws(SignInError) {
@@ -124,7 +124,7 @@ public struct BrowserSignIn: Sendable {
         authentication: OAuthClient.Authentication? = nil,
         redirect: Redirect = Redirect(),
         timeLimit: Duration = .seconds(300),
-        transport: any HTTPTransport = URLSessionTransport(maximumResponseBodySize: TokenResponse.maximumSize),
+        transport: any HTTPTransport,
         clock: any Clock<Duration> = ContinuousClock(),
         wallClock: @escaping WallClock = systemWallClock
     ) throws(SignInError) {

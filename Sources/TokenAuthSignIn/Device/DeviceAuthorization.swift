@@ -1,14 +1,13 @@
 import Foundation
 import HTTPTypes
 import TokenAuth
-import TokenAuthURLSession
 
 /// Signs in with the device authorization grant (RFC 8628): the app shows a short code and a URL, the user approves
 /// on any device with a browser, and the app gets tokens — no browser or redirect URI on this machine.
 ///
 /// ```swift
-/// let metadata = try await Discovery().metadata(forIssuer: URL(string: "https://auth.example.com")!)
-/// let device = try DeviceAuthorization(metadata: metadata, clientID: "my-desktop-app")
+/// let metadata = try await Discovery(transport: transport).metadata(forIssuer: issuer)
+/// let device = try DeviceAuthorization(metadata: metadata, clientID: "my-desktop-app", transport: transport)
 /// let credentials = try await device.signIn(scope: "read") { prompt in
 ///     print("Open \(prompt.verificationURI) and enter \(prompt.userCode)")
 /// }
@@ -82,14 +81,14 @@ public struct DeviceAuthorization: Sendable {
     /// - Parameters:
     ///   - client: The token endpoint and client identity (a public client, `authentication` none, is usual).
     ///   - deviceAuthorizationEndpoint: Where device codes are requested.
-    ///   - transport: How requests are sent, to both endpoints. The default accepts at most
-    ///     `TokenResponse.maximumSize` bytes per answer.
+    ///   - transport: How requests are sent, to both endpoints. Whatever it accepts, an answer larger than
+    ///     `TokenResponse.maximumSize` bytes is refused.
     ///   - clock: The clock every wait between polls goes through.
     ///   - wallClock: The wall clock, read for the tokens' expiry.
     public init(
         client: OAuthClient,
         deviceAuthorizationEndpoint: URL,
-        transport: any HTTPTransport = URLSessionTransport(maximumResponseBodySize: TokenResponse.maximumSize),
+        transport: any HTTPTransport,
         clock: any Clock<Duration> = ContinuousClock(),
         wallClock: @escaping WallClock = systemWallClock
     ) {
@@ -114,7 +113,7 @@ public struct DeviceAuthorization: Sendable {
         clientID: String,
         clientSecret: String? = nil,
         authentication: OAuthClient.Authentication? = nil,
-        transport: any HTTPTransport = URLSessionTransport(maximumResponseBodySize: TokenResponse.maximumSize),
+        transport: any HTTPTransport,
         clock: any Clock<Duration> = ContinuousClock(),
         wallClock: @escaping WallClock = systemWallClock
     ) throws(SignInError) {

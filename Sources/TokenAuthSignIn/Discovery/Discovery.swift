@@ -1,14 +1,13 @@
 import Foundation
 import HTTPTypes
 import TokenAuth
-import TokenAuthURLSession
 
 /// Finds an authorization server's metadata from its issuer identifier (RFC 8414 §3, OpenID Connect Discovery 1.0
 /// §4), so an app needs only the issuer URL and its client id.
 ///
 /// ```swift
-/// let metadata = try await Discovery().metadata(forIssuer: URL(string: "https://auth.example.com")!)
-/// let device = try DeviceAuthorization(metadata: metadata, clientID: "my-desktop-app")
+/// let metadata = try await Discovery(transport: transport).metadata(forIssuer: issuer)
+/// let device = try DeviceAuthorization(metadata: metadata, clientID: "my-desktop-app", transport: transport)
 /// ```
 ///
 /// The well-known URLs are tried in this order, and the first that answers with a document decides:
@@ -38,13 +37,12 @@ public struct Discovery: Sendable {
     /// Creates a discovery client.
     ///
     /// - Parameters:
-    ///   - transport: How requests are sent. The default accepts at most
-    ///     ``AuthorizationServerMetadata/maximumSize`` bytes and waits at most 10 s for each answer.
+    ///   - transport: How requests are sent: the app's transport, as for everything else. Whatever it accepts, a
+    ///     document larger than ``AuthorizationServerMetadata/maximumSize`` bytes is refused.
     ///   - timeLimit: The longest the whole lookup may take; 30 s by default.
     ///   - clock: The clock that measures ``timeLimit``.
     public init(
-        transport: any HTTPTransport = URLSessionTransport(
-            maximumResponseBodySize: AuthorizationServerMetadata.maximumSize, timeout: .seconds(10)),
+        transport: any HTTPTransport,
         timeLimit: Duration = .seconds(30),
         clock: any Clock<Duration> = ContinuousClock()
     ) {

@@ -6,7 +6,8 @@ import TokenAuth
 ///
 /// ```swift
 /// do {
-///     credentials = try await signIn.withBrowser { url in try await SystemBrowser().open(url) }
+///     let credentials = try await browserSignIn.signIn(scope: "openid") { url in try await SystemBrowser().open(url) }
+///     try await manager.signIn(credentials.auth)
 /// } catch let error as SignInError where error.isTransient {
 ///     showRetry(error.description)
 /// } catch let error as SignInError {

@@ -1,13 +1,12 @@
 import Foundation
 import Logging
 import TokenAuth
-import TokenAuthURLSession
 
 /// Signs in at a token endpoint with a grant that needs no browser, and returns what to store: the tokens and
 /// the client that can refresh them.
 ///
 /// ```swift
-/// let signIn = SignIn(client: OAuthClient(tokenEndpoint: url, clientID: "cli"))
+/// let signIn = SignIn(client: OAuthClient(tokenEndpoint: tokenURL, clientID: "cli"), transport: transport)
 /// let credentials = try await signIn.perform(.password(username: "ada", password: password), scope: "read")
 /// try await manager.signIn(credentials.auth)
 /// ```
@@ -37,7 +36,7 @@ public struct SignIn: Sendable {
     ///     client secret.
     public init(
         client: OAuthClient,
-        transport: any HTTPTransport = URLSessionTransport(maximumResponseBodySize: TokenResponse.maximumSize),
+        transport: any HTTPTransport,
         wallClock: @escaping WallClock = systemWallClock,
         logger: Logger = Logger(label: "TokenAuth.TokenEndpointClient")
     ) {

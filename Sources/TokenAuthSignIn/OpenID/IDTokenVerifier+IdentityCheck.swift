@@ -27,7 +27,8 @@ extension IDTokenVerifier: IdentityCheck {
     ///
     /// ```swift
     /// let manager = try await AuthManager.forKeyringItem(
-    ///     service: "api.example.com", account: "ada", identityChecks: IDTokenVerifier.forStoredClient)
+    ///     service: "api.example.com", account: "ada", transport: transport,
+    ///     identityChecks: IDTokenVerifier.forStoredClient)
     /// ```
     public static let forStoredClient: IdentityCheckFactory = { client, transport, wallClock in
         IDTokenVerifier(client: client, transport: transport, wallClock: wallClock)

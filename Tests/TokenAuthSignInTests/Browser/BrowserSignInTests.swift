@@ -288,13 +288,15 @@ struct BrowserSignInTests {
     func configurationChecks() async throws {
         let client = OAuthClient(tokenEndpoint: URL(string: "https://auth.example.com/token")!, clientID: "c")
         await expectSignInError(.insecureEndpoint) {
-            try BrowserSignIn(client: client, authorizationEndpoint: URL(string: "http://auth.example.com/authorize")!)
+            try BrowserSignIn(
+                client: client, authorizationEndpoint: URL(string: "http://auth.example.com/authorize")!,
+                transport: Self.transport)
         }
         for path in ["callback", "/a?b=c", "/a#b", "/a b"] {
             await expectSignInError(.invalidRedirect) {
                 try BrowserSignIn(
                     client: client, authorizationEndpoint: URL(string: "https://auth.example.com/authorize")!,
-                    redirect: .init(port: 0, path: path))
+                    redirect: .init(port: 0, path: path), transport: Self.transport)
             }
         }
     }

@@ -280,7 +280,7 @@ struct DeviceAuthorizationTests {
             let metadata = try await Discovery(transport: Self.transport).metadata(forIssuer: server.issuer)
             #expect(metadata.deviceAuthorizationEndpoint == nil)
             let error = await expectSignInError(.missingEndpoint) {
-                try DeviceAuthorization(metadata: metadata, clientID: "test-client")
+                try DeviceAuthorization(metadata: metadata, clientID: "test-client", transport: Self.transport)
             }
             #expect(error?.member == "device_authorization_endpoint")
         }

@@ -57,7 +57,8 @@ struct FuzzCorpusReplayTests {
                     let methods = metadata.codeChallengeMethodsSupported
                     #expect(methods.isEmpty || methods.contains("S256"), "\(input.name)")
                 }
-                let device = try? DeviceAuthorization(metadata: metadata, clientID: "fuzz-client")
+                let device = try? DeviceAuthorization(
+                    metadata: metadata, clientID: "fuzz-client", transport: CannedTransport(json: "{}"))
                 #expect((device != nil) == (metadata.deviceAuthorizationEndpoint != nil), "\(input.name)")
             }
         }

@@ -1,1 +1,0 @@
-../../../Snippets/TestingYourApp.swift

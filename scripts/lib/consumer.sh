@@ -1,0 +1,57 @@
+# Shared by scripts/test: the consumer package, Examples/Consumer — an app's package that depends on this checkout by
+# path and compiles the README's and Getting Started's programs, TestingYourApp's recipe and every example of the
+# `///` comments in Sources/, in Swift 6 mode with every warning an error. Source it; do not run it. Needs `repo` set
+# and `say` from common.sh.
+#
+# The package is staged in .build/consumer, which persists between runs so that only what changed is rebuilt:
+#
+#   .build/consumer/TokenKeyring -> the checkout   (the manifest's `.package(path: "../TokenKeyring")`, as in the docs)
+#   .build/consumer/Consumer/{Package.swift,Tests,Sources/*} -> Examples/Consumer/…
+#   .build/consumer/Consumer/Sources/DocCommentExamples/Generated/   (scripts/lib/doc-examples.py)
+#
+# A directory of links rather than Examples/Consumer itself: SwiftPM resolves a root package's path through links,
+# so the manifest's `../TokenKeyring` must sit beside a real directory, and the generated files stay out of the tree.
+
+TOKENKEYRING_CONSUMER="$repo/.build/consumer/Consumer"
+
+# Makes or refreshes the staged package, and writes the doc comments' examples into it.
+stage_consumer() {
+    local stage=$repo/.build/consumer entry name
+    mkdir -p "$TOKENKEYRING_CONSUMER/Sources/DocCommentExamples"
+    ln -sfn ../.. "$stage/TokenKeyring"
+    ln -sfn ../../../Examples/Consumer/Package.swift "$TOKENKEYRING_CONSUMER/Package.swift"
+    ln -sfn ../../../Examples/Consumer/Tests "$TOKENKEYRING_CONSUMER/Tests"
+    for entry in "$repo"/Examples/Consumer/Sources/*; do
+        name=$(basename "$entry")
+        [ "$name" = DocCommentExamples ] && continue
+        ln -sfn "../../../../Examples/Consumer/Sources/$name" "$TOKENKEYRING_CONSUMER/Sources/$name"
+    done
+    ln -sfn ../../../../../Examples/Consumer/Sources/DocCommentExamples/Prelude.swift \
+        "$TOKENKEYRING_CONSUMER/Sources/DocCommentExamples/Prelude.swift"
+    python3 "$repo/scripts/lib/doc-examples.py" "$repo" "$TOKENKEYRING_CONSUMER/Sources/DocCommentExamples/Generated"
+}
+
+# Builds the consumer and its tests (warnings are errors there), runs the recipe's tests, and checks that they link
+# no libsecret: TestingYourApp promises that the doubles' tests build and run without it.
+check_consumer() {
+    say "Building the consumer package (Examples/Consumer: the README, Getting Started, TestingYourApp, doc comments)…"
+    stage_consumer || return 1
+    if ! swift build --package-path "$TOKENKEYRING_CONSUMER" --build-tests >&2; then
+        say "The consumer package does not build: a program or example of the docs above no longer compiles, or warns."
+        return 1
+    fi
+    swift test --package-path "$TOKENKEYRING_CONSUMER" --skip-build >&2 || return 1
+    local bin tests app
+    bin=$(swift build --package-path "$TOKENKEYRING_CONSUMER" --show-bin-path) || return 1
+    tests="$bin/ConsumerPackageTests.xctest"
+    app="$bin/MyApp"
+    # A control: the app links libsecret, so ldd shows it where it is linked.
+    if ! ldd "$app" | grep -q 'libsecret-1\.so'; then
+        say "ldd lists no libsecret for the consumer's MyApp: the check below would prove nothing."
+        return 1
+    fi
+    if ldd "$tests" | grep -E 'lib(secret-1|glib-2\.0|gio-2\.0)\.so' >&2; then
+        say "The recipe's tests (MyAppCoreTests) link the libraries above: TestingYourApp promises they need no libsecret."
+        return 1
+    fi
+}
