@@ -106,10 +106,6 @@ public struct KeyringAuthStore: CredentialsStore {
         FileRefreshJournal(name: "keyring-" + FileRefreshLock.digest(service, account))
     }
 
-    /// How long ``CredentialsStore/signIn(_:)`` and ``CredentialsStore/delete()`` wait for a refresh in another
-    /// process to release the item's lock.
-    public static let signInLockWait = Duration.seconds(120)
-
     /// Every stored account of `service`, with its metadata (not its tokens).
     public static func accounts(of service: String, keyring: Keyring = Keyring()) async throws -> [KeyringItem] {
         try await keyring.items(matching: ["service": service])

@@ -5,6 +5,7 @@ import OAuthTestServer
 import OAuthTestSupport
 import TestSupport
 import Testing
+import TokenAuthFileStore
 import TokenKeyring
 
 /// The session object as an app uses it, against a real OAuth server on loopback (discovery, OpenID Connect,

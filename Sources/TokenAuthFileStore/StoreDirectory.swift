@@ -1,15 +1,9 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-import TokenAuth
-
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import TokenAuth
 
 /// The directory of ``FileAuthStore`` (and of `tokenctl`'s default accounts) and the system calls on its files: with
 /// ``OpenStoreDirectory``, the one place where the store touches the file system. Every failure is a `TokenAuthError`

@@ -3,10 +3,9 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import TokenAuth
 
-/// The keyring item's text: a stable, versioned JSON interchange format (documented in TokenAuth's
-/// article "The keyring item").
+/// The text of a stored entry — the keyring item's secret, the file store's file — as every store of this package
+/// writes it: a stable, versioned JSON interchange format (documented in the article "The keyring item").
 ///
 /// ```json
 /// {"version":1,"access_token":"…","token_type":"Bearer","refresh_token":"…",
@@ -29,10 +28,10 @@ import TokenAuth
 /// Only `version` and `access_token` are required; readers ignore members they do not know, so optional members
 /// such as `refreshed_at` can be added without a new version. A secret that is not JSON but one line of text is
 /// read as a bare access token (what `secret-tool store` users put there).
-enum StoredBundleFormat {
-    static let currentVersion = 1
+package enum StoredBundleFormat {
+    package static let currentVersion = 1
     /// The `grant` of a client that signs in as itself (``OAuthClient/usesClientCredentials``).
-    static let clientCredentialsGrant = "client_credentials"
+    package static let clientCredentialsGrant = "client_credentials"
 
     /// The private mirror of ``StoredCredentials``: the domain types never learn this layout.
     private struct BundleV1: Codable {
@@ -76,7 +75,7 @@ enum StoredBundleFormat {
 
     private struct VersionProbe: Decodable { var version: Int? }
 
-    static func encode(_ credentials: StoredCredentials) throws -> String {
+    package static func encode(_ credentials: StoredCredentials) throws -> String {
         let auth = credentials.auth
         let client = credentials.client
         let bundle = BundleV1(
@@ -109,7 +108,7 @@ enum StoredBundleFormat {
     }
 
     /// Decodes a stored secret. `entry` names the item in errors.
-    static func decode(_ text: String, entry: String) throws -> StoredCredentials {
+    package static func decode(_ text: String, entry: String) throws -> StoredCredentials {
         do {
             return try decode(text)
         } catch {
@@ -119,9 +118,9 @@ enum StoredBundleFormat {
     }
 
     /// What makes a secret unreadable: a short reason, and the version of a newer format.
-    struct Problem: Error {
-        let reason: String
-        var newerVersion: Int?
+    package struct Problem: Error {
+        package let reason: String
+        package var newerVersion: Int?
 
         init(_ reason: String) {
             self.reason = reason
@@ -134,7 +133,7 @@ enum StoredBundleFormat {
     }
 
     /// Decodes a stored secret, or says in a short reason why it cannot be read.
-    static func decode(_ text: String) throws(Problem) -> StoredCredentials {
+    package static func decode(_ text: String) throws(Problem) -> StoredCredentials {
         // What we write has no surrounding white space: trim (a full copy) only text that has some.
         let padded = text.unicodeScalars.first?.properties.isWhitespace == true
             || text.unicodeScalars.last?.properties.isWhitespace == true

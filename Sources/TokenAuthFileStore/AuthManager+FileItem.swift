@@ -7,9 +7,8 @@ import Logging
 import TokenAuth
 
 extension AuthManager {
-    /// A manager for the ``FileAuthStore`` file of `account` on `service`: what
-    /// ``forKeyringItem(service:account:keyring:transport:configuration:identityChecks:followsChanges:wallClock:logger:)``
-    /// is for a keyring item — the token endpoint and client recorded in the file, the file's lock (in the store's
+    /// A manager for the ``FileAuthStore`` file of `account` on `service`: what TokenAuthKeyring's
+    /// `AuthManager.forKeyringItem(service:account:…)` is for a keyring item — the token endpoint and client recorded in the file, the file's lock (in the store's
     /// directory, shared with every other process that uses it), the write ahead of each grant, its answer kept until
     /// stored (``FileAuthStore/refreshJournal``), the compare-and-swap write, revocation of tokens a refresh lost, the
     /// client credentials grant and identity checks as the file records them.
@@ -18,8 +17,14 @@ extension AuthManager {
     ///
     /// Never a fallback the library takes: call it for an item the user chose to keep in a file.
     ///
+    /// Unlike `forKeyringItem`, it adds no systemd-logind sleep inhibitor to the configuration's `windowGuards`: this
+    /// module links no D-Bus, so that an app for a container links no libsecret or GLib. Where a laptop may suspend
+    /// between a refresh grant and the store of its answer, pass TokenAuthKeyring's `SleepInhibitorGuard()` among
+    /// the `windowGuards`, as `tokenctl` does.
+    ///
     /// ```swift
-    /// let manager = try await AuthManager.forFileItem(service: "api.example.com", account: "ada")
+    /// let manager = try await AuthManager.forFileItem(
+    ///     service: "api.example.com", account: "ada", transport: URLSessionTransport())
     /// let token = try await manager.validToken()
     /// ```
     ///
@@ -28,7 +33,8 @@ extension AuthManager {
     ///   - account: The account they belong to.
     ///   - directory: The file store's directory; by default `FileAuthStore.defaultDirectory()`.
     ///   - transport: Sends the token and revocation requests.
-    ///   - configuration: The manager's configuration; the file's client may turn on the client credentials grant.
+    ///   - configuration: The manager's configuration, its window guards included; the file's client may turn on the
+    ///     client credentials grant.
     ///   - identityChecks: Makes the identity check of a file that records who signed in.
     ///   - followsChanges: Whether to follow the lock's releases; a process that lives for one request passes `false`.
     ///   - wallClock: The wall clock for expiry, and for `refreshed_at`.

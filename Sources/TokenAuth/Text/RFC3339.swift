@@ -3,15 +3,14 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import TokenAuth
 
-/// RFC 3339 timestamps in UTC, with or without fractional seconds.
-enum RFC3339 {
+/// RFC 3339 timestamps in UTC, with or without fractional seconds: the stored format's dates (``StoredBundleFormat``).
+package enum RFC3339 {
     // Made once: each format style sets up a Gregorian calendar.
     private static let whole = Date.ISO8601FormatStyle(includingFractionalSeconds: false, timeZone: .gmt)
     private static let fractional = Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt)
 
-    static func format(_ date: Date) -> String {
+    package static func format(_ date: Date) -> String {
         date.formatted(whole)
     }
 
@@ -21,7 +20,7 @@ enum RFC3339 {
     /// the next day, a second of 60 the next minute, and a five-digit year or an offset of `+0200` or `GMT` are
     /// read too. So the text is checked against the grammar and its fields against the calendar first
     /// (``isDateTime(_:)``), and only then read: the canonical form by arithmetic, any other by the format styles.
-    static func parse(_ text: String) -> Date? {
+    package static func parse(_ text: String) -> Date? {
         if let date = canonical(text) { return date }
         guard isDateTime(text) else { return nil }
         // The grammar allows a lowercase "t" and "z" (§5.6's note), which the format styles refuse.
@@ -33,7 +32,7 @@ enum RFC3339 {
     /// The form ``format(_:)`` writes, `2030-01-02T03:04:05Z`, from the year 1583 on, read by arithmetic; `nil` for
     /// any other text, which the format styles read. Every stored bundle's dates are in this form, and `tokenctl token` reads one at each
     /// start: setting up the format style's calendar for it was about a tenth of that command's own time.
-    static func canonical(_ text: String) -> Date? {
+    package static func canonical(_ text: String) -> Date? {
         let bytes = Array(text.utf8)
         guard bytes.count == 20, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
             bytes[10] == UInt8(ascii: "T"), bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"),
@@ -51,7 +50,7 @@ enum RFC3339 {
     /// fraction of a second, then `Z` or an offset `±HH:MM` of at most 23:59 (`T` and `Z` in either case). The
     /// year is one of 0001…9999, the day one its month has in the Gregorian calendar, the time within 00:00:00…23:59:59:
     /// a leap second (`:60`) is refused, since `Date` counts none.
-    static func isDateTime(_ text: String) -> Bool {
+    package static func isDateTime(_ text: String) -> Bool {
         let bytes = Array(text.utf8)
         guard bytes.count >= 20, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
             bytes[10] | 0x20 == UInt8(ascii: "t"), bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"),

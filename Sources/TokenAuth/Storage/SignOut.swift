@@ -3,15 +3,14 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import Keyring
-import TokenAuth
 
-/// Signs an account out of a keyring item (or a ``FileAuthStore`` file): revokes its tokens at the server when the
-/// item records a revocation endpoint (RFC 7009), then deletes the item.
+/// Signs an account out of a stored entry — a keyring item (TokenAuthKeyring's `SignOut.perform(service:account:…)`),
+/// a `FileAuthStore` file, any ``CredentialsStore`` — revokes its tokens at the server when the entry records a
+/// revocation endpoint (RFC 7009), then deletes the entry.
 ///
 /// The item is deleted even when revocation fails — the user asked to be signed out here, and a token that could
 /// not be revoked stays valid only until it expires; ``Outcome/revocation`` says what happened so the caller can
-/// tell the user. Everything runs under the item's lock (`KeyringAuthStore.itemLock`), so a refresh in another
+/// tell the user. Everything runs under the entry's lock (``CredentialsStore/itemLock(maximumWait:)``), so a refresh in another
 /// process finishes first — the tokens revoked are the newest — and cannot write tokens back after the delete.
 public enum SignOut {
     /// What happened at the revocation endpoint.
@@ -37,23 +36,7 @@ public enum SignOut {
         }
     }
 
-    /// Signs `account` on `service` out of its keyring item.
-    /// - Throws: the store's errors (`KeyringError`; `TokenAuthError` for an item that cannot be read — then
-    ///   nothing is revoked or deleted — or for the refresh lock).
-    public static func perform(
-        service: String,
-        account: String,
-        keyring: Keyring = Keyring(),
-        transport: any HTTPTransport,
-        wallClock: @escaping WallClock = systemWallClock
-    ) async throws -> Outcome {
-        try await perform(
-            store: KeyringAuthStore(service: service, account: account, keyring: keyring), transport: transport,
-            wallClock: wallClock)
-    }
-
-    /// Signs the account of `store` out: as for a keyring item, revocation first, then the entry removed, all under
-    /// the item's lock — for a ``FileAuthStore`` file, or any ``CredentialsStore``.
+    /// Signs the account of `store` out: revocation first, then the entry removed, all under the entry's lock.
     ///
     /// ```swift
     /// let outcome = try await SignOut.perform(
@@ -72,7 +55,7 @@ public enum SignOut {
         transport: any HTTPTransport,
         wallClock: @escaping WallClock = systemWallClock
     ) async throws -> Outcome {
-        try await store.itemLock(maximumWait: KeyringAuthStore.signInLockWait).withLock {
+        try await store.itemLock(maximumWait: type(of: store).signInLockWait).withLock {
             guard let credentials = try await store.loadCredentials() else {
                 return Outcome(deleted: false, revocation: .notConfigured)
             }

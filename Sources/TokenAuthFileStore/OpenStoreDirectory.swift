@@ -132,16 +132,3 @@ package struct OpenStoreDirectory {
                 + (directory.contents == .secrets ? "sign-in" : "write") + " writes the file anew.")
     }
 }
-
-/// The bytes of `descriptor` to its end; `nil` when there are more than `limit`. Outside any type, so that `read` is
-/// the system's (Glibc's or Musl's) and not a method's.
-private func readToEnd(_ descriptor: Int32, limit: Int) throws(SystemCallError) -> [UInt8]? {
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 16 * 1024)
-    while true {
-        let count = try systemCall { chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) } }
-        if count == 0 { return bytes }
-        bytes += chunk[..<count]
-        guard bytes.count <= limit else { return nil }
-    }
-}

@@ -1,7 +1,6 @@
 import Foundation
 import Testing
 import TokenAuth
-@testable import TokenAuthKeyring
 
 /// The keyring item's text format, without a keyring: what is written, what is read back, what is refused.
 @Suite("The stored JSON bundle format")

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import TokenAuth
 
 extension OpenStoreDirectory {
     /// Replaces file `name` by `bytes` atomically, through a locked temporary file (``StoreDirectory``'s overview).
@@ -89,14 +90,5 @@ extension OpenStoreDirectory {
             else { continue }
             unlinkat(descriptor, temporary, 0)
         }
-    }
-}
-
-/// Writes all of `bytes` to `descriptor`, however many calls it takes. Outside any type, so that `write` is the
-/// system's (Glibc's or Musl's) and not a method's.
-private func writeAll(_ bytes: [UInt8], to descriptor: Int32) throws(SystemCallError) {
-    var written = 0
-    while written < bytes.count {
-        written += try systemCall { bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + written, $0.count - written) } }
     }
 }

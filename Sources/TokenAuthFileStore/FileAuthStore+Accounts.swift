@@ -47,8 +47,8 @@ extension FileAuthStore {
     /// - Throws: as ``accounts(of:directory:)``.
     public static func accountStates(
         of service: String, directory: URL? = nil, at now: Date, leeway: Duration = AuthManager.Configuration().leeway
-    ) throws -> [KeyringAuthStore.AccountState] {
-        var states: [KeyringAuthStore.AccountState] = []
+    ) throws -> [StoredAccountState] {
+        var states: [StoredAccountState] = []
         for account in try accounts(of: service, directory: directory) {
             let store = FileAuthStore(service: service, account: account, directory: directory)
             do {
@@ -79,10 +79,19 @@ extension FileAuthStore {
     ///   - leeway: How long the token must stay valid; the default is `AuthManager`'s.
     /// - Throws: `TokenAuthError` with code `storageFailed` when the directory or file cannot be used.
     public func freshTokenBlocking(at now: Date, leeway: Duration = AuthManager.Configuration().leeway) throws -> String? {
+        guard case .fresh(let token) = try freshTokenLookupBlocking(at: now, leeway: leeway) else { return nil }
+        return token
+    }
+
+    /// ``freshTokenBlocking(at:leeway:)``, telling a missing file apart from one that needs the manager (a file
+    /// this version cannot read included).
+    package func freshTokenLookupBlocking(
+        at now: Date, leeway: Duration = AuthManager.Configuration().leeway
+    ) throws -> BlockingTokenLookup {
         do {
-            return try loadCredentialsNow()?.servableToken(at: now, leeway: leeway)
+            return BlockingTokenLookup(try loadCredentialsNow(), at: now, leeway: leeway)
         } catch let error as TokenAuthError where error.isUnreadableEntry {
-            return nil
+            return .needsManager
         }
     }
 }

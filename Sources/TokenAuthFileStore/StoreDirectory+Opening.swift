@@ -3,6 +3,12 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import TokenAuth
+
+/// `O_PATH`: a descriptor that only names a directory, to walk through it (`openat`, `fstat`) with no permission to
+/// read it. Glibc's module hides the constant behind `_GNU_SOURCE`; the kernel's value is the same on every
+/// architecture Swift builds for on Linux (`010000000`; only Alpha, PA-RISC and SPARC differ).
+let openPathOnly: Int32 = 0o10000000
 
 extension StoreDirectory {
     /// The most symbolic links followed on the way, as the kernel's own limit (`ELOOP` after 40).

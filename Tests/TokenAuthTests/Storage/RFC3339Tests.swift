@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import TokenAuthKeyring
+import TokenAuth
 
 @Suite("stored dates: the canonical form read by arithmetic, as the format style reads it; no other text rolled over")
 struct RFC3339Tests {

@@ -10,7 +10,10 @@ import TokenAuth
 ///
 /// The tokens are **not encrypted**: any program running as the user, and anyone who gets the disk or a backup, can
 /// read them. The package never picks this store by itself — a missing keyring is an error
-/// (`KeyringError` with code `serviceUnavailable`), never a reason to write here. Choose it knowingly, and tell the
+/// (`KeyringError` with code `serviceUnavailable`), never a reason to write here.
+///
+/// This module depends on the core alone: an app for containers that keeps its tokens here links no libsecret, GLib
+/// or D-Bus. Choose it knowingly, and tell the
 /// user, as `tokenctl login --insecure-storage` does:
 ///
 /// ```swift
@@ -19,7 +22,7 @@ import TokenAuth
 /// print("Stored unencrypted in \(store.path)")
 /// ```
 ///
-/// Everything else is as ``KeyringAuthStore`` does it:
+/// Everything else is as TokenAuthKeyring's `KeyringAuthStore` does it:
 /// - **The same text.** A file holds exactly what the keyring item's secret holds (TokenAuth's article "The keyring
 ///   item"), so `tokenctl` reads either, and tokens move between them with `tokenctl import`.
 /// - **The same lock and write order** (``CredentialsStore``). Every writer takes the item's lock
@@ -50,7 +53,7 @@ public struct FileAuthStore: CredentialsStore {
     public let client: OAuthClient?
     /// The store's directory: ``defaultDirectory()`` unless another was given.
     public let directory: URL
-    /// When set, saving an `Auth` records the time as `refreshed_at`, as ``KeyringAuthStore/wallClock`` does; it also
+    /// When set, saving an `Auth` records the time as `refreshed_at`, as `KeyringAuthStore.wallClock` does; it also
     /// dates the names of unreadable files kept aside (the system's wall clock without it).
     public let wallClock: WallClock?
 
@@ -112,7 +115,7 @@ public struct FileAuthStore: CredentialsStore {
     }
 
     /// ``loadCredentials()`` on the calling thread: a few system calls, no task.
-    func loadCredentialsNow() throws -> StoredCredentials? {
+    package func loadCredentialsNow() throws -> StoredCredentials? {
         let name = try checkedFileName()
         guard let bytes = try storeDirectory.withDirectory(creating: false, { try $0.read(name) }) ?? nil else {
             return nil

@@ -3,10 +3,10 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import TokenAuth
 
-/// One (service, account) entry in the stored format — ``KeyringAuthStore``'s keyring item or ``FileAuthStore``'s
-/// file — with the rules every writer follows when several processes share it, written once for both:
+/// One (service, account) entry in the stored format — TokenAuthKeyring's `KeyringAuthStore` (a keyring item) or
+/// TokenAuthFileStore's `FileAuthStore` (a file) — with the rules every writer follows when several processes share
+/// it, written once for both:
 ///
 /// - **A write never replaces what another process wrote after you read it.** A refresh's write is a
 ///   compare-and-swap (``update(_:replacing:)``), and every writer of this package holds the item's lock
@@ -46,7 +46,7 @@ public protocol CredentialsStore: AuthStore {
     /// Stores tokens and client in place of whatever the entry holds, atomically. It takes no lock: `AuthManager`
     /// calls it holding ``itemLock(maximumWait:)``; other writers use ``signIn(_:)``.
     /// - Returns: where an entry that could not be read was kept instead of being overwritten, by a store that keeps
-    ///   such entries (``FileAuthStore``); else `nil`.
+    ///   such entries (`FileAuthStore`); else `nil`.
     @discardableResult
     func save(_ credentials: StoredCredentials) async throws -> String?
 
@@ -67,12 +67,13 @@ public protocol CredentialsStore: AuthStore {
 }
 
 extension CredentialsStore {
-    /// How long ``signIn(_:)`` and ``delete()`` wait for a refresh in another process to release the item's lock:
-    /// `KeyringAuthStore.signInLockWait`.
-    static var explicitWriteLockWait: Duration { KeyringAuthStore.signInLockWait }
+    /// How long ``signIn(_:)``, ``delete()`` and ``SignOut`` wait for a refresh in another process to release the
+    /// entry's lock: 120 s, longer than a refresh holds it (its token request and store calls), so that credentials
+    /// the user just obtained are not lost to a busy lock.
+    public static var signInLockWait: Duration { .seconds(120) }
 
     /// How errors name the entry.
-    var entryName: String { "service \"\(service)\", account \"\(account)\"" }
+    package var entryName: String { "service \"\(service)\", account \"\(account)\"" }
 
     /// The stored tokens, or `nil` when nothing is stored.
     public func load() async throws -> Auth? {
@@ -127,13 +128,12 @@ extension CredentialsStore {
     /// refreshes in every process: a refresh under way finishes first, and any later refresh starts from these
     /// credentials.
     ///
-    /// Waits for the lock up to `KeyringAuthStore.signInLockWait`: longer than a refresh holds it (its token
-    /// request and store calls), so that credentials the user just obtained are not lost to a busy lock.
+    /// Waits for the lock up to ``signInLockWait``.
     /// - Returns: why the entry it replaced could not be read, and where it was kept when the store keeps such
     ///   entries, when it could not (to tell the user); else `nil`.
     @discardableResult
     public func signIn(_ credentials: StoredCredentials) async throws -> TokenAuthError? {
-        try await itemLock(maximumWait: Self.explicitWriteLockWait).withLock {
+        try await itemLock(maximumWait: Self.signInLockWait).withLock {
             var unreadable: TokenAuthError?
             do {
                 _ = try await loadCredentials()
@@ -162,15 +162,10 @@ extension CredentialsStore {
     /// - Returns: whether there was one.
     @discardableResult
     public func delete() async throws -> Bool {
-        try await itemLock(maximumWait: Self.explicitWriteLockWait).withLock {
+        try await itemLock(maximumWait: Self.signInLockWait).withLock {
             try await remove()
         }
     }
-}
-
-extension TokenAuthError {
-    /// Whether this says a stored entry cannot be read by this version (damaged, or written by a newer one).
-    package var isUnreadableEntry: Bool { code == .corrupt || code == .unsupportedVersion }
 }
 
 extension StoredCredentials {
@@ -185,3 +180,26 @@ extension StoredCredentials {
         return auth.accessToken
     }
 }
+
+/// What a read of a stored entry on the calling thread found, for a command-line tool's first read before it starts
+/// any task (`KeyringAuthStore.freshTokenBlocking(at:leeway:)`, `FileAuthStore.freshTokenBlocking(at:leeway:)`): a
+/// token to hand out as stored, an entry that needs an `AuthManager`, or no entry at all (where such a tool looks
+/// next).
+package enum BlockingTokenLookup: Sendable, Equatable {
+    /// The stored access token, fresh as stored.
+    case fresh(String)
+    /// An entry that needs more than a read: a refresh, a prompt, a check, or it cannot be read.
+    case needsManager
+    /// No entry.
+    case absent
+
+    /// What `credentials` read from an entry (`nil`: there was none) give at `now`.
+    package init(_ credentials: StoredCredentials?, at now: Date, leeway: Duration) {
+        guard let credentials else {
+            self = .absent
+            return
+        }
+        self = credentials.servableToken(at: now, leeway: leeway).map(Self.fresh) ?? .needsManager
+    }
+}
+

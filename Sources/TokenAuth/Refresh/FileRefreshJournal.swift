@@ -3,12 +3,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
-import TokenAuth
 
 /// A `RefreshJournal` in a file of the user's runtime directory in memory: where `AuthManager` keeps a refresh's
 /// answer from its arrival until the keyring item (or the file store's file) holds it, and where the next process
@@ -53,37 +47,22 @@ public struct FileRefreshJournal: RefreshJournal {
             answer: try StoredBundleFormat.encode(StoredCredentials(auth: answer)),
             base: try base.map { try StoredBundleFormat.encode(StoredCredentials(auth: $0)) })
         let bytes = Array(try JSONEncoder().encode(entry))
-        let directory = String(path[..<path.lastIndex(of: "/")!])
-        try RuntimeDirectory.prepare(directory)
-        var template = Array("\(directory)/.answer-XXXXXX".utf8CString)
-        let descriptor = mkstemp(&template)  // O_EXCL, mode 0600
-        guard descriptor >= 0 else { throw failure("no temporary file can be made beside it") }
-        let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-        let complete = written == bytes.count && fsync(descriptor) == 0
-        guard close(descriptor) == 0, complete, rename(temporary, path) == 0 else {
-            let problem = failure("it cannot be written")
-            unlink(temporary)
-            throw problem
+        try RuntimeDirectory.prepare(String(path[..<path.lastIndex(of: "/")!]))
+        do throws(PrivateFile.Problem) {
+            try PrivateFile.replace(path, with: bytes)
+        } catch {
+            throw failure(error.sentence)
         }
     }
 
     public func keptAnswer() throws -> KeptAnswer? {
-        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            if errno == ENOENT { return nil }
-            throw failure("it cannot be opened")
+        let read: [UInt8]?
+        do throws(PrivateFile.Problem) {
+            read = try PrivateFile.read(path, limit: Self.maximumSize)
+        } catch {
+            throw failure(error.sentence)
         }
-        defer { close(descriptor) }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_uid == getuid(),
-            info.st_mode & 0o077 == 0, info.st_size <= Self.maximumSize
-        else {
-            throw failure("it is not a private file of this user's, of at most \(Self.maximumSize) bytes")
-        }
-        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
-        let count = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-        guard count == bytes.count else { throw failure("it cannot be read") }
+        guard let bytes = read else { return nil }
         do {
             let entry = try JSONDecoder().decode(Entry.self, from: Data(bytes))
             guard entry.version == 1 else { throw failure("it is of an unknown version") }
@@ -99,13 +78,17 @@ public struct FileRefreshJournal: RefreshJournal {
     }
 
     public func discard() throws {
-        guard unlink(path) == 0 || errno == ENOENT else { throw failure("it cannot be removed") }
+        do throws(PrivateFile.Problem) {
+            try PrivateFile.remove(path)
+        } catch {
+            throw failure(error.sentence)
+        }
     }
 
+    /// A `storageFailed` error: the kept answer cannot be used because of `problem`.
     private func failure(_ problem: String) -> TokenAuthError {
         TokenAuthError(
-            .storageFailed,
-            "The refresh answer kept in \(path) could not be used: \(problem) (\(String(cString: strerror(errno)))).",
+            .storageFailed, "The refresh answer kept in \(path) could not be used: \(problem).",
             fix: "Check that \(path)'s directory belongs to this user and has room.")
     }
 }
