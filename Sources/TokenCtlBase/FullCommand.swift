@@ -28,7 +28,7 @@ package enum FullCommand {
                 "tokenctl needs /proc, to read its arguments and to find \(executableName) beside its own executable, "
                     + "and cannot read /proc/self/exe (\(reason)), so it ran nothing. Mount /proc (e.g. `mount -t "
                     + "proc proc /proc`, or give the container or chroot one), then run the command again.")
-            exit(ExitStatus.usage)
+            exit(ExitStatus.usage.rawValue)
         }
         let path = directory + "/" + executableName
         fflush(nil)  // every stream: nothing written so far may be lost by execv
@@ -42,7 +42,7 @@ package enum FullCommand {
                 + "\(executableName), which should be installed beside tokenctl but cannot be run (\(path): \(reason)). "
                 + "In a checkout, build it too: `swift build --product \(executableName)` (`swift run tokenctl` builds "
                 + "tokenctl alone); elsewhere, install both executables from the same build.")
-        exit(ExitStatus.usage)
+        exit(ExitStatus.usage.rawValue)
     }
 
     /// The directory of this executable, from `/proc/self/exe`'s target; `nil` (with `errno` set) when that cannot

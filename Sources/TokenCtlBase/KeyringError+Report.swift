@@ -8,12 +8,12 @@ extension KeyringError {
     /// What tokenctl says of this error: the library's sentence, and where the cause is in the set-up rather than in
     /// the item, the command that checks the set-up step by step and gives the fix that fits this machine (a locked
     /// keyring on a machine without a display is unlocked differently than on a desktop). With
-    /// ``TokenctlLogging/showsCodes``, GLib's domain and code after it.
+    /// ``TokenCtlLogging/showsCodes``, GLib's domain and code after it.
     package var report: String {
         let setUp: Set<Code> = [.timedOut, .other, .locked, .noDefaultCollection]
         let advice = setUp.contains(code) || meansNoKeyring
             ? " Run `tokenctl doctor` to check the keyring set-up step by step." : ""
-        let codes = TokenctlLogging.showsCodes ? underlying.map { " [\($0)]" } ?? "" : ""
+        let codes = TokenCtlLogging.showsCodes ? underlying.map { " [\($0)]" } ?? "" : ""
         return description + advice + codes
     }
 }

@@ -6,7 +6,7 @@ import Musl
 import Logging
 
 /// How both executables set up logging.
-package enum TokenctlLogging {
+package enum TokenCtlLogging {
     /// Library logs on stderr, quiet unless TOKENCTL_LOG_LEVEL asks for them (e.g. `debug`): errors are reported as
     /// one sentence each, and the logs of the refresher would repeat them. Logs never contain tokens.
     package static func bootstrap() {

@@ -1,10 +1,10 @@
 import TokenCtlCommands
 
-/// `tokenctl-full`: every command of `tokenctl`, with the sign-in library, which `tokenctl` runs for every call but a
-/// plain `token` on a fresh item. It is not meant to be run by hand, but behaves as `tokenctl` would.
+/// `tokenctl-full`: every command of `tokenctl`, sign-in included, which `tokenctl` runs for every call but a plain
+/// `token` on a fresh item. It is not meant to be run by hand, but behaves as `tokenctl` would.
 @main
-enum TokenctlFullMain {
+enum TokenCtlFullMain {
     static func main() async {
-        await Main.run(signIn: SignInLibrary())
+        await Main.run()
     }
 }

@@ -2,7 +2,6 @@ import Foundation
 import Keyring
 import TokenAuth
 import TokenAuthSignIn
-import TokenCtlCommands
 
 /// The sign-ins that need the user: what tokenctl shows while the library's flows run.
 enum InteractiveSignIn {

@@ -4,18 +4,13 @@ import TokenAuth
 import TokenAuthKeyring
 import TokenAuthSignIn
 import TokenAuthURLSession
-import TokenCtlCommands
 
-/// `tokenctl-full`'s ``SignInFeatures``: signing in, and `id_token` checks, with TokenAuthSignIn.
-struct SignInLibrary: SignInFeatures {
-    var identityChecks: IdentityCheckFactory { IDTokenVerifier.forStoredClient }
-
-    func failure(for error: any Error) -> Failure? {
-        guard let error = error as? SignInError else { return nil }
-        return Failure(message: error.description, exitCode: Exit.status(of: error))
-    }
-
-    func login(_ command: TokenCtl.Login) async throws {
+/// `login`'s sign-in, with TokenAuthSignIn: discovery, the browser and device flows, the grants without a browser,
+/// and the store of what they return.
+extension TokenCtl.Login {
+    /// Signs in as the options ask and stores the result where `--insecure-storage` says.
+    func signIn() async throws {
+        let command = self
         var names: [String] = []
         if command.clientSecretStdin { names.append("client secret") }
         if command.passwordStdin { names.append("password") }

@@ -1,6 +1,5 @@
 import Foundation
 import TokenAuthSignIn
-import TokenCtlCommands
 
 /// The endpoints `tokenctl login` signs in with: those given by hand, else those of `--provider`'s entry in
 /// `KnownProvider`.
