@@ -25,9 +25,9 @@ import TokenAuth
 /// Everything else is as TokenAuthKeyring's `KeyringAuthStore` does it:
 /// - **The same text.** A file holds exactly what the keyring item's secret holds (TokenAuth's article "The keyring
 ///   item"), so `tokenctl` reads either, and tokens move between them with `tokenctl import`.
-/// - **The same lock and write order** (``CredentialsStore``). Every writer takes the item's lock
-///   (``CredentialsStore/itemLock(maximumWait:)``, the one the keyring item of the same service and account has); a
-///   refresh writes only if the file still holds the tokens it refreshed (``CredentialsStore/update(_:replacing:)``),
+/// - **The same lock and write order** (`CredentialsStore`). Every writer takes the item's lock
+///   (`CredentialsStore.itemLock(maximumWait:)`, the one the keyring item of the same service and account has); a
+///   refresh writes only if the file still holds the tokens it refreshed (`CredentialsStore.update(_:replacing:)`),
 ///   so a write never replaces what another process wrote after it read.
 /// - **Atomic, private files.** In ``directory`` (`0700`), each item is `SERVICE+ACCOUNT.json` (percent-encoded, one
 ///   path component whatever the names hold), `0600`, replaced by a temporary file that is synced and renamed over
@@ -41,14 +41,14 @@ import TokenAuth
 ///   anything but a regular file (a FIFO, a device, a socket, a link) is refused at once, and so is a file over
 ///   1 MiB. A temporary file is locked while it is written; only unlocked ones — of killed writers — are cleaned.
 /// - **Unreadable files are kept.** Reading one throws `corrupt` or `unsupportedVersion` and changes nothing; the one
-///   write allowed to replace it (``CredentialsStore/signIn(_:)``, ``save(_:)``) first keeps it as
+///   write allowed to replace it (`CredentialsStore.signIn(_:)`, ``save(_:)``) first keeps it as
 ///   `SERVICE+ACCOUNT.json.corrupt-STAMP`, never overwriting or deleting it. A refresh never replaces it.
 public struct FileAuthStore: CredentialsStore {
     /// The service the tokens are for, e.g. the API's host name.
     public let service: String
     /// The account the tokens belong to.
     public let account: String
-    /// The client stored with the tokens by ``CredentialsStore/save(_:)-(Auth)``; `nil` keeps whatever client the
+    /// The client stored with the tokens by `CredentialsStore.save(_:)`; `nil` keeps whatever client the
     /// file records.
     public let client: OAuthClient?
     /// The store's directory: ``defaultDirectory()`` unless another was given.
@@ -125,8 +125,8 @@ public struct FileAuthStore: CredentialsStore {
 
     /// Stores tokens and client, replacing the file atomically. A file this version cannot read is first kept as
     /// `NAME.json.corrupt-STAMP` (dated by ``wallClock``, else the system's), never overwritten. It takes no lock:
-    /// `AuthManager` calls it holding ``CredentialsStore/itemLock(maximumWait:)``; other writers use
-    /// ``CredentialsStore/signIn(_:)``.
+    /// `AuthManager` calls it holding `CredentialsStore.itemLock(maximumWait:)`; other writers use
+    /// `CredentialsStore.signIn(_:)`.
     /// - Returns: where an unreadable file was kept, when there was one; else `nil`.
     @discardableResult
     public func save(_ credentials: StoredCredentials) async throws -> String? {
@@ -157,7 +157,7 @@ public struct FileAuthStore: CredentialsStore {
     }
 
     /// Removes the file without taking its lock, whatever it holds (files kept aside stay); use
-    /// ``CredentialsStore/delete()`` elsewhere.
+    /// `CredentialsStore.delete()` elsewhere.
     /// - Returns: whether there was one.
     public func remove() async throws -> Bool {
         let name = try checkedFileName()

@@ -9,7 +9,7 @@ import Foundation
 /// it, written once for both:
 ///
 /// - **A write never replaces what another process wrote after you read it.** A refresh's write is a
-///   compare-and-swap (``update(_:replacing:)``), and every writer of this package holds the item's lock
+///   compare-and-swap (``AuthSaver/update(_:replacing:)``), and every writer of this package holds the item's lock
 ///   (``itemLock(maximumWait:)``) around its write, which makes the comparison and the write one step.
 /// - **A refresh token older than the stored one is never sent.** `AuthManager` reads the entry again under the
 ///   same lock before it refreshes.
@@ -50,7 +50,7 @@ public protocol CredentialsStore: AuthStore {
     @discardableResult
     func save(_ credentials: StoredCredentials) async throws -> String?
 
-    /// Removes the entry without taking its lock: what `AuthManager.signOut()` calls, through ``erase()``, while
+    /// Removes the entry without taking its lock: what `AuthManager.signOut()` calls, through ``AuthEraser/erase()``, while
     /// holding it. Succeeds when there is none; use ``delete()`` elsewhere.
     /// - Returns: whether there was one.
     func remove() async throws -> Bool
@@ -114,7 +114,7 @@ extension CredentialsStore {
 
     /// Marks the stored tokens as refreshing (`Auth.refreshStartedAt`), in place of `stored` only — the write ahead of
     /// a refresh grant — keeping the client and the time of the last refresh that the entry records.
-    /// - Throws: as ``update(_:replacing:)``.
+    /// - Throws: as ``AuthSaver/update(_:replacing:)``.
     public func markRefreshStarted(_ stored: Auth, at date: Date) async throws {
         guard let current = try await loadCredentials() else { throw TokenAuthError.missing(entryName) }
         guard current.auth.isSameVersion(as: stored) else { throw TokenAuthError.superseded(entryName) }
