@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "TokenAuthURLSession", targets: ["TokenAuthURLSession"]),
         .library(name: "TokenAuthSignIn", targets: ["TokenAuthSignIn"]),
         .library(name: "TokenAuthKeyring", targets: ["TokenAuthKeyring"]),
+        .library(name: "TokenAuthFileStore", targets: ["TokenAuthFileStore"]),
         .library(name: "TokenAuthTesting", targets: ["TokenAuthTesting"]),
         .library(name: "TokenAuthOpenCombine", targets: ["TokenAuthOpenCombine"]),
         .library(name: "TokenAuthOpenAPI", targets: ["TokenAuthOpenAPI"]),
@@ -92,17 +93,25 @@ let package = Package(
                 .product(name: "JWTKit", package: "jwt-kit"),
             ]
         ),
-        // Token bundles in the Secret Service: the keyring store, its stored format, and keyring conveniences.
+        // Token bundles in the Secret Service: the keyring store, the sleep inhibitor's window guard, and keyring
+        // conveniences. The stored format and the write rules it shares with the file store are the core's.
         .target(
             name: "TokenAuthKeyring",
             dependencies: ["TokenAuth", "Keyring", .product(name: "Logging", package: "swift-log")]
+        ),
+        // Token bundles in plain 0600 files, for machines without a Secret Service, by explicit choice: the core and
+        // swift-log only — no libsecret, no Keyring, no GLib in its build graph, so that an app for a container links
+        // none of them.
+        .target(
+            name: "TokenAuthFileStore",
+            dependencies: ["TokenAuth", .product(name: "Logging", package: "swift-log")]
         ),
         // An app's session with its provider: sign-in, the keyring item, the refresher, sign-out, accounts — put
         // together as the articles recommend. Re-exports the modules its API hands out, so an app imports one.
         .target(
             name: "TokenKeyring",
             dependencies: [
-                "TokenAuth", "TokenAuthKeyring", "TokenAuthSignIn", "TokenAuthURLSession", "Keyring",
+                "TokenAuth", "TokenAuthKeyring", "TokenAuthFileStore", "TokenAuthSignIn", "TokenAuthURLSession", "Keyring",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -115,18 +124,23 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
-        // The plain `tokenctl token` call, read without the argument parser; the exit statuses, the keyring errors'
-        // sentences, the log set-up and the hand-over to `tokenctl-full`: what both executables share. On
-        // FoundationEssentials, like everything `tokenctl` links.
+        // The base of tokenctl's two executables: every option's spelling, default and bound; the store lookup (the
+        // keyring, then the file); the plain `tokenctl token` call, read without the argument parser; the exit
+        // statuses, computed from the errors' categories; the keyring errors' sentences, the log set-up and the
+        // hand-over to `tokenctl-full`. On FoundationEssentials, like everything `tokenctl` links.
         .target(
-            name: "TokenCtlFastPath",
-            dependencies: ["Keyring", "TokenAuth", "TokenAuthKeyring", .product(name: "Logging", package: "swift-log")]
+            name: "TokenCtlBase",
+            dependencies: [
+                "Keyring", "TokenAuth", "TokenAuthKeyring", "TokenAuthFileStore",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
-        // tokenctl's commands, for `tokenctl-full`.
+        // tokenctl's commands, sign-in included, for `tokenctl-full`: one file per subcommand, on the base's options.
         .target(
             name: "TokenCtlCommands",
             dependencies: [
-                "TokenAuthURLSession", "TokenAuth", "TokenAuthKeyring", "Keyring", "TokenCtlFastPath",
+                "TokenAuthURLSession", "TokenAuth", "TokenAuthKeyring", "TokenAuthFileStore", "TokenAuthSignIn", "Keyring",
+                "TokenCtlBase",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -137,15 +151,12 @@ let package = Package(
         // `secret-tool lookup` (figure 6 of docs/Benchmarks.md).
         .executableTarget(
             name: "tokenctl",
-            dependencies: ["TokenCtlFastPath", "TokenAuth"]
+            dependencies: ["TokenCtlBase", "TokenAuth"]
         ),
         // Every command, with the sign-in library.
         .executableTarget(
             name: "tokenctl-full",
-            dependencies: [
-                "TokenAuthURLSession", "TokenCtlCommands", "TokenAuthSignIn", "TokenAuth", "TokenAuthKeyring", "Keyring",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            dependencies: ["TokenCtlCommands"]
         ),
         // A real OAuth 2.0 authorization server and protected resource on loopback, for tests and the demo.
         // jwt-kit and swift-crypto sign its OpenID Connect id_tokens and publish their keys.
@@ -248,17 +259,18 @@ let package = Package(
             ]
         ),
         // A process of the file store's tests: writes an item without end (to be killed mid-write), or refreshes it.
+        // An app of the file store alone, as one for a container is: `scripts/test` checks that it links no libsecret.
         .executableTarget(
             name: "file-store-child",
-            dependencies: ["TokenAuthURLSession", "TokenAuthKeyring", "TokenAuth", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["TokenAuthURLSession", "TokenAuthFileStore", "TokenAuth", .product(name: "Logging", package: "swift-log")],
             path: "Tests/FileStoreChild"
         ),
         // The keyring store against a real Secret Service, and the file store with processes of its own.
         .testTarget(
             name: "TokenAuthKeyringTests",
             dependencies: [
-                "TokenAuthURLSession", "TokenAuthKeyring", "TokenAuth", "TokenAuthSignIn", "TokenAuthTesting", "Keyring", "OAuthTestServer",
-                "KeyringTestSupport", "OAuthTestSupport", "TestSupport", "file-store-child",
+                "TokenAuthURLSession", "TokenAuthKeyring", "TokenAuthFileStore", "TokenAuth", "TokenAuthSignIn", "TokenAuthTesting",
+                "Keyring", "OAuthTestServer", "KeyringTestSupport", "OAuthTestSupport", "TestSupport", "file-store-child",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
@@ -266,8 +278,10 @@ let package = Package(
         .testTarget(
             name: "tokenctlTests",
             dependencies: [
-                "TokenAuthURLSession", "KeyringTestSupport", "Keyring", "TokenAuth", "TokenAuthKeyring", "OAuthTestServer", "OAuthTestSupport",
-                "TestSupport", "TokenCtlCommands", "TokenCtlFastPath", "tokenctl", "tokenctl-full",
+                "TokenAuthURLSession", "KeyringTestSupport", "Keyring", "TokenAuth", "TokenAuthKeyring", "TokenAuthFileStore",
+                "TokenAuthSignIn", "OAuthTestServer", "OAuthTestSupport", "TestSupport", "TokenCtlCommands", "TokenCtlBase",
+                "tokenctl", "tokenctl-full",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
@@ -275,7 +289,7 @@ let package = Package(
         .testTarget(
             name: "TokenKeyringTests",
             dependencies: [
-                "TokenKeyring", "OAuthTestServer", "OAuthTestSupport", "KeyringTestSupport", "TestSupport",
+                "TokenKeyring", "TokenAuthFileStore", "OAuthTestServer", "OAuthTestSupport", "KeyringTestSupport", "TestSupport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),

@@ -1,9 +1,9 @@
-// The file store of TokenAuthKeyring: tokens in a plain file where no Secret Service can run — by the user's explicit
+// The file store, TokenAuthFileStore: tokens in a plain file where no Secret Service can run — by the user's explicit
 // choice only, never as a fallback for a missing keyring.
 
 import Foundation
 import TokenAuth
-import TokenAuthKeyring
+import TokenAuthFileStore
 import TokenAuthURLSession
 
 // snippet.explicit

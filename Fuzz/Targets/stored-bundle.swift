@@ -3,7 +3,7 @@
 // Built and run by scripts/fuzz; seeds in Fuzz/Corpus/stored-bundle, findings in Fuzz/Crashes/stored-bundle.
 // fuzz-dictionary: json-tokens
 import TokenAuth
-@testable import TokenAuthKeyring
+@testable import TokenAuth
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {

@@ -53,44 +53,9 @@ extension AuthManager {
             service: service, account: account, client: credentials.client, keyring: keyring, wallClock: wallClock)
         let lock = store.itemLock()
         return await managing(
-            store, credentials: credentials, lock: lock, transport: transport, configuration: configuration,
-            identityChecks: identityChecks, storeChanges: changes.map { Self.announcements($0, lock.releases()) },
-            wallClock: wallClock, logger: logger)
-    }
-
-    /// A manager for `store`, which holds `credentials` (just read), refreshing through the token endpoint and client
-    /// they record under `lock` — what ``forKeyringItem(service:account:keyring:transport:configuration:identityChecks:followsChanges:wallClock:logger:)``
-    /// and `forFileItem` share.
-    static func managing(
-        _ store: some CredentialsStore, credentials: StoredCredentials, lock: FileRefreshLock,
-        transport: any HTTPTransport, configuration: Configuration, identityChecks: IdentityCheckFactory?,
-        storeChanges: AsyncStream<Void>?, wallClock: @escaping WallClock, logger: Logger
-    ) async -> AuthManager {
-        var configuration = configuration.holdingOffSleep
-        // Only a client recorded as signing in as itself: a user's token is never replaced by the client's own.
-        if credentials.auth.refreshToken == nil, credentials.auth.isLive, credentials.client?.usesClientCredentials == true,
-            credentials.client?.clientSecret != nil
-        {
-            configuration.usesClientCredentials = true
-            configuration.scope = configuration.scope ?? credentials.auth.scope
-        }
-        // An item that records who signed in, and where its issuer's keys are, has each refreshed id_token checked:
-        // a refresh must not change the account (see `Configuration.identityCheck`).
-        if configuration.identityCheck == nil, credentials.auth.identity != nil, let client = credentials.client {
-            configuration.identityCheck = identityChecks?(client, transport, wallClock)
-            if configuration.identityCheck == nil {
-                logger.notice("the item records who signed in, but refreshed id_tokens are not checked: no identity check")
-            }
-        }
-        let refresher: any TokenRefresher = credentials.client.map {
-            TokenEndpointClient(client: $0, transport: transport, wallClock: wallClock)
-        } ?? UnconfiguredRefresher(service: store.service, account: store.account)
-        let manager = AuthManager(
-            store: store, refresher: refresher, configuration: configuration, lock: lock,
-            revoker: credentials.client.flatMap { TokenRevocationClient(client: $0, transport: transport) },
-            journal: store.refreshJournal, storeChanges: storeChanges, wallClock: wallClock, logger: logger)
-        await manager.prime(with: credentials.auth)
-        return manager
+            store, credentials: credentials, lock: lock, transport: transport,
+            configuration: configuration.holdingOffSleep, identityChecks: identityChecks,
+            storeChanges: changes.map { Self.announcements($0, lock.releases()) }, wallClock: wallClock, logger: logger)
     }
 }
 
@@ -110,18 +75,5 @@ extension AuthManager {
         }
         continuation.onTermination = { _ in relay.cancel() }
         return stream
-    }
-}
-
-/// Stands in for the token endpoint of an item that records none: any refresh is a permanent failure.
-struct UnconfiguredRefresher: TokenRefresher {
-    let service: String
-    let account: String
-
-    func refresh(refreshToken: String, scope: String?) async throws -> TokenResponse { throw missing }
-    func clientCredentials(scope: String?) async throws -> TokenResponse { throw missing }
-
-    private var missing: TokenAuthError {
-        .invalidClientConfiguration("the item for account \"\(account)\" on service \"\(service)\" records no token endpoint")
     }
 }

@@ -35,17 +35,6 @@ extension KeyringAuthStore {
         return token
     }
 
-    /// What ``freshTokenBlocking(at:leeway:)`` found: a token to hand out as stored, an item that needs the manager,
-    /// or no item at all (where a command-line tool looks next, in the file store).
-    package enum BlockingTokenLookup: Sendable, Equatable {
-        /// The stored access token, fresh as stored.
-        case fresh(String)
-        /// An item that needs more than a read: a refresh, a prompt, a check, or it cannot be read.
-        case needsManager
-        /// No item.
-        case absent
-    }
-
     /// ``freshTokenBlocking(at:leeway:)``, telling an absent item apart from one that needs the manager.
     package func freshTokenLookupBlocking(at now: Date, leeway: Duration = AuthManager.Configuration().leeway) throws -> BlockingTokenLookup {
         let found: KeyringSecret
@@ -54,9 +43,7 @@ extension KeyringAuthStore {
         case .found(let secret): found = secret
         case .needsPrompt: return .needsManager
         }
-        guard let credentials = try? StoredBundleFormat.decode(found.secret, entry: entry),
-            let token = credentials.servableToken(at: now, leeway: leeway)
-        else { return .needsManager }
-        return .fresh(token)
+        guard let credentials = try? StoredBundleFormat.decode(found.secret, entry: entry) else { return .needsManager }
+        return BlockingTokenLookup(credentials, at: now, leeway: leeway)
     }
 }

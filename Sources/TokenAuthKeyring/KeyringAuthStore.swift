@@ -20,14 +20,14 @@ import TokenAuth
 /// single-line token loads as a bare access token. A locked keyring throws `KeyringError` with code
 /// `locked`; it is never taken for "nothing stored".
 ///
-/// Writes follow ``CredentialsStore``'s order: a refresh's write is a compare-and-swap, and sign-ins
-/// (``CredentialsStore/signIn(_:)``), deletes and refreshes all hold the item's lock.
+/// Writes follow `CredentialsStore`'s order: a refresh's write is a compare-and-swap, and sign-ins
+/// (`CredentialsStore.signIn(_:)`), deletes and refreshes all hold the item's lock.
 public struct KeyringAuthStore: CredentialsStore {
     /// The service the tokens are for, e.g. the API's host name.
     public let service: String
     /// The account the tokens belong to.
     public let account: String
-    /// The client stored with the tokens by ``CredentialsStore/save(_:)-(Auth)``; `nil` keeps whatever client the item
+    /// The client stored with the tokens by `CredentialsStore.save(_:)`; `nil` keeps whatever client the item
     /// records.
     public let client: OAuthClient?
     /// Where new items are created.
@@ -79,8 +79,8 @@ public struct KeyringAuthStore: CredentialsStore {
     }
 
     /// Stores tokens and client, replacing the item in place (the keyring keeps nothing aside). It takes no lock:
-    /// `AuthManager` calls it holding ``CredentialsStore/itemLock(maximumWait:)``; other writers use
-    /// ``CredentialsStore/signIn(_:)``.
+    /// `AuthManager` calls it holding `CredentialsStore.itemLock(maximumWait:)`; other writers use
+    /// `CredentialsStore.signIn(_:)`.
     /// - Returns: `nil`.
     @discardableResult
     public func save(_ credentials: StoredCredentials) async throws -> String? {
@@ -89,7 +89,7 @@ public struct KeyringAuthStore: CredentialsStore {
         return nil
     }
 
-    /// Deletes the item without taking its lock; use ``CredentialsStore/delete()`` elsewhere.
+    /// Deletes the item without taking its lock; use `CredentialsStore.delete()` elsewhere.
     /// - Returns: whether there was one.
     public func remove() async throws -> Bool {
         try await keyring.delete(attributes) > 0
@@ -105,10 +105,6 @@ public struct KeyringAuthStore: CredentialsStore {
     public var refreshJournal: FileRefreshJournal {
         FileRefreshJournal(name: "keyring-" + FileRefreshLock.digest(service, account))
     }
-
-    /// How long ``CredentialsStore/signIn(_:)`` and ``CredentialsStore/delete()`` wait for a refresh in another
-    /// process to release the item's lock.
-    public static let signInLockWait = Duration.seconds(120)
 
     /// Every stored account of `service`, with its metadata (not its tokens).
     public static func accounts(of service: String, keyring: Keyring = Keyring()) async throws -> [KeyringItem] {

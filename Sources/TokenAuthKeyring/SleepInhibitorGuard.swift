@@ -2,7 +2,9 @@ import Keyring
 import TokenAuth
 
 /// Holds a systemd-logind delay lock on sleep and shutdown while a refresh token is at stake: a `RefreshWindowGuard`
-/// over `Keyring`'s `SleepInhibitor`, which `AuthManager.forKeyringItem` and `forFileItem` add to every manager.
+/// over `Keyring`'s `SleepInhibitor`, which `AuthManager.forKeyringItem` adds to every manager. TokenAuthFileStore
+/// links no D-Bus, so `AuthManager.forFileItem` adds none: an app that keeps its tokens in a file and links this
+/// module passes one in the configuration's `windowGuards`, as `tokenctl` does.
 ///
 /// A laptop whose lid closes between a refresh grant and the store of its answer would suspend with the answer on
 /// its way; logind holds suspend and shutdown off until the lock is released (at most its `InhibitDelayMaxSec`, 5 s

@@ -1,17 +1,16 @@
 import ArgumentParser
 import Foundation
-import TokenCtlFastPath
+import TokenCtlBase
 
-/// How `tokenctl-full` starts, with the sign-in library as ``TokenCtl/signIn``.
+/// How `tokenctl-full` starts.
 package enum Main {
-    /// Runs the command line with `signIn` as ``TokenCtl/signIn``; logs as ``TokenctlLogging`` sets them up.
+    /// Runs the command line, in a child of its own for the commands that may refresh (``DetachedRefresh``); logs as
+    /// ``TokenCtlLogging`` sets them up.
     @MainActor
-    package static func run(signIn: any SignInFeatures) async {
+    package static func run() async {
         DetachedRefresh.runDetachedIfRefreshing(CommandLine.arguments)
-        TokenctlLogging.bootstrap()
-        await TokenCtl.$signIn.withValue(signIn) {
-            await TokenCtl.main()
-        }
+        TokenCtlLogging.bootstrap()
+        await TokenCtl.main()
     }
 }
 
@@ -49,7 +48,7 @@ package struct TokenCtl: AsyncParsableCommand {
             TOKENCTL_LOG_LEVEL=debug to see the library's log on standard error, and after \
             each error the codes it came from (a URLError's number, GLib's domain and code).
             """,
-        version: TokenctlVersion.current,
+        version: TokenCtlVersion.current,
         subcommands: [
             Login.self, Request.self, Show.self, Status.self, Switch.self, Logout.self, Token.self, Refresh.self, Import.self,
             List.self,

@@ -5,6 +5,7 @@ import Foundation
 #endif
 import Keyring
 import TokenAuth
+import TokenAuthFileStore
 import TokenAuthKeyring
 
 extension AuthSession {

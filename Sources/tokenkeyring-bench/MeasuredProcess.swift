@@ -2,6 +2,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import TokenAuth
 
 /// A child process run to its exit through the process meter (`Benchmarks/process-meter/meter.c`), with what the
 /// kernel accounted for it: wall time, CPU time and peak memory.
@@ -51,8 +52,10 @@ struct MeasuredProcess: Sendable {
         let stdout = readAll(output[0])
         let line = String(decoding: readAll(report[0]), as: UTF8.self)
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 {
-            guard errno == EINTR else { throw BenchFailure("waitpid failed: errno \(errno)") }
+        do throws(SystemCallError) {
+            try systemCall { waitpid(pid, &status, 0) }
+        } catch {
+            throw BenchFailure("waitpid failed: \(error.sentence)")
         }
         let fields = line.split(whereSeparator: \.isWhitespace).compactMap { Double($0) }
         guard status == 0, fields.count == 4 else {
@@ -63,16 +66,8 @@ struct MeasuredProcess: Sendable {
             peakMebibytes: fields[2] / 1024)
     }
 
+    /// What `descriptor` holds to its end; nothing when a read fails (the caller then finds no figures to read).
     private static func readAll(_ descriptor: Int32) -> Data {
-        var data = Data()
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = read(descriptor, &buffer, buffer.count)
-            if count > 0 {
-                data.append(contentsOf: buffer[0..<count])
-            } else if count == 0 || errno != EINTR {
-                return data
-            }
-        }
+        Data((try? readToEnd(descriptor, limit: .max)) ?? [])
     }
 }

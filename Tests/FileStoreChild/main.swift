@@ -2,7 +2,7 @@ import Foundation
 import Logging
 import TokenAuth
 import TokenAuthURLSession
-import TokenAuthKeyring
+import TokenAuthFileStore
 
 // A child process of the file store's tests, as another program using the same file would be:
 //

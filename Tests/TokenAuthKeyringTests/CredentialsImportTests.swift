@@ -8,11 +8,20 @@ import TokenAuth
 struct CredentialsImportTests {
     /// The moment the text was received; `expires_in` counts from here.
     static let received = Date(timeIntervalSince1970: 1_800_000_000)
+    /// Credentials with every member of the stored format's first version that a client records.
+    static let fullCredentials = StoredCredentials(
+        auth: Auth(
+            accessToken: "access-7f3a", tokenType: "Bearer", refreshToken: "refresh-91cc", expiresAt: received,
+            scope: "read write"),
+        client: OAuthClient(
+            tokenEndpoint: URL(string: "https://auth.example.org/oauth/token")!, clientID: "desktop-app",
+            clientSecret: "client-secret-55d0", authentication: .clientSecretPost,
+            revocationEndpoint: URL(string: "https://auth.example.org/oauth/revoke")!))
 
     @Test("the stored format is imported with its client")
     func storedFormat() throws {
-        let text = try StoredBundleFormat.encode(StoredBundleFormatTests.fullCredentials)
-        #expect(try CredentialsImport.parse(text + "\n", receivedAt: Self.received) == StoredBundleFormatTests.fullCredentials)
+        let text = try StoredBundleFormat.encode(Self.fullCredentials)
+        #expect(try CredentialsImport.parse(text + "\n", receivedAt: Self.received) == Self.fullCredentials)
     }
 
     @Test("an RFC 6749 §5.1 token response is imported, expires_in becoming an absolute expiry from the time it was received")

@@ -5,7 +5,7 @@ import OAuthTestSupport
 import TestSupport
 import Testing
 import TokenAuth
-import TokenAuthKeyring
+import TokenAuthFileStore
 
 /// `FileAuthStore` shared with other processes (`file-store-child`): a writer killed in the middle of its writes,
 /// and processes that refresh one file item at once against a real OAuth server. Proven by what every read finds and

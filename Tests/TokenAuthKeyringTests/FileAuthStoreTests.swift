@@ -2,7 +2,7 @@ import Foundation
 import KeyringTestSupport
 import Testing
 import TokenAuth
-@testable import TokenAuthKeyring
+@testable import TokenAuthFileStore
 
 /// `FileAuthStore` in a directory of each test's own: what is written where, with which permissions, what is refused,
 /// and what happens to a file that cannot be read. No Secret Service is needed.

@@ -5,6 +5,7 @@ import OAuthTestServer
 import OAuthTestSupport
 import TestSupport
 import Testing
+import TokenAuthFileStore
 import TokenKeyring
 
 /// The session object as an app uses it, against a real OAuth server on loopback (discovery, OpenID Connect,
@@ -82,7 +83,7 @@ struct AuthSessionTests {
             let service = TestKeyring.uniqueService()
             try await Self.cleaningService(service) {
                 let session = Self.session(server, service: service)
-                let model = await CodeModel()
+                let model = CodeModel()
                 // A main-actor view model sets its property in the hook as it is: no `@MainActor in`, no hop.
                 let signIn = Task { @MainActor in try await model.signIn(session) }
                 try await waitUntil("the code to be shown") { await !model.code.isEmpty }
@@ -100,7 +101,7 @@ struct AuthSessionTests {
             let service = TestKeyring.uniqueService()
             try await Self.cleaningService(service) {
                 let session = Self.session(server, service: service)
-                let model = await CodeModel()
+                let model = CodeModel()
                 let signIn = Task { @MainActor in
                     try await session.signIn(
                         showCode: { prompt in model.code = prompt.userCode },

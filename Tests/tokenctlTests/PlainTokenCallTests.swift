@@ -1,6 +1,6 @@
 import Keyring
 import Testing
-import TokenCtlFastPath
+import TokenCtlBase
 
 /// `tokenctl` reads only the plain `token` call itself; everything else goes to `tokenctl-full`'s parser, whose
 /// help, errors and exit codes must stay the only ones.

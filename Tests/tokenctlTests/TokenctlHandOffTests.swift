@@ -3,7 +3,7 @@ import KeyringTestSupport
 import OAuthTestServer
 import Testing
 import TokenAuth
-import TokenCtlFastPath
+import TokenCtlBase
 
 extension TokenctlNetworkTests {
     /// `tokenctl` reads the plain `token` call on a fresh item itself and runs everything else as `tokenctl-full`, the

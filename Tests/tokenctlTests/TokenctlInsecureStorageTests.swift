@@ -5,6 +5,7 @@ import OAuthTestSupport
 import TestSupport
 import Testing
 import TokenAuth
+import TokenAuthFileStore
 import TokenAuthKeyring
 
 /// `tokenctl` with the file store of `--insecure-storage`: chosen only with the flag (and said so every time), read by

@@ -2,9 +2,9 @@ import Foundation
 import KeyringTestSupport
 import TestSupport
 import Testing
-import TokenCtlFastPath
+import TokenCtlBase
 
-/// `--version`: one constant for both executables (``TokenctlVersion``), held to CHANGELOG.md, where releases are
+/// `--version`: one constant for both executables (``TokenCtlVersion``), held to CHANGELOG.md, where releases are
 /// made.
 @Suite("tokenctl --version")
 struct TokenctlVersionTests {
@@ -30,7 +30,7 @@ struct TokenctlVersionTests {
         let released = sections.compactMap { heading in
             Self.numbers(heading.prefix { !$0.isWhitespace })
         }
-        let version = TokenctlVersion.current
+        let version = TokenCtlVersion.current
         if newest == "Unreleased" {
             #expect(version.hasSuffix("-dev"), "\(version): not released, so a -dev version")
             let base = try #require(Self.numbers(version.dropLast("-dev".count)), "\(version) is not X.Y.Z-dev")
@@ -48,7 +48,7 @@ struct TokenctlVersionTests {
         for path in [try tokenctlPath(), full] {
             let result = try await runCommand(path, ["--version"], timeout: .seconds(30))
             #expect(result.status == 0, "\(path): \(result.allOutput)")
-            #expect(result.stdout == TokenctlVersion.current + "\n", "\(path)")
+            #expect(result.stdout == TokenCtlVersion.current + "\n", "\(path)")
             #expect(result.stderr.isEmpty, "\(path)")
         }
 
@@ -57,7 +57,7 @@ struct TokenctlVersionTests {
         try FileManager.default.copyItem(atPath: try tokenctlPath(), toPath: copy)
         let version = try await runCommand(copy, ["--version"], timeout: .seconds(30))
         #expect(version.status == 0, "\(version.allOutput)")
-        #expect(version.stdout == TokenctlVersion.current + "\n")
+        #expect(version.stdout == TokenCtlVersion.current + "\n")
         // Anything else needs tokenctl-full, and says how to build it in a checkout.
         let help = try await runCommand(copy, ["--help"], timeout: .seconds(30))
         #expect(help.status == 64)

@@ -1,7 +1,7 @@
 import Foundation
 import KeyringTestSupport
 import Testing
-import TokenCtlFastPath
+import TokenCtlBase
 
 /// `tokenctl` finds `tokenctl-full` beside its own executable through `/proc/self/exe`. Where `/proc` is not mounted
 /// it says so and exits; `argv[0]` and the working directory, which the caller chooses, never name what it runs.

@@ -4,14 +4,15 @@
 Every module a Swift target imports is one it declares (a target or a product), or one the toolchain brings: a
 module reached only through another target's dependencies builds in a warm build directory and fails in a clean one.
 
-The core (TokenAuth), its tests, the testing doubles and the adapters must have no path to the keyring
-(Keyring, CLibSecret, or any C target they build on). The core, the keyring store, the testing doubles, the
-adapters and `tokenctl` must have no path to sign-in (TokenAuthSignIn) nor to swift-nio, swift-crypto or jwt-kit:
-TokenAuth depends on no products but swift-log's and swift-http-types'. Everything `tokenctl` links (the core, the
-keyring store, Keyring, TokenCtlFastPath) builds on FoundationEssentials: no path to URLSession, the argument parser
-or the full command line, and `import Foundation` only as the `#else` of `#if canImport(FoundationEssentials)`.
+The core (TokenAuth), its tests, the file store (TokenAuthFileStore), the testing doubles and the adapters must have
+no path to the keyring (Keyring, CLibSecret, or any C target they build on): an app for a container that keeps its
+tokens in files links no libsecret. The core, the keyring and file stores, the testing doubles, the adapters and
+`tokenctl` must have no path to sign-in (TokenAuthSignIn) nor to swift-nio, swift-crypto or jwt-kit: TokenAuth
+depends on no products but swift-log's and swift-http-types'. Everything `tokenctl` links (the core, both stores,
+Keyring, TokenCtlBase) builds on FoundationEssentials: no path to URLSession, the argument parser or the full
+command line, and `import Foundation` only as the `#else` of `#if canImport(FoundationEssentials)`.
 GLib's delivery (TokenAuthGLib, CGLib) is reached by no library but itself: the core takes completions isolated to
-any actor and knows nothing of GLib. Each C module is a dependency of its one Swift module (and that module's tests)
+any actor and knows nothing of GLib; the file store reaches no GLib at all (CGLib, nor libsecret's, through Keyring). Each C module is a dependency of its one Swift module (and that module's tests)
 only: CLibSecret of Keyring, CGLib of TokenAuthGLib.
 Prints what it checked; exits 1 naming the offending path otherwise.
 """
@@ -22,28 +23,30 @@ import sys
 
 KEYRING = {"Keyring", "CLibSecret"}
 KEYRING_FREE = [
-    "TokenAuth", "TokenAuthTests", "TokenAuthTesting", "OAuthTestSupport",
+    "TokenAuth", "TokenAuthTests", "TokenAuthFileStore", "file-store-child", "TokenAuthTesting", "OAuthTestSupport",
     "TokenAuthOpenCombine", "TokenAuthOpenCombineTests", "TokenAuthOpenAPI", "TokenAuthOpenAPITests",
     "TokenAuthGLib", "TokenAuthGLibTests",
 ]
 CORE_PRODUCTS = {"Logging", "HTTPTypes"}
 SIGN_IN = {"TokenAuthSignIn"}
 SIGN_IN_FREE = [
-    "TokenAuth", "TokenAuthKeyring", "TokenAuthTesting", "TokenAuthOpenCombine", "TokenAuthOpenAPI",
-    # tokenctl hands every call but the plain token read to tokenctl-full, so that its start-up loads none of it
-    # (figure 6).
-    "TokenCtlCommands", "tokenctl", "TokenAuthGLib",
+    "TokenAuth", "TokenAuthKeyring", "TokenAuthFileStore", "TokenAuthTesting", "TokenAuthOpenCombine",
+    "TokenAuthOpenAPI", "TokenAuthGLib",
+    # tokenctl hands every call but the plain token read to tokenctl-full (whose commands link sign-in), so that its
+    # start-up loads none of it (figure 6).
+    "TokenCtlBase", "tokenctl",
 ]
 GLIB = {"TokenAuthGLib", "CGLib"}
 GLIB_FREE = [
-    "TokenAuth", "TokenAuthURLSession", "TokenAuthSignIn", "TokenAuthKeyring", "Keyring", "TokenAuthTesting",
-    "TokenAuthOpenCombine", "TokenAuthOpenAPI", "TokenCtlFastPath", "TokenCtlCommands", "tokenctl", "tokenctl-full",
+    "TokenAuth", "TokenAuthURLSession", "TokenAuthSignIn", "TokenAuthKeyring", "TokenAuthFileStore", "Keyring",
+    "TokenAuthTesting", "TokenAuthOpenCombine", "TokenAuthOpenAPI", "TokenCtlBase", "TokenCtlCommands", "tokenctl",
+    "tokenctl-full",
 ]
 # The only targets that may depend on each C module: its Swift face, and that module's tests.
 C_MODULE_OWNERS = {"CLibSecret": {"Keyring", "KeyringTests"}, "CGLib": {"TokenAuthGLib", "TokenAuthGLibTests"}}
 SIGN_IN_PRODUCT_PREFIXES = ("NIO", "Crypto", "_Crypto", "JWT", "X509")
 # What `tokenctl` links: FoundationEssentials only (figure 6: no ICU, no libcurl, no parser at start-up).
-ESSENTIALS_ONLY = ["TokenAuth", "TokenAuthKeyring", "Keyring", "TokenCtlFastPath", "tokenctl"]
+ESSENTIALS_ONLY = ["TokenAuth", "TokenAuthKeyring", "TokenAuthFileStore", "Keyring", "TokenCtlBase", "tokenctl"]
 FULL_FOUNDATION_TARGETS = {"TokenAuthURLSession", "TokenCtlCommands", "TokenAuthSignIn"}
 FULL_FOUNDATION_PRODUCTS = {"HTTPTypesFoundation", "ArgumentParser"}
 FULL_FOUNDATION_MODULES = {"Foundation", "FoundationNetworking", "FoundationXML", "FoundationInternationalization"}
@@ -91,9 +94,11 @@ def sign_in_products(name, seen=()):
 
 
 failures = []
-for name in KEYRING_FREE:
+for name in KEYRING_FREE + SIGN_IN_FREE + GLIB_FREE + ESSENTIALS_ONLY:
     if name not in targets:
         failures.append(f"{name}: no such target")
+for name in KEYRING_FREE:
+    if name not in targets:
         continue
     path = path_to_keyring(name)
     if path:
@@ -118,7 +123,7 @@ for name in ESSENTIALS_ONLY:
         products = set(targets.get(dependency, {}).get("product_dependencies") or []) & FULL_FOUNDATION_PRODUCTS
         if products:
             failures.append(f"{name} reaches full Foundation: {dependency} depends on {sorted(products)}")
-    target = targets[name]
+    target = targets.get(name, {})
     for source in target.get("sources") or []:
         path = os.path.join(package.get("path", "."), target["path"], source)
         with open(path, encoding="utf-8") as file:

@@ -153,12 +153,30 @@ check_tokenctl_links_essentials() {
     fi
 }
 
-# Proves that the TokenAuth core needs no libsecret: the package's layering has no path from the core, its tests,
-# the testing doubles or the adapters to the keyring, and `swift build --target TokenAuth` succeeds with a
-# pkg-config that knows no package at all (so no libsecret-1 and no glib). As a control, the same environment must
-# fail to build Keyring: otherwise the pkg-config stand-in proved nothing.
+# An app of the file store alone (`file-store-child`, built with the tests, as an app for a container is built) links
+# no libsecret, GLib or GIO: what check-layers.py checks of TokenAuthFileStore's sources, checked in a binary, with a
+# control that the check sees libraries.
+check_file_store_links_no_keyring() {
+    say "Checking that an app of the file store links no libsecret…"
+    local libraries
+    libraries=$(ldd "$repo/.build/debug/file-store-child")
+    if ! grep -q 'libswiftCore\.so' <<<"$libraries"; then
+        say "ldd lists no libswiftCore for .build/debug/file-store-child: the check below would prove nothing."
+        return 1
+    fi
+    if grep -E 'lib(secret-1|glib-2\.0|gio-2\.0|gobject-2\.0)\.so' <<<"$libraries" >&2; then
+        say "file-store-child links the libraries above: TokenAuthFileStore must build on the core alone."
+        return 1
+    fi
+}
+
+# Proves that the TokenAuth core and the file store need no libsecret: the package's layering has no path from the
+# core, its tests, the file store, the testing doubles or the adapters to the keyring, and `swift build --target
+# TokenAuth` and `--target TokenAuthFileStore` succeed with a pkg-config that knows no package at all (so no
+# libsecret-1 and no glib). As a control, the same environment must fail to build Keyring: otherwise the pkg-config
+# stand-in proved nothing.
 check_keyring_free_core() {
-    say "Checking that the TokenAuth core builds without libsecret…"
+    say "Checking that the TokenAuth core and the file store build without libsecret…"
     swift package --enable-all-traits describe --type json | python3 "$repo/scripts/lib/check-layers.py"
     local nothing
     nothing=$(mktemp -d "${TMPDIR:-/tmp}/no-pkg-config.XXXXXX")
@@ -166,19 +184,22 @@ check_keyring_free_core() {
         >"$nothing/pkg-config"
     chmod +x "$nothing/pkg-config"
     local status=0
-    PATH="$nothing:$PATH" PKG_CONFIG_PATH="" swift build --scratch-path .build-core --target TokenAuth >&2 || status=$?
-    if [ "$status" -ne 0 ]; then
-        rm -rf "$nothing"
-        say "TokenAuth does not build without libsecret."
-        return 1
-    fi
+    local target
+    for target in TokenAuth TokenAuthFileStore; do
+        PATH="$nothing:$PATH" PKG_CONFIG_PATH="" swift build --scratch-path .build-core --target "$target" >&2 || status=$?
+        if [ "$status" -ne 0 ]; then
+            rm -rf "$nothing"
+            say "$target does not build without libsecret."
+            return 1
+        fi
+    done
     if PATH="$nothing:$PATH" PKG_CONFIG_PATH="" swift build --scratch-path .build-core --target Keyring >/dev/null 2>&1; then
         rm -rf "$nothing"
         say "Keyring built without pkg-config finding libsecret: the check above proves nothing."
         return 1
     fi
     rm -rf "$nothing"
-    say "TokenAuth builds where pkg-config finds neither libsecret nor glib; Keyring does not (as expected)."
+    say "TokenAuth and TokenAuthFileStore build where pkg-config finds neither libsecret nor glib; Keyring does not (as expected)."
 }
 
 # The libraries' texts are for the people using an app built on them, who may never have heard of tokenctl: no
@@ -187,7 +208,7 @@ check_library_texts() {
     say "Checking that no library error or message tells its reader to run tokenctl…"
     local found
     found=$(grep -rnE '"[^"]*tokenctl' --include='*.swift' \
-        "$repo"/Sources/{Keyring,TokenAuth,TokenAuthKeyring,TokenAuthSignIn,TokenAuthTesting,TokenAuthOpenCombine,TokenAuthOpenAPI} \
+        "$repo"/Sources/{Keyring,TokenAuth,TokenAuthKeyring,TokenAuthFileStore,TokenAuthSignIn,TokenAuthTesting,TokenAuthOpenCombine,TokenAuthOpenAPI} \
         | grep -vE '^[^:]+:[0-9]+:[[:space:]]*///?' \
         | grep -vF '+ "/tokenctl"' || true)  # the default accounts' directory, shared with tokenctl: a path, not advice
     if [ -n "$found" ]; then

@@ -3,7 +3,7 @@
 # only below .build (the plugins' work directories).
 
 # The targets with a DocC catalog (Sources/NAME/NAME.docc).
-TOKENKEYRING_DOC_TARGETS=(TokenKeyring Keyring TokenAuth TokenAuthURLSession TokenAuthSignIn TokenAuthKeyring TokenAuthGLib)
+TOKENKEYRING_DOC_TARGETS=(TokenKeyring Keyring TokenAuth TokenAuthURLSession TokenAuthSignIn TokenAuthKeyring TokenAuthFileStore TokenAuthGLib)
 
 # Builds every catalog with swift-docc-plugin, warnings as errors: an unresolved symbol link, a missing snippet or
 # slice, an article not curated anywhere fails. The snippets themselves are compiled by `swift build` (Snippets/).

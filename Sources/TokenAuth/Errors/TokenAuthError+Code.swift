@@ -1,9 +1,10 @@
 extension TokenAuthError {
     /// What failed, as a stable value: compare with the static members (`error.code == .rateLimited`), or switch over
-    /// it with a `default` — codes may be added without breaking callers. ``TokenAuthError/isLoginRequired``,
-    /// ``TokenAuthError/isTransient`` and ``TokenAuthError/isMisconfiguration`` group them by what to do.
+    /// it with a `default` — codes may be added without breaking callers. The categories group them by what to do:
+    /// ``TokenAuthError/isLoginRequired``, ``TokenAuthError/isStorageFailure``, ``TokenAuthError/isUnreadableEntry``,
+    /// ``TokenAuthError/isTransient``, ``TokenAuthError/isMisconfiguration`` and ``TokenAuthError/isRequestRefused``.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
-        private enum Base: String, Sendable, Hashable {
+        private enum Base: String, Sendable, Hashable, CaseIterable {
             case rejected, serverError, rateLimited, networkFailure, timedOut, malformedResponse
             case insecureEndpoint, invalidClientConfiguration, redirected
             case responseTooLarge, invalidRequest, invalidResponse
@@ -19,6 +20,9 @@ extension TokenAuthError {
 
         /// The code's name.
         public var description: String { base.rawValue }
+
+        /// Every code, for tests that go over all of them (the categories, `tokenctl`'s exit statuses).
+        package static var all: [Code] { Base.allCases.map(Code.init) }
 
         // MARK: The token and revocation endpoints
 

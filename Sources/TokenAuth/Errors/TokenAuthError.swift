@@ -83,24 +83,53 @@ public struct TokenAuthError: Error, Sendable, Equatable, CustomStringConvertibl
 
     // MARK: - What to do
 
-    /// Whether the user has to sign in (again): nothing is stored, the session was signed out or ended, or the
-    /// server refused the credentials. Show the sign-in screen.
+    // The categories, in the same words on every error type of the package (`KeyringError`, `SignInError`): exactly
+    // one of them holds for every code (`TokenAuthErrorCategoryTests` checks each).
+
+    /// Whether a sign-in is needed: nothing is stored, the session was signed out (here or in another process) or
+    /// ended, or the server refused the credentials. Show the sign-in screen.
     public var isLoginRequired: Bool {
-        [.rejected, .noCredentials, .signedOut, .sessionEnded, .identityMismatch].contains(code)
+        [.rejected, .noCredentials, .signedOut, .sessionEnded, .identityMismatch, .missing].contains(code)
     }
 
-    /// Whether trying again later may succeed without any change: the tokens were kept.
+    /// Whether the store cannot be used just now: the file store's directory or files are unusable, a refresh's
+    /// answer was not stored (it is kept, and stored by the next use), or the refresh lock cannot be taken where it
+    /// must be. Nothing was lost: fix the store.
+    public var isStorageFailure: Bool {
+        [.storageFailed, .notStored, .lockUnavailable].contains(code)
+    }
+
+    /// Whether a stored entry cannot be read by this version (damaged, or written by a newer one): it was left
+    /// untouched, and only an explicit write (a sign-in, an import) replaces it.
+    public var isUnreadableEntry: Bool {
+        [.corrupt, .unsupportedVersion].contains(code)
+    }
+
+    /// Whether trying again later may succeed without any change: the network, the server's 5xx or 429, no answer
+    /// in time, an answer that is not what the protocol answers, the backoff after such failures, a refresh loop
+    /// stopped for a while, another writer or holder of the lock in the way. The tokens were kept.
     public var isTransient: Bool {
         [
-            .serverError, .rateLimited, .networkFailure, .timedOut, .malformedResponse, .backingOff,
-            .identityUnavailable, .lockTimedOut, .superseded,
+            .serverError, .rateLimited, .networkFailure, .timedOut, .malformedResponse, .invalidResponse, .backingOff,
+            .excessiveRefresh, .identityUnavailable, .lockTimedOut, .superseded,
         ].contains(code)
     }
 
-    /// Whether an endpoint or URL is configured so that no request can succeed — not `https` (nor loopback), or it
-    /// redirects — so that signing in again would meet the same URL: fix the configuration.
+    /// Whether an endpoint, client, URL or option cannot work as configured — not `https` (nor loopback), a redirect,
+    /// a client without what the request needs, a request that cannot be sent, an answer over the transport's
+    /// limit, an identity check that cannot run — so that signing in again would not help: fix the configuration.
     public var isMisconfiguration: Bool {
-        [.insecureEndpoint, .redirected, .insecureURL, .identityUntrusted].contains(code)
+        [
+            .insecureEndpoint, .redirected, .insecureURL, .identityUntrusted, .invalidClientConfiguration,
+            .invalidRequest, .responseTooLarge,
+        ].contains(code)
+    }
+
+    /// Whether an authorized request was refused by the resource: a 401 after the one refresh and retry, a token
+    /// without the scope it needs, a status that is not 2xx, or a 2xx body that does not decode. The session is
+    /// fine; the request, its scope or the resource is not.
+    public var isRequestRefused: Bool {
+        [.unauthorized, .insufficientScope, .unacceptableStatus, .decodingFailed].contains(code)
     }
 
     /// Two errors are equal when they have the same code and, for ``Code/rejected``, the same OAuth `error`.

@@ -103,8 +103,8 @@ extension FileRefreshLock {
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 8)
         defer { buffer.deallocate() }
         while true {
-            let count = read(watcher, buffer, capacity)
-            guard count > 0 else { return names }
+            // Retried when a signal interrupts it; `EAGAIN` (nothing left) or any other failure ends the reading.
+            guard let count = try? systemCall({ read(watcher, buffer, capacity) }), count > 0 else { return names }
             var offset = 0
             let header = MemoryLayout<inotify_event>.size
             while offset + header <= count {

@@ -64,9 +64,14 @@ public struct FileRefreshLock: RefreshLock {
         defer { close(descriptor) }  // closing the descriptor releases the lock
         var waited = Duration.zero
         let pause = Duration.milliseconds(20)
-        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
-            guard errno == EWOULDBLOCK || errno == EINTR else {
-                throw TokenAuthError.lockUnavailable("flock failed on \(path): \(String(cString: strerror(errno)))")
+        while true {
+            do throws(SystemCallError) {
+                try systemCall { flock(descriptor, LOCK_EX | LOCK_NB) }
+                break
+            } catch where error.wouldBlock {
+                // Another holder has it: wait, below.
+            } catch {
+                throw TokenAuthError.lockUnavailable("flock failed on \(path): \(error.sentence)")
             }
             guard waited < maximumWait else {
                 throw TokenAuthError.lockTimedOut(path, wait: maximumWait)
@@ -87,14 +92,15 @@ public struct FileRefreshLock: RefreshLock {
     /// then reports what is wrong with the disk.
     private func openLockFile() throws -> Int32 {
         try createDirectory()
-        var descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        if descriptor < 0, errno == EROFS || errno == EACCES {
-            descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        do throws(SystemCallError) {
+            do {
+                return try systemCall { open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600) }
+            } catch where error.code == EROFS || error.code == EACCES {
+                return try systemCall { open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) }
+            }
+        } catch {
+            throw TokenAuthError.lockUnavailable("cannot open \(path): \(error.sentence)")
         }
-        guard descriptor >= 0 else {
-            throw TokenAuthError.lockUnavailable("cannot open \(path): \(String(cString: strerror(errno)))")
-        }
-        return descriptor
     }
 
     /// The lock file's directory, made (0700) when missing; the runtime directory is also checked to be this user's

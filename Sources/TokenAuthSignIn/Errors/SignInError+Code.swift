@@ -2,7 +2,7 @@ extension SignInError {
     /// What failed, as a stable value: compare with the static members (`error.code == .denied`), or switch over it
     /// with a `default` — codes may be added without breaking callers.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
-        private enum Base: String, Sendable, Hashable {
+        private enum Base: String, Sendable, Hashable, CaseIterable {
             case insecureIssuer, invalidIssuer, metadataNotFound, redirected, metadataNotJSON, issuerMismatch
             case missingEndpoint, insecureEndpoint, responseTooLarge, unavailable, unknownProvider
             case denied, rejected, codeExpired, malformedResponse, unusableDeviceAnswer
@@ -19,6 +19,9 @@ extension SignInError {
 
         /// The code's name.
         public var description: String { base.rawValue }
+
+        /// Every code, for tests that go over all of them (the categories, `tokenctl`'s exit statuses).
+        package static var all: [Code] { Base.allCases.map(Code.init) }
 
         // MARK: Discovery (RFC 8414, OpenID Connect Discovery)
 

@@ -15,9 +15,11 @@ import TokenAuth
 /// }
 /// ```
 ///
-/// Decide with ``isTransient`` (try again later, nothing changes), ``isMisconfiguration`` (the issuer, client or
-/// server is configured so that it cannot work: fix that first) and ``isRefused`` (the user or the provider said no,
-/// or the answer cannot be trusted: nothing was stored; sign in again). ``reason`` says what happened and ``fix``
+/// Decide with the categories every error type of the package has, in the same words: ``isLoginRequired`` (the user
+/// or the provider said no, or the answer cannot be trusted: nothing was stored; sign in again), ``isTransient`` (try
+/// again later, nothing changes) and ``isMisconfiguration`` (the issuer, client or server is configured so that it
+/// cannot work: fix that first). Exactly one holds for every error; ``isStorageFailure`` and ``isUnreadableEntry``
+/// never do, since signing in stores nothing itself. ``reason`` says what happened and ``fix``
 /// what to do, for a person; ``description`` is both. Failures of the OAuth endpoints — the token endpoint's code
 /// exchange and device polling, the device authorization endpoint — are the core's `TokenAuthError`, with the
 /// server's `OAuthErrorResponse`, as for a refresh.
@@ -43,7 +45,7 @@ public struct SignInError: Error, Sendable, Equatable, CustomStringConvertible {
     public let underlying: (any Error & Sendable)?
     private let transient: Bool?
 
-    init(
+    package init(
         _ code: Code, _ reason: String, fix: String, oauthError: OAuthErrorResponse? = nil, statusCode: Int? = nil,
         member: String? = nil, underlying: (any Error & Sendable)? = nil, transient: Bool? = nil
     ) {
@@ -71,6 +73,20 @@ public struct SignInError: Error, Sendable, Equatable, CustomStringConvertible {
 
     // MARK: - What to do
 
+    // The categories, in the same words on every error type of the package (`KeyringError`, `TokenAuthError`):
+    // exactly one of them holds for every error (`SignInErrorCategoryTests` checks each code).
+
+    /// Whether a sign-in is needed: here, the user or the provider said no, or what came back cannot be trusted.
+    /// Nothing was stored; signing in again (after the fix, for a refusal of the client) is what to do.
+    public var isLoginRequired: Bool { !isTransient && !isMisconfiguration }
+
+    /// Whether the store cannot be used just now. Never for a `SignInError`: signing in stores nothing itself (what
+    /// stores the credentials throws its own errors).
+    public var isStorageFailure: Bool { false }
+
+    /// Whether a stored entry cannot be read by this version. Never for a `SignInError`: signing in reads no entry.
+    public var isUnreadableEntry: Bool { false }
+
     /// Whether trying again later may succeed without any change: a server that could not be used just now, no
     /// answer in time, keys that cannot be fetched yet.
     public var isTransient: Bool {
@@ -80,7 +96,8 @@ public struct SignInError: Error, Sendable, Equatable, CustomStringConvertible {
         ].contains(code)
     }
 
-    /// Whether the sign-in cannot work until the issuer URL, the client or the server's configuration changes.
+    /// Whether the sign-in cannot work until the issuer URL, the client, an option or the server's configuration
+    /// changes, so that signing in again would not help: fix the configuration.
     public var isMisconfiguration: Bool {
         !isTransient && [
             .insecureIssuer, .invalidIssuer, .metadataNotFound, .redirected, .metadataNotJSON, .issuerMismatch,
@@ -90,9 +107,10 @@ public struct SignInError: Error, Sendable, Equatable, CustomStringConvertible {
         ].contains(code)
     }
 
-    /// Whether the user or the provider said no, or what came back cannot be trusted: nothing was stored, and
-    /// signing in again (after the fix, for a refusal of the client) is what to do.
-    public var isRefused: Bool { !isTransient && !isMisconfiguration }
+    /// Whether the user or the provider said no, or what came back cannot be trusted: ``isLoginRequired``, its name
+    /// on every error type of the package.
+    @available(*, deprecated, renamed: "isLoginRequired")
+    public var isRefused: Bool { isLoginRequired }
 
     /// Two errors are equal when they have the same code.
     public static func == (lhs: SignInError, rhs: SignInError) -> Bool { lhs.code == rhs.code }

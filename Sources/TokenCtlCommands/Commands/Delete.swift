@@ -1,6 +1,7 @@
 import ArgumentParser
 import TokenAuth
 import TokenAuthKeyring
+import TokenCtlBase
 
 extension TokenCtl {
     struct Delete: AsyncParsableCommand {
@@ -17,12 +18,9 @@ extension TokenCtl {
 
         func run() async throws {
             try await reportingFailures {
-                let deleted = try await item.keyringFirst({
-                    try await KeyringAuthStore(service: item.service, account: item.account, keyring: keyringOptions.keyring)
-                        .delete() ? ItemLocation.keyring : nil
-                }, orFile: { store in
-                    try await store.delete() ? ItemLocation.file(path: store.path) : nil
-                })
+                let deleted = try await item.lookup(keyring: keyringOptions.keyring).first(
+                    inKeyring: { try await $0.delete() ? ItemLocation.keyring : nil },
+                    inFile: { store in try await store.delete() ? ItemLocation.file(path: store.path) : nil })
                 guard let deleted else { throw Failure.noCredentials(item) }
                 Terminal.status("Deleted the tokens from \(deleted.named).")
             }

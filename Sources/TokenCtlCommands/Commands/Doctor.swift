@@ -1,5 +1,6 @@
 import ArgumentParser
 import Keyring
+import TokenCtlBase
 
 extension TokenCtl {
     struct Doctor: AsyncParsableCommand {
@@ -14,7 +15,7 @@ extension TokenCtl {
             let diagnosis = await keyringOptions.keyring.diagnose()
             // A collection's label and the provider's process name are the desktop's text, shown as such.
             print(Terminal.printable(diagnosis.description))
-            guard diagnosis.isUsable else { throw Exit.keyring }
+            guard diagnosis.isUsable else { throw ExitCode(.storageFailure) }
         }
     }
 }

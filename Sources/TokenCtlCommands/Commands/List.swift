@@ -1,7 +1,9 @@
 import ArgumentParser
 import Foundation
 import TokenAuth
+import TokenAuthFileStore
 import TokenAuthKeyring
+import TokenCtlBase
 
 extension TokenCtl {
     struct List: AsyncParsableCommand {
@@ -26,14 +28,14 @@ extension TokenCtl {
         func run() async throws {
             try await reportingFailures {
                 let service = options.service
-                let (inKeyring, inFiles) = try await accountsInBothStores({
+                let (inKeyring, inFiles) = try await StoreLookup.accounts(inKeyring: {
                     try await KeyringAuthStore.accounts(of: service, keyring: options.keyringOptions.keyring).map {
                         let row = Row(
                             account: $0.attributes["account"] ?? "", label: $0.label, modified: $0.modified,
                             locked: $0.isLocked)
                         return Located(row: row, location: .keyring)
                     }
-                }, files: {
+                }, inFiles: {
                     try FileAuthStore.accounts(of: service).map { account in
                         let path = FileAuthStore(service: service, account: account).path
                         let modified = try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date
@@ -42,7 +44,7 @@ extension TokenCtl {
                             locked: false)
                         return Located(row: row, location: .file(path: path))
                     }
-                }, account: \.row.account)
+                }, name: \.row.account)
                 let rows = inKeyring + inFiles
                 if options.json {
                     try Terminal.printJSON(rows)

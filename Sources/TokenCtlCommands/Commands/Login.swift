@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TokenAuth
 import TokenAuthKeyring
+import TokenAuthSignIn
 
 extension TokenCtl {
     package struct Login: AsyncParsableCommand {
@@ -199,7 +200,7 @@ extension TokenCtl {
             if deviceAuthorizationURL != nil, !device {
                 throw ValidationError("--device-authorization-url belongs to --device.")
             }
-            // A provider's endpoints are known once tokenctl-signin reads its table.
+            // A provider's endpoints are known once the sign-in reads its table (`ResolvedEndpoints`).
             guard issuer == nil, provider == nil else { return }
             if usesBrowser, authorizationURL == nil {
                 throw ValidationError(
@@ -217,7 +218,7 @@ extension TokenCtl {
             try await reportingFailures {
                 // Before the sign-in: without a Secret Service, tokens the user signs in for would have nowhere to go.
                 try await storage.checkStorage(for: item, keyring: keyringOptions.keyring, command: "login")
-                try await TokenCtl.signIn.login(self)
+                try await signIn()
             }
         }
     }

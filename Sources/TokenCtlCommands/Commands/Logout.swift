@@ -2,6 +2,7 @@ import ArgumentParser
 import TokenAuth
 import TokenAuthKeyring
 import TokenAuthURLSession
+import TokenCtlBase
 
 extension TokenCtl {
     struct Logout: AsyncParsableCommand {
@@ -23,12 +24,10 @@ extension TokenCtl {
         func run() async throws {
             try await reportingFailures {
                 let transport = URLSessionTransport(maximumResponseBodySize: 64 * 1024, timeout: .seconds(10))
-                let signedOut = try await item.keyringFirst({
-                    let outcome = try await SignOut.perform(
-                        service: item.service, account: item.account, keyring: keyringOptions.keyring,
-                        transport: transport)
+                let signedOut = try await item.lookup(keyring: keyringOptions.keyring).first(inKeyring: { store in
+                    let outcome = try await SignOut.perform(store: store, transport: transport)
                     return outcome.deleted ? (outcome, ItemLocation.keyring) : nil
-                }, orFile: { store in
+                }, inFile: { store in
                     let outcome = try await SignOut.perform(store: store, transport: transport)
                     return outcome.deleted ? (outcome, ItemLocation.file(path: store.path)) : nil
                 })

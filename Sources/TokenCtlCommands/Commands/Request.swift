@@ -2,8 +2,9 @@ import ArgumentParser
 import Foundation
 import HTTPTypes
 import TokenAuth
-import TokenAuthURLSession
 import TokenAuthKeyring
+import TokenAuthURLSession
+import TokenCtlBase
 
 extension TokenCtl {
     struct Request: AsyncParsableCommand {
@@ -105,7 +106,7 @@ extension TokenCtl {
             FileHandle.standardOutput.write(body)
             if head.status.kind != .successful {
                 Terminal.status("The server answered with status \(head.status.code).")
-                throw Exit.httpStatus
+                throw ExitCode(.requestRefused)
             }
         }
     }

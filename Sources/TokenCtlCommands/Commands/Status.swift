@@ -1,7 +1,9 @@
 import ArgumentParser
 import Foundation
 import TokenAuth
+import TokenAuthFileStore
 import TokenAuthKeyring
+import TokenCtlBase
 
 extension TokenCtl {
     struct Status: AsyncParsableCommand {
@@ -45,9 +47,9 @@ extension TokenCtl {
             }
             try await reportingFailures {
                 let now = systemWallClock()
-                let (inKeyring, inFiles) = try await accountsInBothStores(
-                    { try await KeyringAuthStore.accountStates(of: service, keyring: keyring, at: now) },
-                    files: { try FileAuthStore.accountStates(of: service, at: now) }, account: \.account)
+                let (inKeyring, inFiles) = try await StoreLookup.accounts(
+                    inKeyring: { try await KeyringAuthStore.accountStates(of: service, keyring: keyring, at: now) },
+                    inFiles: { try FileAuthStore.accountStates(of: service, at: now) }, name: \.account)
                 let states = inKeyring.map { ($0, ItemLocation.keyring) } + inFiles.map {
                     ($0, ItemLocation.file(path: FileAuthStore(service: service, account: $0.account).path))
                 }
@@ -69,7 +71,7 @@ extension TokenCtl {
             }
         }
 
-        private static func row(_ account: KeyringAuthStore.AccountState) -> Row {
+        private static func row(_ account: StoredAccountState) -> Row {
             let (state, expiresAt, reason): (String, Date?, String?) = switch account.state {
             case .valid(let until): ("valid", until, nil)
             case .needsRefresh: ("needs_refresh", nil, nil)
@@ -82,7 +84,7 @@ extension TokenCtl {
                 identityCheckPending: account.identityCheckPending, refreshStartedAt: account.refreshStartedAt)
         }
 
-        private static func text(_ state: KeyringAuthStore.AccountState.State, now: Date) -> String {
+        private static func text(_ state: StoredAccountState.State, now: Date) -> String {
             switch state {
             case .valid(let until?):
                 "valid until \(until.formatted(date: .abbreviated, time: .shortened)) (in \(CredentialsSummary.span(CredentialsSummary.wholeSeconds(until.timeIntervalSince(now)))))"

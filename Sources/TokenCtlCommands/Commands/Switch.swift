@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
+import TokenAuthFileStore
 import TokenAuthKeyring
+import TokenCtlBase
 
 extension TokenCtl {
     struct Switch: AsyncParsableCommand {
@@ -23,14 +25,17 @@ extension TokenCtl {
 
         func run() async throws {
             try await reportingFailures {
-                let (inKeyring, inFiles) = try await accountsInBothStores(
-                    { try await KeyringAuthStore.accounts(of: service, keyring: keyringOptions.keyring).map { $0.attributes["account"] ?? "" } },
-                    files: { try FileAuthStore.accounts(of: service) }, account: { $0 })
+                let (inKeyring, inFiles) = try await StoreLookup.accounts(
+                    inKeyring: {
+                        try await KeyringAuthStore.accounts(of: service, keyring: keyringOptions.keyring)
+                            .map { $0.attributes["account"] ?? "" }
+                    },
+                    inFiles: { try FileAuthStore.accounts(of: service) }, name: { $0 })
                 guard (inKeyring + inFiles).contains(account) else {
                     throw Failure(
                         message: "No account \"\(account)\" is stored for service \"\(service)\"; "
                             + "`tokenctl status --service \(service)` lists those that are.",
-                        exitCode: Exit.noCredentials)
+                        status: .loginRequired)
                 }
                 try DefaultAccounts.set(account, for: service)
                 Terminal.status("Commands for \"\(service)\" now use account \"\(account)\" when --account is left out.")

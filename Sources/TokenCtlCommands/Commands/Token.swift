@@ -2,11 +2,14 @@ import ArgumentParser
 import Keyring
 import TokenAuth
 import TokenAuthKeyring
+import TokenCtlBase
 
 extension TokenCtl {
-    struct Token: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "token",
+    package struct Token: AsyncParsableCommand {
+        package init() {}
+
+        package static let configuration = CommandConfiguration(
+            commandName: CommandLineOptions.tokenCommand,
             abstract: "Print a valid access token and nothing else, refreshing it first if it expires soon.",
             discussion: """
                 For scripts:
@@ -19,10 +22,10 @@ extension TokenCtl {
                 transient network or server failure.
                 """)
 
-        @OptionGroup var item: ItemOptions
-        @OptionGroup var keyringOptions: KeyringOptions
+        @OptionGroup package var item: ItemOptions
+        @OptionGroup package var keyringOptions: KeyringOptions
 
-        func run() async throws {
+        package func run() async throws {
             try await reportingFailures {
                 let manager = try await item.manager(keyring: keyringOptions.keyring)
                 print(try await manager.validAuth().accessToken)

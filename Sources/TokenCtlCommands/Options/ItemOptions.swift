@@ -1,8 +1,11 @@
 import ArgumentParser
+import TokenAuthFileStore
 import TokenAuthKeyring
+import TokenCtlBase
 
 /// The keyring item a command works on: `--service` and `--account`, or the service's default account
-/// (`tokenctl switch`) when `--account` is left out.
+/// (`tokenctl switch`) when `--account` is left out. Spelled as ``CommandLineOptions`` says, which `tokenctl`'s own
+/// reading of the plain `token` call uses too.
 package struct ItemOptions: ParsableArguments {
     package init() {}
 
@@ -12,15 +15,17 @@ package struct ItemOptions: ParsableArguments {
         self.accountOption = account
     }
 
-    @Option(help: "The service the tokens are for (the item's `service` attribute).")
+    @Option(
+        name: .customLong(CommandLineOptions.Name.service),
+        help: "The service the tokens are for (the item's `service` attribute).")
     package var service: String
 
     @Option(
-        name: .customLong("account"),
+        name: .customLong(CommandLineOptions.Name.account),
         help: ArgumentHelp(
             "The account the tokens belong to (the item's `account` attribute); the service's default, chosen with "
                 + "`tokenctl switch`, when left out."))
-    var accountOption: String?
+    package var accountOption: String?
 
     /// The account given, or the service's default.
     package var account: String {

@@ -1,8 +1,11 @@
 import ArgumentParser
+import TokenCtlBase
 
 /// The accounts of one service, as `list` and `status` show them.
 struct ServiceOptions: ParsableArguments {
-    @Option(help: "The service whose accounts to show (the items' `service` attribute).")
+    @Option(
+        name: .customLong(CommandLineOptions.Name.service),
+        help: "The service whose accounts to show (the items' `service` attribute).")
     var service: String
 
     @OptionGroup var keyringOptions: KeyringOptions

@@ -5,7 +5,7 @@ import Musl
 #endif
 import Synchronization
 import TokenAuth
-import TokenCtlFastPath
+import TokenCtlBase
 
 /// How `tokenctl token`, `refresh` and `request` survive being stopped while a refresh token is at the server.
 ///
@@ -71,7 +71,7 @@ package enum DetachedRefresh {
         let spawned = posix_spawn(&pid, path, nil, &attributes, argv, environment)
         guard spawned == 0 else {
             StandardError.report("Could not start the process that refreshes (\(String(cString: strerror(spawned)))).")
-            exit(ExitStatus.usage)
+            exit(ExitStatus.usage.rawValue)
         }
         child.store(pid, ordering: .sequentiallyConsistent)
         // A signal that came before the pid was stored found no child to pass it on to (one pending since the start,
@@ -79,8 +79,11 @@ package enum DetachedRefresh {
         // reads the pid, so either it saw the pid or this sees the signal; at worst both, and SIGTERM comes twice.
         if firstSignal.load(ordering: .sequentiallyConsistent) != 0 { kill(pid, SIGTERM) }
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 {
-            guard errno == EINTR else { exit(ExitStatus.usage) }
+        do throws(SystemCallError) {
+            try systemCall { waitpid(pid, &status, 0) }
+        } catch {
+            StandardError.report("Could not wait for the process that refreshes (\(error.sentence)).")
+            exit(ExitStatus.usage.rawValue)
         }
         if status & 0x7f == 0 { exit((status >> 8) & 0xff) }  // WIFEXITED, WEXITSTATUS
         // The child ended by a signal: end by the one this process was sent, else by the child's.

@@ -1,7 +1,8 @@
 import Keyring
-import TokenCtlFastPath
 import TokenAuth
+import TokenAuthFileStore
 import TokenAuthKeyring
+import TokenCtlBase
 
 extension StorageOptions {
     /// Stores what the user asked to store (a sign-in or an import) where they asked: in the keyring, or with

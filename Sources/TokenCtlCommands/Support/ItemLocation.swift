@@ -1,14 +1,16 @@
 import Keyring
-import TokenCtlFastPath
 import TokenAuth
-import TokenAuthURLSession
+import TokenAuthFileStore
 import TokenAuthKeyring
+import TokenAuthSignIn
+import TokenAuthURLSession
+import TokenCtlBase
 
 /// Where an item lives: in the keyring, or in the file store that `--insecure-storage` writes to.
 ///
 /// Readers look in the keyring first, then in the file store — also when no Secret Service is reachable
-/// (``ItemOptions/keyringFirst(_:orFile:)``). They never write to the file store on their own: only `login` and
-/// `import` with `--insecure-storage` do.
+/// (``StoreLookup``). They never write to the file store on their own: only `login` and `import` with
+/// `--insecure-storage` do.
 package enum ItemLocation: Sendable, Equatable {
     case keyring
     case file(path: String)
@@ -53,33 +55,19 @@ struct Located<Row: Encodable>: Encodable {
 }
 
 extension ItemOptions {
+    /// Where the item is looked for: the keyring, then the file store (``StoreLookup``).
+    func lookup(keyring: Keyring) -> StoreLookup {
+        StoreLookup(service: service, account: account, keyring: keyring)
+    }
+
     /// The item's file in the file store.
     var fileStore: FileAuthStore { FileAuthStore(service: service, account: account) }
 
-    /// What `inKeyring` finds; when it finds nothing, or no Secret Service is reachable, what `inFile` finds in the
-    /// item's file; when that finds nothing either, the keyring's answer: `nil`, or its error.
-    func keyringFirst<T>(
-        _ inKeyring: () async throws -> T?, orFile inFile: (FileAuthStore) async throws -> T?
-    ) async throws -> T? {
-        var unreachable: KeyringError?
-        do {
-            if let found = try await inKeyring() { return found }
-        } catch let error as KeyringError where error.meansNoKeyring {
-            unreachable = error
-        }
-        if let found = try await inFile(fileStore) { return found }
-        if let unreachable { throw unreachable }
-        return nil
-    }
-
     /// The stored credentials and where they live, or `nil` when neither the keyring nor the file store has them.
     func locateCredentials(keyring: Keyring) async throws -> (StoredCredentials, ItemLocation)? {
-        try await keyringFirst({
-            try await KeyringAuthStore(service: service, account: account, keyring: keyring).loadCredentials()
-                .map { ($0, .keyring) }
-        }, orFile: { store in
-            try await store.loadCredentials().map { ($0, .file(path: store.path)) }
-        })
+        try await lookup(keyring: keyring).first(
+            inKeyring: { try await $0.loadCredentials().map { ($0, .keyring) } },
+            inFile: { store in try await store.loadCredentials().map { ($0, .file(path: store.path)) } })
     }
 
     /// A manager for the item where it lives, for a process that lives for one call; when neither store has it,
@@ -87,48 +75,38 @@ extension ItemOptions {
     ///
     /// A refresh's answer that the store does not take is an error here (`notStored`, exit 4), never a token printed:
     /// the process ends, and its memory with it. The answer is kept for the next call, which stores it. Terminating
-    /// signals wait while a refresh token is at stake (``SignalDeferral``).
+    /// signals wait while a refresh token is at stake (``SignalDeferral``), and so do sleep and shutdown, where logind
+    /// runs (`SleepInhibitorGuard`, which `forFileItem` does not add by itself). Refreshed `id_token`s are checked
+    /// against the issuer's keys (`IDTokenVerifier.forStoredClient`).
     func manager(
         keyring: Keyring, transport: any HTTPTransport = URLSessionTransport(maximumResponseBodySize: TokenResponse.maximumSize)
     ) async throws -> AuthManager {
-        let configuration = AuthManager.Configuration(servesUnstoredTokens: false, windowGuards: [SignalDeferral()])
-        let found = try await keyringFirst({
-            do {
-                return try await AuthManager.forKeyringItem(
+        let configuration = AuthManager.Configuration(
+            servesUnstoredTokens: false, windowGuards: [SignalDeferral(), SleepInhibitorGuard()])
+        let identityChecks = IDTokenVerifier.forStoredClient
+        let found = try await lookup(keyring: keyring).first(inKeyring: { _ in
+            try await Self.unlessNothingStored {
+                try await AuthManager.forKeyringItem(
                     service: service, account: account, keyring: keyring, transport: transport,
-                    configuration: configuration, identityChecks: TokenCtl.signIn.identityChecks, followsChanges: false)
-            } catch let error as TokenAuthError where error.code == .noCredentials {
-                return nil
+                    configuration: configuration, identityChecks: identityChecks, followsChanges: false)
             }
-        }, orFile: { _ in
-            do {
-                return try await AuthManager.forFileItem(
+        }, inFile: { _ in
+            try await Self.unlessNothingStored {
+                try await AuthManager.forFileItem(
                     service: service, account: account, transport: transport, configuration: configuration,
-                    identityChecks: TokenCtl.signIn.identityChecks, followsChanges: false)
-            } catch let error as TokenAuthError where error.code == .noCredentials {
-                return nil
+                    identityChecks: identityChecks, followsChanges: false)
             }
         })
         guard let found else { throw Failure.noCredentials(self) }
         return found
     }
-}
 
-/// The accounts of a service as `status`, `list` and `switch` read them: the keyring's (`inKeyring`), then those of
-/// the file store (`inFiles`) that the keyring does not have. Without a Secret Service, the file store's alone — or,
-/// when it has none either, the keyring's error.
-func accountsInBothStores<T>(
-    _ inKeyring: () async throws -> [T], files inFiles: () throws -> [T], account: (T) -> String
-) async throws -> (keyring: [T], files: [T]) {
-    var unreachable: KeyringError?
-    var fromKeyring: [T] = []
-    do {
-        fromKeyring = try await inKeyring()
-    } catch let error as KeyringError where error.meansNoKeyring {
-        unreachable = error
+    /// What `make` makes; `nil` when it says nothing is stored (`noCredentials`), for the lookup to look further.
+    private static func unlessNothingStored(_ make: () async throws -> AuthManager) async throws -> AuthManager? {
+        do {
+            return try await make()
+        } catch let error as TokenAuthError where error.code == .noCredentials {
+            return nil
+        }
     }
-    let known = Set(fromKeyring.map(account))
-    let fromFiles = try inFiles().filter { !known.contains(account($0)) }
-    if let unreachable, fromFiles.isEmpty { throw unreachable }
-    return (fromKeyring, fromFiles)
 }

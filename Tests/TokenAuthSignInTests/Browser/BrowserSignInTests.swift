@@ -215,7 +215,7 @@ struct BrowserSignInTests {
             }
             #expect(error?.oauthErrorCode == "access_denied")
             #expect(error?.oauthError?.errorDescription == "The user declined.")
-            #expect(error?.isRefused == true)
+            #expect(error?.isLoginRequired == true)
             #expect(server.browserFlowStats.codesIssued == 0)
             #expect(server.browserFlowStats.codeExchanges == 0)
             #expect(browser.pages.last?.page.contains("declined") == true)
@@ -232,7 +232,7 @@ struct BrowserSignInTests {
                 try await Self.browserSignIn(metadata).signIn { try await browser.open($0) }
             }
             #expect(rejected?.oauthErrorCode == "invalid_scope")
-            #expect(rejected?.isRefused == true)
+            #expect(rejected?.isLoginRequired == true)
             let page = try #require(browser.pages.last?.page)
             #expect(!page.contains("<script>"))
             #expect(page.contains("&lt;script&gt;"))

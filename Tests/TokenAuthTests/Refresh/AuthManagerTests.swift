@@ -224,6 +224,25 @@ struct AuthManagerTests {
         }
     }
 
+    @Test("a refresh within the leeway that stops at excessiveRefresh serves the token that is still valid")
+    func excessiveRefreshServesValidToken() async throws {
+        try await RefreshFixture.with { fixture in
+            // Every answer's token expires within the leeway (60 s), so each use asks for a refresh.
+            fixture.server.updateFaults { $0.expiresInJSON = "30" }
+            let manager = fixture.manager(
+                store: InMemoryAuthStore(fixture.seed(expiresIn: 30)),
+                configuration: .init(refreshLimit: 1, refreshWindow: .seconds(30)))
+            let refreshed = try await manager.validToken()
+            #expect(fixture.server.stats.refreshGrants == 1)
+            // 10 s left of its 30: within the leeway (at most half a token's lifetime), so the next use refreshes,
+            // and the limit stops it. excessiveRefresh is transient: the token still valid is served, as after any
+            // transient failure.
+            fixture.clock.advance(by: 20)
+            #expect(try await manager.validToken() == refreshed)
+            #expect(fixture.server.stats.refreshGrants == 1)
+        }
+    }
+
     @Test("logout during a refresh: the result is discarded, nothing is written back, waiters get loginRequired")
     func logoutDuringRefresh() async throws {
         try await RefreshFixture.with { fixture in

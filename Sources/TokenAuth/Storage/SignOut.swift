@@ -1,0 +1,88 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Signs an account out of a stored entry — a keyring item (TokenAuthKeyring's `SignOut.perform(service:account:…)`),
+/// a `FileAuthStore` file, any ``CredentialsStore`` — revokes its tokens at the server when the entry records a
+/// revocation endpoint (RFC 7009), then deletes the entry.
+///
+/// The item is deleted even when revocation fails — the user asked to be signed out here, and a token that could
+/// not be revoked stays valid only until it expires; ``Outcome/revocation`` says what happened so the caller can
+/// tell the user. Everything runs under the entry's lock (``CredentialsStore/itemLock(maximumWait:)``), so a refresh in another
+/// process finishes first — the tokens revoked are the newest — and cannot write tokens back after the delete.
+public enum SignOut {
+    /// What happened at the revocation endpoint.
+    public enum Revocation: Sendable, Equatable {
+        /// Nothing was stored, or the item records no revocation endpoint: nothing was sent.
+        case notConfigured
+        /// The server accepted the revocation of every token sent (the refresh token, then the access token).
+        case revoked
+        /// A revocation request failed; the item was deleted all the same.
+        case failed(TokenAuthError)
+    }
+
+    /// The result of a sign-out.
+    public struct Outcome: Sendable, Equatable {
+        /// Whether an item was stored (and is now deleted).
+        public var deleted: Bool
+        /// What happened at the revocation endpoint.
+        public var revocation: Revocation
+
+        package init(deleted: Bool, revocation: Revocation) {
+            self.deleted = deleted
+            self.revocation = revocation
+        }
+    }
+
+    /// Signs the account of `store` out: revocation first, then the entry removed, all under the entry's lock.
+    ///
+    /// ```swift
+    /// let outcome = try await SignOut.perform(
+    ///     store: FileAuthStore(service: "api.example.com", account: "ada"), transport: URLSessionTransport())
+    /// if case .failed(let error) = outcome.revocation { print("Not revoked: \(error)") }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - store: The entry to sign out of.
+    ///   - transport: Sends the revocation requests.
+    ///   - wallClock: Tells whether the access token has expired (an expired one is not revoked).
+    /// - Throws: the store's errors — for an entry that cannot be read (then nothing is revoked or removed), or one
+    ///   that cannot be removed — or the refresh lock's.
+    public static func perform(
+        store: some CredentialsStore,
+        transport: any HTTPTransport,
+        wallClock: @escaping WallClock = systemWallClock
+    ) async throws -> Outcome {
+        try await store.itemLock(maximumWait: type(of: store).signInLockWait).withLock {
+            guard let credentials = try await store.loadCredentials() else {
+                return Outcome(deleted: false, revocation: .notConfigured)
+            }
+            var revocation = Revocation.notConfigured
+            if let client = credentials.client, let revoker = TokenRevocationClient(client: client, transport: transport) {
+                revocation = await revoke(credentials.auth, with: revoker, wallClock: wallClock)
+            }
+            _ = try await store.remove()  // the lock is held: `delete()` would wait for it
+            return Outcome(deleted: true, revocation: revocation)
+        }
+    }
+
+    /// Revokes the refresh token first (at most servers that also ends its access tokens), then the access token
+    /// unless it has expired. Stops at the first failure.
+    private static func revoke(_ auth: Auth, with revoker: TokenRevocationClient, wallClock: WallClock) async -> Revocation {
+        var tokens: [(String, TokenRevocationClient.TokenTypeHint)] = []
+        if let refreshToken = auth.refreshToken { tokens.append((refreshToken, .refreshToken)) }
+        if auth.isValid(at: wallClock()) { tokens.append((auth.accessToken, .accessToken)) }
+        for (token, hint) in tokens {
+            do {
+                try await revoker.revoke(token, hint: hint)
+            } catch let error as TokenAuthError {
+                return .failed(error)
+            } catch {
+                return .failed(.unreachable("revocation endpoint", host: revoker.endpoint.host ?? "?", because: error))
+            }
+        }
+        return .revoked
+    }
+}
