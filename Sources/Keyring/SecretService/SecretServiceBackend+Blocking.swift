@@ -1,7 +1,7 @@
 extension SecretServiceBackend {
     func lookupBlocking(_ attributes: [String: String]) throws -> Keyring.BlockingLookup {
         do {
-            let found = try searchingCallHere { calls in try Self.find(attributes, calls: calls) }
+            let found = try searchingCallHere { calls in try find(attributes, calls: calls) }
             return found.map { .found($0) } ?? .absent
         } catch is NeedsUnlock {
             guard configuration.prompting == .allowed else { throw KeyringError.locked("prompting is disabled") }

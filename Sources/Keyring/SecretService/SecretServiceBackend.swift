@@ -8,9 +8,12 @@ import Foundation
 /// of ``SecretServiceCalls`` on libsecret's connection, bounded by the timeout, which meets locked items by unlocking
 /// them (prompting, when the configuration allows it) and running again.
 ///
-/// Its state is libsecret's, one per process: the connection and the session that `secret_service_get_sync` shares.
+/// Its state is one per process: libsecret's connection and session (which `secret_service_get_sync` shares), and
+/// where the items this process used were (``hints``).
 struct SecretServiceBackend: KeyringBackend {
     let configuration: Keyring.Configuration
+    /// Where this process last found items: lookups and stores ask for them with their search.
+    var hints = ItemPathHints.ofThisProcess
 
     // MARK: Reading
 
@@ -26,17 +29,17 @@ struct SecretServiceBackend: KeyringBackend {
 
     func lookup(_ attributes: [String: String]) async throws -> KeyringSecret? {
         try await withUnlocking {
-            try await searchingCall { calls in try Self.find(attributes, calls: calls) }
+            try await searchingCall { calls in try find(attributes, calls: calls) }
         }
     }
 
     /// The one lookup, in one blocking call: ``lookup(_:)`` and ``lookupBlocking(_:)`` run it.
-    static func find(_ attributes: [String: String], calls: SecretServiceCalls) throws -> KeyringSecret? {
-        try calls.searchForReading(attributes) { found in
+    func find(_ attributes: [String: String], calls: SecretServiceCalls) throws -> KeyringSecret? {
+        let found = try calls.searchForReading(attributes, hint: hints.path(for: attributes)) { found in
             let exact = found.candidates.filter { KeyringItem.attributes($0.attributes, matchExactly: attributes) }
             guard var chosen = exact.first else {
                 try Self.ensureNothingHidden(attributes, calls: calls)
-                return nil
+                return KeyringSecret?.none
             }
             if exact.count > 1 {
                 let modified = try found.modified(exact.map(\.path))
@@ -50,6 +53,8 @@ struct SecretServiceBackend: KeyringBackend {
             }
             return KeyringSecret(path: chosen.path, attributes: chosen.attributes, secret: secret)
         }
+        hints.remember(found?.path, for: attributes)
+        return found
     }
 
     // MARK: Writing
@@ -59,22 +64,25 @@ struct SecretServiceBackend: KeyringBackend {
     ) async throws -> KeyringItem {
         try await withUnlocking {
             try await searchingCall { calls in
-                try Self.store(secret, label: label, attributes: attributes, in: collection, calls: calls)
+                let written = try store(secret, label: label, attributes: attributes, in: collection, calls: calls)
+                hints.remember(written.path, for: attributes)
+                return written
             }
         }
     }
 
-    private static func store(
+    private func store(
         _ secret: String,
         label: String,
         attributes: [String: String],
         in collection: KeyringCollection,
         calls: SecretServiceCalls
     ) throws -> KeyringItem {
-        let exact = try calls.search(attributes).filter { $0.hasExactly(attributes) }
+        let exact = try calls.search(attributes, hint: hints.path(for: attributes)).filter { $0.hasExactly(attributes) }
         if exact.contains(where: \.isLocked) { throw NeedsUnlock(attributes: attributes) }
         // The usual case, one item: replace its secret where it is, without resolving the collection.
-        // Three round trips in all: the search, the item's properties, the new secret.
+        // Three round trips in all (the search, the item's properties, the new secret), or two where this process
+        // found the item before: the search and its properties together, then the new secret.
         if exact.count == 1, let only = exact.first {
             try calls.replace(at: only.path, secret: secret, label: only.label == label ? nil : label)
             return only
@@ -84,7 +92,7 @@ struct SecretServiceBackend: KeyringBackend {
         }
         if target.isLocked { throw NeedsUnlock(attributes: attributes, collection: collection) }
         let written: KeyringItem
-        if let existing = newest(exact.filter { $0.collectionPath == target.path }) {
+        if let existing = Self.newest(exact.filter { $0.collectionPath == target.path }) {
             try calls.replace(at: existing.path, secret: secret, label: existing.label == label ? nil : label)
             written = existing
         } else {
@@ -103,6 +111,7 @@ struct SecretServiceBackend: KeyringBackend {
                 if exact.contains(where: \.isLocked) { throw NeedsUnlock(attributes: attributes) }
                 if exact.isEmpty { try Self.ensureNothingHidden(attributes, calls: calls) }
                 for item in exact { try calls.delete(at: item.path) }
+                hints.remember(nil, for: attributes)
                 return exact.count
             }
         }

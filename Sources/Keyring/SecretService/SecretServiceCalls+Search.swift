@@ -5,126 +5,77 @@ import FoundationEssentials
 import Foundation
 #endif
 
+/// Searching: `SearchItems`, then the found items' properties — in the search's own batch for the item where this
+/// process last found the one it wants (a *hint*), so that its answers arrive with the search's.
+///
+/// A hint only chooses what to ask for: everything used is read fresh, in the same round as the search, and used only
+/// when the search found that item alone. A wrong hint (the item was replaced, deleted or joined by another) costs
+/// its calls' answers and nothing more: the found items are then read as without a hint.
 extension SecretServiceCalls {
+    /// What `SearchItems` found: the paths of the items having all of the attributes, unlocked and locked ones apart.
+    struct Found {
+        let unlocked: [String]
+        let locked: [String]
+        var paths: [String] { unlocked + locked }
+    }
+
     /// Every item having all of `attributes`, locked ones included, with its metadata. Two round trips: the
-    /// search, then every found item's properties together.
-    func search(_ attributes: [String: String]) throws -> [KeyringItem] {
-        let (unlocked, locked) = try searchPaths(attributes)
-        let paths = unlocked + locked
-        let batch = try makeBatch(size: paths.count)
-        for (index, path) in paths.enumerated() {
-            batch.call(
-                index, path: path, interface: Self.propertiesInterface, method: "GetAll",
-                parameters: Variant.getAllParameters(interface: Self.itemInterface), replyType: "(a{sv})")
-        }
-        batch.wait()
-        return try paths.enumerated().compactMap { index, path in
-            // `nil`: deleted since the search.
-            try batch.take(index, "reading the properties of \(path)", skippingMissing: true) { Self.item(at: path, from: $0) }
-        }
-    }
-
-    /// An item found by ``searchForReading(_:_:)``: what deciding whether to read it needs, and no more.
-    struct Candidate {
-        let path: String
-        let attributes: [String: String]
-        let isLocked: Bool
-    }
-
-    /// What ``searchForReading(_:_:)`` found. Valid only inside its body.
-    struct Readable {
-        /// Every item having all of the searched attributes, locked ones included.
-        let candidates: [Candidate]
-        fileprivate let secrets: OpaquePointer?
-        fileprivate let calls: SecretServiceCalls
-
-        /// The secret of the candidate at `path` as UTF-8 text, or `nil` when the service gives none because
-        /// the item is locked.
-        func secret(of path: String) throws -> String? {
-            if let secrets, let encoded = Variant.lookup(secrets, path) {
-                defer { g_variant_unref(encoded) }
-                return try calls.decodeText(encoded, path: path)
-            }
-            // Not in the batch (the item was locked or replaced meanwhile): ask for this one alone.
-            return try calls.readSecret(at: path)
-        }
-
-        /// When the items at `paths` were last modified (one more round trip; only duplicates need it).
-        func modified(_ paths: [String]) throws -> [String: Date] {
-            let batch = try calls.makeBatch(size: paths.count)
-            for (index, path) in paths.enumerated() {
-                batch.call(
-                    index, path: path, interface: SecretServiceCalls.propertiesInterface, method: "Get",
-                    parameters: Variant.getParameters(interface: SecretServiceCalls.itemInterface, property: "Modified"),
-                    replyType: "(v)")
-            }
+    /// search, then every found item's properties together; one when the search finds the item at `hint` alone.
+    func search(_ attributes: [String: String], hint: String? = nil) throws -> [KeyringItem] {
+        let found: Found
+        if let hint {
+            let batch = try makeBatch(size: 2)
+            sendSearch(attributes, in: batch, slot: 0)
+            sendGetAll(hint, in: batch, slot: 1)
             batch.wait()
-            var dates: [String: Date] = [:]
-            for (index, path) in paths.enumerated() {
-                let modified = try batch.take(index, "reading when \(path) changed", skippingMissing: true) { reply in
-                    Variant.boxedProperty(reply, type: "t") { Date(timeIntervalSince1970: TimeInterval(g_variant_get_uint64($0))) }
-                }
-                dates[path] = modified ?? nil  // `nil`: deleted since the search, or no date
-            }
-            return dates
+            found = try takeSearch(from: batch, slot: 0)
+            if found.paths == [hint], let item = try takeItem(hint, from: batch, slot: 1) { return [item] }
+        } else {
+            found = try searchPaths(attributes)
         }
-    }
-
-    /// Searches for items having all of `attributes` to read one of them: two round trips, the search, then every
-    /// found item's attributes together with the unlocked items' secrets.
-    ///
-    /// The secrets are fetched before the caller knows which item it wants, to save a round trip; those of items it
-    /// does not read are released undecoded. Only the attributes are read, not `GetAll`: gnome-keyring answers each
-    /// further property about as slowly as the secret itself.
-    func searchForReading<T>(_ attributes: [String: String], _ body: (Readable) throws -> T) throws -> T {
-        let (unlocked, locked) = try searchPaths(attributes)
-        let paths = unlocked + locked
-        let batch = try makeBatch(size: paths.count + 1)
-        for (index, path) in paths.enumerated() {
-            batch.call(
-                index, path: path, interface: Self.propertiesInterface, method: "Get",
-                parameters: Variant.getParameters(interface: Self.itemInterface, property: "Attributes"), replyType: "(v)")
-        }
-        if !unlocked.isEmpty {
-            batch.call(
-                paths.count, path: Self.servicePath, interface: Self.serviceInterface, method: "GetSecrets",
-                parameters: getSecretsParameters(unlocked), replyType: "(a{o(oayays)})")
-        }
+        let paths = found.paths
+        let batch = try makeBatch(size: paths.count)
+        for (index, path) in paths.enumerated() { sendGetAll(path, in: batch, slot: index) }
         batch.wait()
-        let candidates = try paths.enumerated().compactMap { index, path in
-            // `nil`: deleted since the search.
-            try batch.take(index, "reading the attributes of \(path)", skippingMissing: true) { reply in
-                Candidate(
-                    path: path, attributes: Variant.boxedProperty(reply, type: "a{ss}", Variant.stringMap) ?? [:],
-                    isLocked: index >= unlocked.count)
-            }
-        }
-        // Without the secrets (an item locked or deleted meanwhile), `Readable.secret(of:)` reads one alone.
-        // The `a{o(oayays)}` keeps its own reference to the reply's data.
-        var secrets: OpaquePointer?
-        if !unlocked.isEmpty {
-            do {
-                secrets = try batch.take(paths.count, "reading secrets", skippingMissing: true, Variant.firstChild)
-            } catch let failure as GLibFailure where failure.info.kind == .locked {
-                secrets = nil
-            }
-        }
-        defer { if let secrets { g_variant_unref(secrets) } }
-        return try body(Readable(candidates: candidates, secrets: secrets, calls: self))
+        return try paths.enumerated().compactMap { index, path in try takeItem(path, from: batch, slot: index) }
     }
 
-    /// The paths of the items having all of `attributes`, unlocked and locked ones apart: `SearchItems`.
+    /// The paths of the items having all of `attributes`, unlocked and locked ones apart: `SearchItems`, alone.
+    func searchPaths(_ attributes: [String: String]) throws -> Found {
+        let batch = try makeBatch(size: 1)
+        sendSearch(attributes, in: batch, slot: 0)
+        batch.wait()
+        return try takeSearch(from: batch, slot: 0)
+    }
+
+    /// Sends `SearchItems` for `attributes` into `slot`.
     ///
     /// No `xdg:schema` is added to the attributes, so items written by `secret-tool store` (which carry none) are
     /// found. Locked items are listed separately, never silently dropped and never prompted for.
-    private func searchPaths(_ attributes: [String: String]) throws -> (unlocked: [String], locked: [String]) {
-        let found = try callService(
-            "SearchItems", Variant.tuple([Variant.stringDictionary(attributes)]), replyType: "(aoao)",
-            "searching for items"
-        ) { reply in
-            (Variant.child(reply, 0, Variant.stringArray), Variant.child(reply, 1, Variant.stringArray))
+    func sendSearch(_ attributes: [String: String], in batch: borrowing DBusBatch, slot: Int) {
+        batch.call(
+            slot, path: Self.servicePath, interface: Self.serviceInterface, method: "SearchItems",
+            parameters: Variant.tuple([Variant.stringDictionary(attributes)]), replyType: "(aoao)")
+    }
+
+    /// The answer of ``sendSearch(_:in:slot:)``.
+    func takeSearch(from batch: borrowing DBusBatch, slot: Int) throws -> Found {
+        let found = try batch.take(slot, "searching for items") { reply in
+            Found(unlocked: Variant.child(reply, 0, Variant.stringArray), locked: Variant.child(reply, 1, Variant.stringArray))
         }
-        return found ?? ([], [])
+        return found ?? Found(unlocked: [], locked: [])
+    }
+
+    /// Sends `GetAll` of the item at `path` into `slot`.
+    func sendGetAll(_ path: String, in batch: borrowing DBusBatch, slot: Int) {
+        batch.call(
+            slot, path: path, interface: Self.propertiesInterface, method: "GetAll",
+            parameters: Variant.getAllParameters(interface: Self.itemInterface), replyType: "(a{sv})")
+    }
+
+    /// The answer of ``sendGetAll(_:in:slot:)``; `nil` when the item was deleted since the search.
+    func takeItem(_ path: String, from batch: borrowing DBusBatch, slot: Int) throws -> KeyringItem? {
+        try batch.take(slot, "reading the properties of \(path)", skippingMissing: true) { Self.item(at: path, from: $0) }
     }
 
     /// The item at `path` described by its `GetAll` reply `(a{sv})`.
