@@ -22,30 +22,6 @@ extension Keyring {
     /// - Throws: ``KeyringError`` — `locked` when prompting is disabled, `serviceUnavailable`, `timedOut`, … as
     ///   ``lookup(_:)`` would.
     public func lookupBlocking(_ attributes: [String: String]) throws -> BlockingLookup {
-        // In a sandbox a call that misses the portal's answer can only be abandoned, which needs a thread of its
-        // own: ``lookup(_:)`` does that, so the caller is sent there, as for a prompt.
-        if SandboxKeyring.isActive { return .needsPrompt }
-        do {
-            let found = try searchingCallHere { calls in try Self.find(attributes, calls: calls) }
-            return found.map { .found($0) } ?? .absent
-        } catch is NeedsUnlock {
-            guard configuration.prompting == .allowed else { throw KeyringError.locked("prompting is disabled") }
-            return .needsPrompt
-        }
-    }
-
-    /// A blocking call on this thread, with what ``lookup(_:)``'s search does when it times out: a locked default
-    /// collection means a KeePassXC that waits for its unlock dialog (see `searchingCall`), which only a prompt ends.
-    private func searchingCallHere<T>(_ body: (SecretServiceCalls) throws -> T) throws -> T {
-        do {
-            return try BlockingCall.runHere(timeout: configuration.timeout) { try SecretServiceCalls.with($0, body) }
-        } catch let error as KeyringError where error.code == .timedOut {
-            let locked = try? BlockingCall.runHere(timeout: configuration.timeout) { cancellable in
-                try SecretServiceCalls.with(cancellable) { calls in try calls.collection(.default)?.isLocked ?? false }
-            }
-            guard locked == true else { throw error }
-            guard configuration.prompting == .allowed else { throw searchWaitsForUnlock }
-            throw NeedsUnlock(attributes: [:], collection: .default)
-        }
+        try backend.lookupBlocking(attributes)
     }
 }

@@ -38,14 +38,14 @@ extension Keyring {
     /// outside Swift's cooperative pool and within ``Configuration/timeout``; later calls send nothing. A process that
     /// never calls it receives no signals and sends no match rules.
     /// - Throws: ``KeyringError`` — `serviceUnavailable` without a Secret Service; `timedOut`; `other` when the bus
-    ///   refuses to send the service's signals; `CancellationError` when the task is cancelled.
+    ///   refuses to send the service's signals; `other` in a sandbox, whose keyring file announces nothing;
+    ///   `CancellationError` when the task is cancelled.
     public func changes() async throws -> KeyringChanges {
-        if SandboxKeyring.isActive { throw Self.sandboxAnnouncesNoChanges }
         // Registered before the watch starts: nothing announced after the match rules apply can reach the filter
         // before this subscription is there to take it. On a throw, it is released and so unregistered.
         let changes = ChangeFanOut.subscribe()
         try await logged("watch changes", [:], outcome: { _ in "watching" }) {
-            try await call { calls in try ServiceSignals.watch(calls) }
+            try await backend.watchChanges()
         }
         return changes
     }

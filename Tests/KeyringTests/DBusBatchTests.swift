@@ -27,7 +27,7 @@ struct DBusBatchTests {
                     do {
                         return try batch.take(index, "calling") { _ in "answered" } ?? "no reply"
                     } catch let failure as GLibFailure {
-                        return failure.info.text
+                        return failure.info.error.description
                     } catch {
                         return "\(error)"
                     }

@@ -34,8 +34,8 @@ struct KeePassXCUnlockBeforeSearchTests {
                 let error = await #expect(throws: KeyringError.self) { try await prompting.lookup(attributes) }
                 #expect(error?.code == .timedOut)
                 // The limit named is the prompt's (6 s), not the call's (2 s).
-                #expect(error?.summary.contains("within 6") == true, "\(String(describing: error))")
-                #expect(error?.summary.contains("may be waiting for the user to unlock it") == true, "\(String(describing: error))")
+                #expect(error?.reason.contains("within 6") == true, "\(String(describing: error))")
+                #expect(error?.reason.contains("may be waiting for the user to unlock it") == true, "\(String(describing: error))")
             }
             #expect(try await keyring.lookup(attributes)?.secret == "precious")
         }

@@ -60,9 +60,9 @@ struct KeyringItemTests {
         ])
         #expect(Set(errors.map(\.code.description)).count == errors.count, "each code has its own name")
         for error in errors {
-            #expect(!error.summary.isEmpty && !error.fix.isEmpty, "\(error.code)")
-            #expect(error.description == "\(error.summaryWithCause) \(error.fix)", "\(error.code)")
-            #expect(error.summaryWithCause.hasPrefix(error.summary.hasSuffix(".") ? String(error.summary.dropLast()) : error.summary))
+            #expect(!error.reason.isEmpty && !error.fix.isEmpty, "\(error.code)")
+            #expect(error.description == "\(error.reasonWithCause) \(error.fix)", "\(error.code)")
+            #expect(error.reasonWithCause.hasPrefix(error.reason.hasSuffix(".") ? String(error.reason.dropLast()) : error.reason))
         }
     }
 
@@ -82,7 +82,8 @@ struct KeyringItemTests {
             for error in [KeyringError.serviceUnavailable(info.detail), .other("The call failed.", info.detail)] {
                 #expect(error.description.contains(" (\(words)). "), "\(error.description)")
                 #expect(!error.description.contains("quark") && !error.description.contains("/\(code)"), "\(error.description)")
-                #expect(error.underlying == "\(info.domain)/\(code): \(message)")
+                #expect(error.underlying.map { "\($0)" } == "\(info.domain)/\(code): \(message)")
+                #expect((error.underlying as? GLibError) == GLibError(domain: info.domain, code: code, message: message))
             }
         }
     }

@@ -212,7 +212,7 @@ struct KeyringStoreTests {
         let attributes = ["service": TestKeyring.uniqueService(), "account": "ada"]
         let lockError = await #expect(throws: KeyringError.self) { try await keyring.lock(.path("login")) }
         #expect(lockError?.code == .noDefaultCollection)
-        #expect(lockError?.summary.contains("“login” is not a D-Bus object path") == true, "\(String(describing: lockError))")
+        #expect(lockError?.reason.contains("“login” is not a D-Bus object path") == true, "\(String(describing: lockError))")
         let storeError = await #expect(throws: KeyringError.self) {
             try await keyring.store("s", label: "L", attributes: attributes, in: .path("/org/freedesktop/secrets/collection/"))
         }

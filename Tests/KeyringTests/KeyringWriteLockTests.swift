@@ -24,7 +24,7 @@ struct KeyringWriteLockTests {
                 try await impatient.store("impatient", label: "L", attributes: attributes)
             }
             #expect(error?.code == .timedOut)
-            #expect(error?.summary.contains("Another write to the same keyring item") == true)
+            #expect(error?.reason.contains("Another write to the same keyring item") == true)
             #expect(Keyring.writes.queued(key) == 0)
 
             #expect(try await held.release() == .byTest, "the write timed out while the lock was still held")

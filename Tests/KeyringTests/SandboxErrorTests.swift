@@ -14,7 +14,8 @@ struct SandboxErrorTests {
     static func mapped(_ domain: GQuark, _ code: Int32, _ message: String) -> KeyringError {
         let error = g_error_new_literal(domain, code, message)!
         defer { g_error_free(error) }
-        return Keyring.sandboxError(GErrorInfo(error), doing: "looking up", file: file)
+        let info = GErrorInfo(error)
+        return SandboxFailure(info).error(info, doing: "looking up", file: file)
     }
 
     @Test("each failure libsecret reports there gets its own code", arguments: [
@@ -38,7 +39,7 @@ struct SandboxErrorTests {
     @Test("the file's problems name the file; the host keyring's and the portal's name the host")
     func advice() {
         let damaged = Self.mapped(secret_error_get_quark(), Int32(SECRET_ERROR_INVALID_FILE_FORMAT.rawValue), "version mismatch")
-        #expect(damaged.summary.contains(Self.file) && damaged.fix.contains("Move it aside"))
+        #expect(damaged.reason.contains(Self.file) && damaged.fix.contains("Move it aside"))
         let locked = Self.mapped(g_io_error_quark(), Int32(G_IO_ERROR_FAILED.rawValue), "user interaction failed")
         #expect(locked.fix.contains("on the host"))
         let noPortal = Self.mapped(g_dbus_error_quark(), Int32(G_DBUS_ERROR_SERVICE_UNKNOWN.rawValue), "ServiceUnknown")
@@ -47,24 +48,24 @@ struct SandboxErrorTests {
 
     @Test("a keyring file is checked before libsecret reads it: libsecret aborts on a damaged body")
     func fileCheck() {
-        let header = Data(SandboxKeyringFile.header) + Data([1, 0])
-        #expect(SandboxKeyringFile.problem(in: Data()) == "it is empty")
-        #expect(SandboxKeyringFile.problem(in: Data("GnomeKeyring".utf8)) == "its header is not libsecret's")
-        #expect(SandboxKeyringFile.problem(in: Data(SandboxKeyringFile.header) + Data([2, 0])) == "it is not of version 1.0")
-        #expect(SandboxKeyringFile.problem(in: header + Data([0xFF, 0x00, 0x13])) != nil, "a body cut short")
+        let header = Data(AppKeyringFile.header) + Data([1, 0])
+        #expect(AppKeyringFile.problem(in: Data()) == "it is empty")
+        #expect(AppKeyringFile.problem(in: Data("GnomeKeyring".utf8)) == "its header is not libsecret's")
+        #expect(AppKeyringFile.problem(in: Data(AppKeyringFile.header) + Data([2, 0])) == "it is not of version 1.0")
+        #expect(AppKeyringFile.problem(in: header + Data([0xFF, 0x00, 0x13])) != nil, "a body cut short")
         // A well-formed body: salt of 2 bytes, 100000 iterations, no items.
         let body = Variant.withType("(uayutua(a{say}ay))") { type -> Data in
             let value = g_variant_ref_sink(g_variant_parse(type, "(2, [byte 1, 2], 100000, 0, 0, @a(a{say}ay) [])", nil, nil, nil))
             defer { g_variant_unref(value) }
             return Data(bytes: g_variant_get_data(value)!, count: Int(g_variant_get_size(value)))
         }
-        #expect(SandboxKeyringFile.problem(in: header + body) == nil)
+        #expect(AppKeyringFile.problem(in: header + body) == nil)
         let lying = Variant.withType("(uayutua(a{say}ay))") { type -> Data in
             let value = g_variant_ref_sink(g_variant_parse(type, "(16, [byte 1, 2], 100000, 0, 0, @a(a{say}ay) [])", nil, nil, nil))
             defer { g_variant_unref(value) }
             return Data(bytes: g_variant_get_data(value)!, count: Int(g_variant_get_size(value)))
         }
-        #expect(SandboxKeyringFile.problem(in: header + lying) == "its salt is not as long as it says")
+        #expect(AppKeyringFile.problem(in: header + lying) == "its salt is not as long as it says")
     }
 
     /// Bytes this thread has read through `read` and its kin so far (`rchar` of `/proc/thread-self/io`).
@@ -79,17 +80,17 @@ struct SandboxErrorTests {
         let directory = try TemporaryDirectory()
         let path = directory.url.appendingPathComponent("default.keyring").path
         // 256 MiB that take no disk (a sparse file), with libsecret's header: only its size is wrong.
-        try (Data(SandboxKeyringFile.header) + Data([1, 0])).write(to: URL(fileURLWithPath: path))
+        try (Data(AppKeyringFile.header) + Data([1, 0])).write(to: URL(fileURLWithPath: path))
         #expect(truncate(path, 256 << 20) == 0)
         // A synchronous test: the check runs on this thread, whose own count of bytes read is not disturbed by the
         // tests running beside it.
         let before = try Self.bytesReadByThisThread()
-        let error = #expect(throws: KeyringError.self) { try SandboxKeyringFile.check(path) }
+        let error = #expect(throws: KeyringError.self) { try AppKeyringFile.check(path) }
         let read = try Self.bytesReadByThisThread() - before
         #expect(error?.code == .misconfigured)
-        #expect(error?.summary.contains("larger than 16 MiB") == true, "\(String(describing: error))")
-        #expect(error?.summary.contains(path) == true)
-        #expect(read < SandboxKeyringFile.maximumSize, "read \(read) bytes of a 256 MiB file")
+        #expect(error?.reason.contains("larger than 16 MiB") == true, "\(String(describing: error))")
+        #expect(error?.reason.contains(path) == true)
+        #expect(read < AppKeyringFile.maximumSize, "read \(read) bytes of a 256 MiB file")
     }
 
     @Test("a FIFO or a directory at the keyring file's path is refused at once (libsecret would wait on a FIFO for ever)")
@@ -98,14 +99,14 @@ struct SandboxErrorTests {
         let fifo = directory.url.appendingPathComponent("fifo.keyring").path
         #expect(mkfifo(fifo, 0o600) == 0)
         // Nobody writes into the FIFO: an open or read that waits would hang this test.
-        let error = #expect(throws: KeyringError.self) { try SandboxKeyringFile.check(fifo) }
+        let error = #expect(throws: KeyringError.self) { try AppKeyringFile.check(fifo) }
         #expect(error?.code == .misconfigured)
-        #expect(error?.summary.contains("not a regular file") == true, "\(String(describing: error))")
+        #expect(error?.reason.contains("not a regular file") == true, "\(String(describing: error))")
         let folder = directory.url.appendingPathComponent("folder.keyring").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
-        let notFile = #expect(throws: KeyringError.self) { try SandboxKeyringFile.check(folder) }
-        #expect(notFile?.summary.contains("not a regular file") == true, "\(String(describing: notFile))")
+        let notFile = #expect(throws: KeyringError.self) { try AppKeyringFile.check(folder) }
+        #expect(notFile?.reason.contains("not a regular file") == true, "\(String(describing: notFile))")
         // A missing file is fine: libsecret starts one.
-        try SandboxKeyringFile.check(directory.url.appendingPathComponent("missing.keyring").path)
+        try AppKeyringFile.check(directory.url.appendingPathComponent("missing.keyring").path)
     }
 }

@@ -18,6 +18,7 @@ struct SandboxKeyringTests {
     func sandboxed() async throws {
         #expect(DesktopPortal.isSandboxed)
         #expect(Keyring.usesSandboxKeyring)
+        #expect((keyring.backend as? SandboxBackend)?.file === AppKeyringFile.ofThisProcess, "the process's one file")
         #expect(Keyring.sandboxKeyringFile.hasSuffix("/.var/app/\(ProcessInfo.processInfo.environment["FLATPAK_ID"] ?? "?")/data/keyrings/default.keyring"))
         let diagnosis = await keyring.diagnose()
         #expect(diagnosis.isUsable, "\(diagnosis)")
@@ -44,7 +45,7 @@ struct SandboxKeyringTests {
         #expect(try await keyring.lookup(attributes)?.secret == "second")
         #expect(try await keyring.items(matching: attributes).count == 2)
         let refused = await #expect(throws: KeyringError.self) { try await keyring.delete(attributes) }
-        #expect(refused?.summary.contains("further attributes") == true)
+        #expect(refused?.reason.contains("further attributes") == true)
         #expect(try await keyring.lookup(wider)?.secret == "theirs", "nothing deleted because of the refusal")
         #expect(try await keyring.delete(wider) == 1)
         #expect(try await keyring.delete(attributes) == 1)
@@ -128,9 +129,9 @@ struct SandboxKeyringTests {
             var lockOpen = true
             defer { if lockOpen { close(lock) } }
             try await waitUntil("the keyring file's lock free") { flock(lock, LOCK_EX | LOCK_NB) == 0 }
-            let waiting = SandboxKeyringFile.lockWaiters
+            let waiting = AppKeyringFile.ofThisProcess.lockWaiters
             let deletion = Task { try await keyring.delete(attributes) }
-            try await waitUntil("the delete waiting for the keyring file's lock") { SandboxKeyringFile.lockWaiters > waiting }
+            try await waitUntil("the delete waiting for the keyring file's lock") { AppKeyringFile.ofThisProcess.lockWaiters > waiting }
             // The other writer adds an item with further attributes (secret-tool: another process of the app).
             let added = try await runCommand(
                 "/bin/sh", ["-c", "printf theirs | secret-tool store --label=Other service \"$0\" account ada tool other",
@@ -139,7 +140,7 @@ struct SandboxKeyringTests {
             close(lock)
             lockOpen = false
             let refused = await #expect(throws: KeyringError.self) { try await deletion.value }
-            #expect(refused?.summary.contains("further attributes") == true, "\(String(describing: refused))")
+            #expect(refused?.reason.contains("further attributes") == true, "\(String(describing: refused))")
             #expect(try await keyring.lookup(wider)?.secret == "theirs", "the item added while the delete waited is kept")
             #expect(try await keyring.lookup(attributes)?.secret == "mine", "nothing was deleted")
         }
@@ -156,7 +157,7 @@ struct SandboxKeyringTests {
         try original.prefix(40).write(to: URL(fileURLWithPath: file))
         let error = await #expect(throws: KeyringError.self) { try await keyring.lookup(attributes) }
         #expect(error?.code == .misconfigured)
-        #expect(error?.summary.contains(file) == true)
+        #expect(error?.reason.contains(file) == true)
         #expect(error?.fix.contains("Move it aside") == true)
         // An empty file too: libsecret refuses its header.
         try Data().write(to: URL(fileURLWithPath: file))
@@ -180,7 +181,7 @@ struct SandboxKeyringTests {
         }
         let read = await #expect(throws: KeyringError.self) { try await keyring.lookup(attributes) }
         #expect(read?.code == .misconfigured)
-        #expect(read?.summary.contains(file) == true)
+        #expect(read?.reason.contains(file) == true)
         let write = await #expect(throws: KeyringError.self) {
             try await keyring.store("lost", label: "Unreadable", attributes: attributes)
         }
@@ -193,9 +194,9 @@ struct SandboxKeyringTests {
     @Test("the keyring cannot be locked here, and announces no changes: each says so")
     func unsupported() async throws {
         let lock = await #expect(throws: KeyringError.self) { try await keyring.lock(.default) }
-        #expect(lock?.summary.contains("cannot be locked") == true)
+        #expect(lock?.reason.contains("cannot be locked") == true)
         let changes = await #expect(throws: KeyringError.self) { try await keyring.changes() }
-        #expect(changes?.summary.contains("announces no changes") == true)
+        #expect(changes?.reason.contains("announces no changes") == true)
     }
 
     @Test("the portal's OpenURI takes a URL from the sandbox")

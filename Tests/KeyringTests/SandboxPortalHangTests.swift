@@ -92,7 +92,7 @@ struct SandboxPortalHangTests {
             // The portal answers what it held; the abandoned calls come back from libsecret and must write nothing.
             try await portal("release")
             try await waitUntil("the portal backend answering every request it held") { try portalStatus().held == 0 }
-            try await waitUntil("every abandoned call back from libsecret") { SandboxCall.abandonedCallsRunning == 0 }
+            try await waitUntil("every abandoned call back from libsecret") { AppKeyringFile.ofThisProcess.abandonedCallsRunning == 0 }
             let stored = try #require(try await keyring.lookup(attributes))
             #expect(stored.secret.contains("imported-token"), "the item holds \(stored.secret)")
             if afterAnotherWrite {

@@ -13,12 +13,15 @@ enum BlockingCall {
 
     /// Runs `body` on a thread of the blocking queue; throws `timedOut` when it has not returned within `timeout`.
     ///
-    /// - Parameter abandoning: Asked when the timeout passes or the task is cancelled, whether the call may be given
-    ///   up now; `false` (a call in the middle of a write that must not land after its caller gave up) leaves the
-    ///   caller waiting for the call's own result. By default every call may be.
+    /// - Parameters:
+    ///   - abandoning: Asked when the timeout passes or the task is cancelled, whether the call may be given up now;
+    ///     `false` (a call in the middle of a write that must not land after its caller gave up) leaves the caller
+    ///     waiting for the call's own result. By default every call may be.
+    ///   - timedOut: The error of a call given up at its timeout; by default the Secret Service's.
     static func run<T: Sendable>(
         timeout: Duration,
         abandoning: @escaping @Sendable () -> Bool = { true },
+        timedOut: @escaping @Sendable (Duration) -> KeyringError = { .timedOut(after: $0, nil) },
         _ body: @escaping @Sendable (UnsafeMutablePointer<GCancellable>) throws -> T
     ) async throws -> T {
         let cancellable = Cancellable()
@@ -31,7 +34,7 @@ enum BlockingCall {
                 // the cancelled call returns at once, and its result (a cancellation) must not win the race.
                 let timer = Timeout(after: timeout) {
                     guard !outcome.isDone, abandoning() else { return }
-                    outcome.finish(.failure(KeyringError.timedOut(after: timeout, nil)))
+                    outcome.finish(.failure(timedOut(timeout)))
                     cancellable.cancel()
                 }
                 queue.async {

@@ -49,13 +49,20 @@ struct GErrorInfo: Sendable {
         }
     }
 
-    var text: String { "\(domain)/\(code): \(message)" }
+    /// The error as a value for ``KeyringError/underlying``.
+    var error: GLibError { GLibError(domain: domain, code: code, message: message) }
+
+    /// Whether it is the GIO error `code`.
+    func isIO(_ code: GIOErrorEnum) -> Bool { domain == Self.ioDomain && self.code == Int32(code.rawValue) }
+
+    /// GIO's error domain, `g-io-error-quark`.
+    static let ioDomain = String(cString: g_quark_to_string(g_io_error_quark()))
 }
 
 /// Thrown inside a blocking call; ``BlockingCall`` turns it into a ``KeyringError``.
 struct GLibFailure: Error {
     let info: GErrorInfo
-    /// What the call was doing, for the error's summary.
+    /// What the call was doing, for the error's reason.
     let action: String
 }
 

@@ -85,7 +85,7 @@ struct LogindInhibit: Sendable {
         do {
             return try withGError(action, body)
         } catch let failure as GLibFailure where !failure.info.isCancellation {
-            throw Failure(description: "\(action) failed: \(failure.info.text)")
+            throw Failure(description: "\(action) failed: \(failure.info.error)")
         }
     }
 }

@@ -8,7 +8,7 @@ import Foundation
 import Glibc
 #endif
 
-extension SandboxKeyringFile {
+extension AppKeyringFile {
     static let header: [UInt8] = Array("GnomeKeyring\n\r\0\n".utf8)
 
     /// The largest keyring file read: 16 MiB. libsecret writes a few hundred bytes per item (a secret of this package
@@ -26,29 +26,19 @@ extension SandboxKeyringFile {
         let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else {
             if errno == ENOENT { return }
-            throw unusable(path, "cannot be opened (\(String(cString: strerror(errno))))")
+            throw KeyringError.appKeyringFileUnusable(path, "cannot be opened", errno: errno)
         }
         defer { close(descriptor) }
         var info = stat()
         guard fstat(descriptor, &info) == 0 else {
-            throw unusable(path, "cannot be examined (\(String(cString: strerror(errno))))")
+            throw KeyringError.appKeyringFileUnusable(path, "cannot be examined", errno: errno)
         }
-        guard info.st_mode & S_IFMT == S_IFREG else {
-            throw KeyringError(
-                .misconfigured, "The app's keyring file \(path) is not a regular file.",
-                fix: "Move it aside (mv '\(path)' '\(path).not-a-keyring'); the app then starts with an empty keyring "
-                    + "and signs in again.")
-        }
-        guard info.st_size <= maximumSize else { throw tooLarge(path) }
+        guard info.st_mode & S_IFMT == S_IFREG else { throw KeyringError.appKeyringFileNotRegular(path) }
+        guard info.st_size <= maximumSize else { throw KeyringError.appKeyringFileTooLarge(path, limit: maximumSize) }
         // The size said is only what it was: read no more than one byte past the limit, whatever it is now.
         let data = try readAtMost(maximumSize + 1, from: descriptor, path: path)
-        guard data.count <= maximumSize else { throw tooLarge(path) }
-        if let problem = problem(in: data) {
-            throw KeyringError(
-                .misconfigured, "The app's keyring file \(path) is damaged: \(problem).",
-                fix: "Move it aside (mv '\(path)' '\(path).damaged'); the app then starts with an empty keyring and "
-                    + "signs in again.")
-        }
+        guard data.count <= maximumSize else { throw KeyringError.appKeyringFileTooLarge(path, limit: maximumSize) }
+        if let problem = problem(in: data) { throw KeyringError.appKeyringFileDamaged(path, problem) }
     }
 
     /// Up to `limit` bytes of `descriptor`, read to its end or to the limit.
@@ -61,25 +51,11 @@ extension SandboxKeyringFile {
             if count == 0 { break }
             guard count > 0 else {
                 if errno == EINTR { continue }
-                throw unusable(path, "cannot be read (\(String(cString: strerror(errno))))")
+                throw KeyringError.appKeyringFileUnusable(path, "cannot be read", errno: errno)
             }
             data.append(contentsOf: chunk[0..<count])
         }
         return data
-    }
-
-    private static func unusable(_ path: String, _ what: String) -> KeyringError {
-        KeyringError(
-            .misconfigured, "The app's keyring file \(path) \(what).",
-            fix: "Check that it belongs to this user and is readable and writable (chmod 600).")
-    }
-
-    private static func tooLarge(_ path: String) -> KeyringError {
-        KeyringError(
-            .misconfigured,
-            "The app's keyring file \(path) is larger than \(maximumSize >> 20) MiB: it is not a keyring file of this app.",
-            fix: "Move it aside (mv '\(path)' '\(path).not-a-keyring'); the app then starts with an empty keyring and "
-                + "signs in again.")
     }
 
     /// Why `data` is not a keyring file, or `nil` when it is one. An empty file is not (libsecret refuses its header);

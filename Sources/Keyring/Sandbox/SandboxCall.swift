@@ -2,9 +2,9 @@ import Dispatch
 import Synchronization
 
 /// One call to the sandbox's keyring, as its blocking thread and its waiting caller see it: whose turn it is in this
-/// process, whether it writes, and whether its caller gave up on it.
+/// process (the turns of its ``AppKeyringFile``), whether it writes, and whether its caller gave up on it.
 ///
-/// libsecret's calls there cannot be cancelled while they wait for the Secret portal (see `SandboxKeyring`), so a
+/// libsecret's calls there cannot be cancelled while they wait for the Secret portal (see `FileBackendCalls`), so a
 /// call that runs past its timeout is *abandoned*: its caller is told "timed out" and its thread is left inside
 /// libsecret, possibly for ever. Two promises follow, and this type keeps them:
 ///
@@ -12,11 +12,11 @@ import Synchronization
 ///   which fails once the call is abandoned; and a call that is `writing` is not abandoned at its timeout — its
 ///   caller waits for the call's own result instead. So no write lands after its caller was told "timed out", and a
 ///   caller told so knows that nothing was written. The wait is short: a write never talks to the portal (the key is
-///   fetched before the write lock, see `SandboxKeyringFile.write`), it only encrypts and renames a local file.
+///   fetched before the write lock, see `AppKeyringFile.write`), it only encrypts and renames a local file.
 /// - **An abandoned call holds nothing.** Its turn goes on to the next call at once, and it never holds the keyring
 ///   file's lock, which only a `writing` call holds (a call waiting for that lock notices within milliseconds that it
 ///   was abandoned and stops waiting). When its thread comes back from libsecret, it drops nothing under another
-///   call's feet: it only marks libsecret's backend for dropping by the next call (`SandboxKeyringFile.invalidate`).
+///   call's feet: it only marks libsecret's backend for dropping by the next call (`AppKeyringFile.markBackendStale`).
 final class SandboxCall: Sendable {
     /// Where a call is; every change is one of the methods of ``SandboxCall``.
     enum Phase: Equatable, Sendable {
@@ -33,36 +33,36 @@ final class SandboxCall: Sendable {
         case abandoned(inLibsecret: Bool)
     }
 
-    /// The process's calls take turns: a call that drops libsecret's backend (see `SandboxKeyringFile.prepare`) must
-    /// not do so under another call's feet.
-    private static let turns = DispatchSemaphore(value: 1)
-
-    /// How many abandoned calls have not come back from libsecret yet (their threads are still inside it).
-    static var abandonedCallsRunning: Int { abandonedRunning.load(ordering: .sequentiallyConsistent) }
-    private static let abandonedRunning = Atomic<Int>(0)
+    /// The file whose turns the call takes, and which it marks when it comes back from libsecret abandoned.
+    let file: AppKeyringFile
 
     private let phase = Mutex(Phase.queued)
+
+    /// A call to `file`, queued for its turn.
+    init(to file: AppKeyringFile) {
+        self.file = file
+    }
 
     /// Where the call is now.
     var current: Phase { phase.withLock { $0 } }
 
     /// The thread waits up to `timeout` for the process's turn. `false` when it did not come, or came for a call that
     /// was abandoned meanwhile (the turn then goes on at once).
-    func start(within timeout: Duration) -> Bool {
+    func waitForTurn(within timeout: Duration) -> Bool {
         let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
-        guard Self.turns.wait(timeout: .now() + seconds) == .success else { return false }
+        guard file.turns.wait(timeout: .now() + seconds) == .success else { return false }
         let started = phase.withLock { phase in
             guard phase == .queued else { return false }
             phase = .running
             return true
         }
-        if !started { Self.turns.signal() }
+        if !started { file.turns.signal() }
         return started
     }
 
     /// Throws `timedOut` when the call was abandoned: its caller no longer waits, so it must go no further.
-    func checkNotAbandoned() throws {
-        if case .abandoned = current { throw Self.abandonedError }
+    func throwIfAbandoned() throws {
+        if case .abandoned = current { throw KeyringError.appKeyringCallAbandoned }
     }
 
     /// The thread holds the write lock and is about to write: from now on the call is not abandoned at its timeout,
@@ -74,14 +74,14 @@ final class SandboxCall: Sendable {
             phase = .writing
             return true
         }
-        if !began { throw Self.abandonedError }
+        if !began { throw KeyringError.appKeyringCallAbandoned }
     }
 
     /// The timeout, or the caller's cancellation: abandons the call unless it is writing or over. Its turn goes on to
     /// the next call at once.
     /// - Returns: `true` when the call is abandoned now (its caller is to be told so); `false` when it is writing or
     ///   has ended, and its own result is to be awaited.
-    func abandon() -> Bool {
+    func abandonUnlessWriting() -> Bool {
         let (abandoned, heldTurn): (Bool, Bool) = phase.withLock { phase in
             switch phase {
             case .queued:
@@ -95,8 +95,8 @@ final class SandboxCall: Sendable {
             }
         }
         if heldTurn {
-            Self.abandonedRunning.add(1, ordering: .sequentiallyConsistent)
-            Self.turns.signal()
+            file.abandonedRunning.add(1, ordering: .sequentiallyConsistent)
+            file.turns.signal()
         }
         return abandoned
     }
@@ -111,16 +111,12 @@ final class SandboxCall: Sendable {
         }
         switch previous {
         case .running, .writing:
-            Self.turns.signal()
+            file.turns.signal()
         case .abandoned(inLibsecret: true):
-            SandboxKeyringFile.invalidate()
-            Self.abandonedRunning.subtract(1, ordering: .sequentiallyConsistent)
+            file.markBackendStale()
+            file.abandonedRunning.subtract(1, ordering: .sequentiallyConsistent)
         case .queued, .ended, .abandoned(inLibsecret: false):
             break
         }
-    }
-
-    private static var abandonedError: KeyringError {
-        KeyringError.timedOut(after: .zero, "the call was abandoned at its timeout, before it wrote anything")
     }
 }

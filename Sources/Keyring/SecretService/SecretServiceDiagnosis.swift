@@ -5,31 +5,9 @@ import FoundationEssentials
 import Foundation
 #endif
 
-extension Keyring {
-    /// Checks, step by step, whether the Secret Service can be used: the session bus, a Secret Service
-    /// provider on it, a session with it, and the default collection and its lock state.
-    ///
-    /// Never prompts and never throws: every outcome, a timeout included, is a check in the result.
-    public func diagnose() async -> KeyringDiagnosis {
-        if SandboxKeyring.isActive { return await sandboxDiagnosis() }
-        let environment = ProcessInfo.processInfo.environment
-        do {
-            return try await BlockingCall.run(timeout: configuration.timeout) { cancellable in
-                Diagnostician(cancellable: cancellable, environment: environment).run()
-            }
-        } catch let error as KeyringError {
-            let check = KeyringDiagnosis.Check(name: "Secret Service", status: .failed, detail: error.summary, fix: error.fix)
-            return KeyringDiagnosis(checks: [check], error: error)
-        } catch {
-            let failure = KeyringError.other("The diagnosis was interrupted.", "\(error)")
-            return KeyringDiagnosis(
-                checks: [.init(name: "Secret Service", status: .failed, detail: failure.summary, fix: nil)], error: failure)
-        }
-    }
-}
-
-/// The checks of ``Keyring/diagnose()``, run on one blocking thread.
-private struct Diagnostician {
+/// The checks of ``Keyring/diagnose()`` on the Secret Service: the session bus, a Secret Service provider on it, a
+/// session with it, and the default collection and its lock state, run on one blocking thread.
+struct SecretServiceDiagnosis {
     let cancellable: UnsafeMutablePointer<GCancellable>
     /// The process's environment: the bus address, and what ``KeyringSetupAdvice`` reads.
     let environment: [String: String]
@@ -38,6 +16,23 @@ private struct Diagnostician {
     var busAddress: String? { environment["DBUS_SESSION_BUS_ADDRESS"] }
 
     private typealias Check = KeyringDiagnosis.Check
+
+    /// The checks, bounded by `timeout`; a timeout, too, is a failed check.
+    static func run(timeout: Duration) async -> KeyringDiagnosis {
+        let environment = ProcessInfo.processInfo.environment
+        do {
+            return try await BlockingCall.run(timeout: timeout) { cancellable in
+                SecretServiceDiagnosis(cancellable: cancellable, environment: environment).run()
+            }
+        } catch let error as KeyringError {
+            let check = KeyringDiagnosis.Check(name: "Secret Service", status: .failed, detail: error.reason, fix: error.fix)
+            return KeyringDiagnosis(checks: [check], error: error)
+        } catch {
+            let failure = KeyringError.diagnosisInterrupted(error)
+            return KeyringDiagnosis(
+                checks: [.init(name: "Secret Service", status: .failed, detail: failure.reason, fix: nil)], error: failure)
+        }
+    }
 
     /// The process owning the service name, from the bus (`GetConnectionUnixProcessID`) and `/proc/PID/comm`;
     /// `nil` when either cannot say (another PID namespace, say). Best effort: the diagnosis goes on without it.
@@ -65,7 +60,7 @@ private struct Diagnostician {
         // The fixes that fit this machine: a display or none, gnome-keyring installed or not, which provider runs.
         var advice: KeyringSetupAdvice { KeyringSetupAdvice(environment: environment, provider: provider) }
         func fail(_ name: String, _ error: KeyringError) -> KeyringDiagnosis {
-            checks.append(Check(name: name, status: .failed, detail: error.summaryWithCause, fix: error.fix))
+            checks.append(Check(name: name, status: .failed, detail: error.reasonWithCause, fix: error.fix))
             return KeyringDiagnosis(checks: checks, error: error, provider: provider)
         }
 
@@ -77,11 +72,7 @@ private struct Diagnostician {
                 g_bus_get_sync(G_BUS_TYPE_SESSION, cancellable, $0)
             }
         } catch let failure as GLibFailure {
-            let where_ = busAddress.map { "DBUS_SESSION_BUS_ADDRESS=\($0)" } ?? "DBUS_SESSION_BUS_ADDRESS is not set"
-            return fail("session bus", KeyringError(
-                .serviceUnavailable, "No D-Bus session bus could be reached (\(where_)).",
-                fix: "Run inside a desktop session, or start a bus with `dbus-run-session -- COMMAND`.",
-                underlying: failure.info.detail))
+            return fail("session bus", .noSessionBus(address: busAddress, failure.info.detail))
         } catch {
             return fail("session bus", .other("The session bus check failed.", "\(error)"))
         }

@@ -8,10 +8,10 @@ import Foundation
 import Glibc  // dlsym
 #endif
 
-extension Keyring {
-    /// ``diagnose()`` in a sandbox: where the process runs, whether its libsecret has the portal fix, and whether the
-    /// app's keyring answers.
-    func sandboxDiagnosis() async -> KeyringDiagnosis {
+extension SandboxBackend {
+    /// ``Keyring/diagnose()`` in a sandbox: where the process runs, whether its libsecret has the portal fix, and
+    /// whether the app's keyring answers.
+    func diagnose() async -> KeyringDiagnosis {
         typealias Check = KeyringDiagnosis.Check
         let environment = ProcessInfo.processInfo.environment
         var checks: [Check] = []
@@ -21,7 +21,7 @@ extension Keyring {
             ?? "SECRET_BACKEND=file"
         checks.append(Check(
             name: "backend", status: .ok,
-            detail: "\(place): the app's own keyring file \(Self.sandboxKeyringFile), unlocked with a key from the "
+            detail: "\(place): the app's own keyring file \(file.path), unlocked with a key from the "
                 + "Secret portal (org.freedesktop.secrets is not used)",
             fix: nil))
         if Self.libsecretHasPortalFix {
@@ -35,18 +35,18 @@ extension Keyring {
                     + "runtime that carries it (GNOME 46 or later)"))
         }
         do {
-            _ = try await sandboxCall("checking the app's keyring") { _ in
-                try SandboxKeyring.search(["tokenkeyring-diagnosis": UUID().uuidString])
+            _ = try await call("checking the app's keyring") { _ in
+                try FileBackendCalls.search(["tokenkeyring-diagnosis": UUID().uuidString])
             }
             checks.append(Check(name: "app keyring", status: .ok, detail: "opened with the portal's key", fix: nil))
             return KeyringDiagnosis(checks: checks, error: nil)
         } catch let error as KeyringError {
-            let detail = error.summaryWithCause
+            let detail = error.reasonWithCause
             checks.append(Check(name: "app keyring", status: .failed, detail: detail, fix: error.fix))
             return KeyringDiagnosis(checks: checks, error: error)
         } catch {
-            let failure = KeyringError.other("The diagnosis was interrupted.", "\(error)")
-            checks.append(Check(name: "app keyring", status: .failed, detail: failure.summary, fix: nil))
+            let failure = KeyringError.diagnosisInterrupted(error)
+            checks.append(Check(name: "app keyring", status: .failed, detail: failure.reason, fix: nil))
             return KeyringDiagnosis(checks: checks, error: failure)
         }
     }
@@ -55,12 +55,5 @@ extension Keyring {
     /// 0.21.2): the portal race of libsecret issue 58 is fixed in 0.21.4, and no symbol tells 0.21.2–0.21.3 apart.
     static var libsecretHasPortalFix: Bool {
         dlsym(UnsafeMutableRawPointer(bitPattern: 0), "secret_attributes_validate") != nil
-    }
-
-    /// ``changes()`` in the sandbox: the file backend announces nothing.
-    static var sandboxAnnouncesNoChanges: KeyringError {
-        KeyringError(
-            .other, "The app's keyring in a sandbox announces no changes: it is a file, not a service on the bus.",
-            fix: "Read the item again when it matters; writers are still ordered by the item's lock.")
     }
 }

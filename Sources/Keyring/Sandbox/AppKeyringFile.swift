@@ -1,4 +1,5 @@
 import CLibSecret
+import Dispatch
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -9,7 +10,8 @@ import Glibc
 #endif
 import Synchronization
 
-/// What libsecret's file backend needs around its calls, in the sandbox.
+/// The app's keyring file in a sandbox, as this process holds it through libsecret's file backend: what libsecret
+/// needs around its calls there, and the state of this process that keeps it right.
 ///
 /// - libsecret aborts the whole process (an assertion) on a keyring file whose body is damaged, so the file is read
 ///   first and refused unless it is libsecret's format (``check(_:)``).
@@ -17,11 +19,57 @@ import Synchronization
 ///   modification time *in whole seconds* changed, 0.20 never: a write by another process stays unseen until
 ///   libsecret's backend is dropped (`secret_service_disconnect`) and the next call builds a new one, which asks the
 ///   portal for the key again (one round trip, which libsecret < 0.21.4 can miss and wait for ever). So when the file
-///   is not as it was before this process's last call, the backend is dropped before the call (``prepare(_:)``).
+///   is not as it was before this process's last call, the backend is dropped before the call (``prepareCall(droppingBackend:)``).
 /// - libsecret guards its writes only with GIO's etag check, which is not atomic with its rename, so this package's
 ///   writes also take the file's own lock — and hold it only while they write, never across a portal round trip
-///   (``write(_:timeout:call:load:_:)``).
-enum SandboxKeyringFile {
+///   (``write(timeout:call:load:_:)``).
+///
+/// One per process (``ofThisProcess``), as libsecret's file backend is: dropping it drops it for every caller, so the
+/// calls that may drop it take turns (``turns``), and what is known of its copy of the file is known once.
+final class AppKeyringFile: Sendable {
+    /// This process's: the file at ``Keyring/sandboxKeyringFile``.
+    static let ofThisProcess = AppKeyringFile(path: Keyring.sandboxKeyringFile)
+
+    /// Whether libsecret's password API takes its file backend in this process: in a Flatpak (`/.flatpak-info`) or Snap
+    /// (`SNAP_NAME`) sandbox, or when `SECRET_BACKEND=file` asks for it.
+    static let isLibsecretsBackend: Bool = {
+        // getenv, not ProcessInfo's environment: that copies every variable into a dictionary, on every
+        // `tokenctl token`'s path.
+        DesktopPortal.isSandboxed || getenv("SNAP_NAME") != nil
+            || getenv("SECRET_BACKEND").map { String(cString: $0) == "file" } == true
+    }()
+
+    /// The file's path.
+    let path: String
+
+    /// The process's calls take turns (``SandboxCall``): a call that drops libsecret's backend (``prepareCall(droppingBackend:)``)
+    /// must not do so under another call's feet.
+    let turns = DispatchSemaphore(value: 1)
+
+    /// How many abandoned calls have not come back from libsecret yet (their threads are still inside it).
+    var abandonedCallsRunning: Int { abandonedRunning.load(ordering: .sequentiallyConsistent) }
+    let abandonedRunning = Atomic<Int>(0)
+
+    /// What this process knows of libsecret's copy of the file: the file's stamp taken before libsecret last read it
+    /// (or after this process's own write), so that the copy is at least as new as the file was then (`.some(nil)`:
+    /// the file did not exist); `nil` when nothing is known.
+    private let lastSeen = Mutex<Stamp??>(nil)
+
+    /// Set when libsecret's copy may be older than ``lastSeen`` says (a call failed after libsecret changed its copy, or
+    /// an abandoned call came back and may have cached a backend of its own): the next call drops the backend.
+    private let backendMayBeStale = Atomic(false)
+
+    /// How many calls of this process wait for the keyring file's lock now.
+    var lockWaiters: Int { waiting.load(ordering: .sequentiallyConsistent) }
+    fileprivate let waiting = Atomic<Int>(0)
+
+    /// How often a write starts over because another process wrote between its key fetch and its lock.
+    static let maximumRounds = 4
+
+    init(path: String) {
+        self.path = path
+    }
+
     /// The file's identity and version: device, inode, size and modification time in nanoseconds. Every write renames
     /// a new file over the old one, so a write changes the inode.
     struct Stamp: Equatable {
@@ -30,22 +78,6 @@ enum SandboxKeyringFile {
         let size: Int64
         let modified: Int64
     }
-
-    /// What this process knows of libsecret's copy of the file: the file's stamp taken before libsecret last read it
-    /// (or after this process's own write), so that the copy is at least as new as the file was then (`.some(nil)`:
-    /// the file did not exist); `nil` when nothing is known.
-    private static let lastSeen = Mutex<Stamp??>(nil)
-
-    /// Set when libsecret's copy may be older than ``lastSeen`` says (a call failed after libsecret changed its copy, or
-    /// an abandoned call came back and may have cached a backend of its own): the next call drops the backend.
-    private static let mustReopen = Atomic(false)
-
-    /// How many calls of this process wait for the keyring file's lock now.
-    static var lockWaiters: Int { waiting.load(ordering: .sequentiallyConsistent) }
-    private static let waiting = Atomic<Int>(0)
-
-    /// How often a write starts over because another process wrote between its key fetch and its lock.
-    static let maximumRounds = 4
 
     static func stamp(_ path: String) -> Stamp? {
         var info = stat()
@@ -57,7 +89,8 @@ enum SandboxKeyringFile {
 
     /// Before a call, in its turn: refuses a damaged file, and drops libsecret's backend when its copy may be older
     /// than the file — the file is not as it was before this process's last call, or the copy was marked
-    /// (``invalidate()``). The next libsecret call then reads the file afresh, with the portal's key fetched anew.
+    /// (``markBackendStale()``) — or `always`. The next libsecret call then reads the file afresh, with the portal's
+    /// key fetched anew.
     ///
     /// The stamp is taken *before* the call, not after it: libsecret may load the file during a call after another
     /// process wrote it in the same second, and a stamp taken after the call would then match the file while
@@ -65,26 +98,26 @@ enum SandboxKeyringFile {
     ///
     /// Only a call holding the process's turn calls this: it is the one place that drops libsecret's backend, so that
     /// no other call of the process meets a dropped backend — and a portal round trip — in the middle of its write.
-    static func prepare(_ path: String, forceReopen: Bool = false) throws {
-        try check(path)
-        let now = stamp(path)
-        let stale = mustReopen.exchange(false, ordering: .sequentiallyConsistent)
-        let reopen = lastSeen.withLock { seen in
+    func prepareCall(droppingBackend always: Bool = false) throws {
+        try Self.check(path)
+        let now = Self.stamp(path)
+        let stale = backendMayBeStale.exchange(false, ordering: .sequentiallyConsistent)
+        let dropBackend = lastSeen.withLock { seen in
             defer { seen = .some(now) }
-            return forceReopen || stale || seen != .some(now)
+            return always || stale || seen != .some(now)
         }
         // Before the first call there is no backend: dropping none costs nothing.
-        if reopen { secret_service_disconnect() }
+        if dropBackend { secret_service_disconnect() }
     }
 
     /// Marks libsecret's copy of the file as not to be trusted: the next call in its turn drops the backend. Safe from
     /// any thread, unlike dropping it at once, which could do so under the feet of a call that is writing.
-    static func invalidate() {
-        mustReopen.store(true, ordering: .sequentiallyConsistent)
+    func markBackendStale() {
+        backendMayBeStale.store(true, ordering: .sequentiallyConsistent)
     }
 
     /// A store or a delete: `load` outside the lock, then `write` under it, with libsecret's copy of the file as the
-    /// file is. Runs in `call`'s turn, after ``prepare(_:forceReopen:)``.
+    /// file is. Runs in `call`'s turn, after ``prepareCall(droppingBackend:)``.
     ///
     /// 1. `load` makes libsecret read the file — the first call after a dropped backend fetches the Secret portal's
     ///    key, the round trip that can wait for ever with libsecret < 0.21.4 — *without* the lock: a call abandoned
@@ -100,82 +133,67 @@ enum SandboxKeyringFile {
     /// 4. `write` begins only if `call` was not abandoned (``SandboxCall/beginWriting()``), and once begun is not
     ///    abandoned at the timeout: nothing is written after the caller was told "timed out". It calls libsecret on the
     ///    backend that the load left cached (only a call in its turn drops it), so it never talks to the portal.
-    static func write<T>(
-        _ file: String, timeout: Duration, call: SandboxCall, load: () throws -> Void, _ write: () throws -> T
-    ) throws -> T {
-        let lock = try LockFile(path: file + ".lock")
+    func write<T>(timeout: Duration, call: SandboxCall, load: () throws -> Void, _ write: () throws -> T) throws -> T {
+        let lock = try LockFile(path: path + ".lock", owner: self)
         defer { lock.close() }
-        for round in 1...maximumRounds {
-            try call.checkNotAbandoned()
-            if round > 1 { try prepare(file, forceReopen: true) }
+        for round in 1...Self.maximumRounds {
+            try call.throwIfAbandoned()
+            if round > 1 { try prepareCall(droppingBackend: true) }
             try load()
-            try call.checkNotAbandoned()  // back from a portal that answered too late: no lock for it
+            try call.throwIfAbandoned()  // back from a portal that answered too late: no lock for it
             try lock.take(within: timeout, call: call)
             defer { lock.release() }
-            let current = stamp(file)
+            let current = Self.stamp(path)
             let unchanged = lastSeen.withLock { $0 == .some(current) }
-            guard unchanged, !mustReopen.load(ordering: .sequentiallyConsistent) else { continue }
+            guard unchanged, !backendMayBeStale.load(ordering: .sequentiallyConsistent) else { continue }
             try call.beginWriting()
             do {
                 let result = try write()
                 // libsecret's copy is what it just wrote, and no other writer of this package could come between.
-                let written = stamp(file)
+                let written = Self.stamp(path)
                 lastSeen.withLock { $0 = .some(written) }
                 return result
             } catch {
                 // libsecret changes its copy before it writes the file, and keeps the change when the write fails.
-                invalidate()
+                markBackendStale()
                 throw error
             }
         }
-        throw KeyringError(
-            .other,
-            "Other processes of this app wrote its keyring file each of the \(maximumRounds) times this call was "
-                + "about to; nothing was written.",
-            fix: "Retry; if it persists, another process of the app writes the file without pause.")
+        throw KeyringError.appKeyringWrittenEachRound(rounds: Self.maximumRounds)
     }
+}
 
+extension AppKeyringFile {
     /// The keyring file's lock file, open; its `flock` taken and given back by ``take(within:call:)`` and ``release()``.
     /// Owned by the call's thread: it holds the lock only while it writes, so it never leaves it held when abandoned.
     private struct LockFile {
         let path: String
+        let owner: AppKeyringFile
         let descriptor: Int32
 
-        init(path: String) throws {
+        init(path: String, owner: AppKeyringFile) throws {
             self.path = path
+            self.owner = owner
             let directory = URL(filePath: path).deletingLastPathComponent().path
             try? FileManager.default.createDirectory(
                 atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             descriptor = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
-            guard descriptor >= 0 else {
-                throw KeyringError(
-                    .misconfigured,
-                    "The app's keyring lock file \(path) cannot be opened (\(String(cString: strerror(errno)))).",
-                    fix: "Check that the directory belongs to this user and is writable.")
-            }
+            guard descriptor >= 0 else { throw KeyringError.appKeyringLockUnopenable(path, errno: errno) }
         }
 
         /// Waits up to `timeout` for the lock, and stops waiting (throwing) as soon as `call` is abandoned.
         func take(within timeout: Duration, call: SandboxCall) throws {
             guard flock(descriptor, LOCK_EX | LOCK_NB) != 0 else { return }
-            waiting.add(1, ordering: .sequentiallyConsistent)
-            defer { waiting.subtract(1, ordering: .sequentiallyConsistent) }
+            owner.waiting.add(1, ordering: .sequentiallyConsistent)
+            defer { owner.waiting.subtract(1, ordering: .sequentiallyConsistent) }
             let clock = ContinuousClock()
             let deadline = clock.now + timeout
             repeat {
                 guard errno == EWOULDBLOCK || errno == EINTR else {
-                    throw KeyringError.other("The app's keyring lock \(path) could not be taken.", KeyringError.Detail(String(cString: strerror(errno))))
+                    throw KeyringError.appKeyringLockFailed(path, errno: errno)
                 }
-                try call.checkNotAbandoned()
-                guard clock.now < deadline else {
-                    throw KeyringError(
-                        .timedOut,
-                        "Another process of this app held its keyring file's lock (\(path)) for more than \(timeout); "
-                            + "nothing was written.",
-                        fix: "That process is stuck in a write to the file (its file system may hang): end it, or "
-                            + "retry once it is done.",
-                        underlying: "flock \(path)")
-                }
+                try call.throwIfAbandoned()
+                guard clock.now < deadline else { throw KeyringError.appKeyringLockHeld(path, for: timeout) }
                 usleep(2_000)
             } while flock(descriptor, LOCK_EX | LOCK_NB) != 0
         }

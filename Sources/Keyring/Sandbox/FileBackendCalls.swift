@@ -8,9 +8,9 @@ import Foundation
 import Glibc
 #endif
 
-/// The keyring inside a sandbox (Flatpak, Snap): libsecret's password API, which there keeps items in the app's own
-/// encrypted file (`$XDG_DATA_HOME/keyrings/default.keyring`) with a key from the Secret portal, since the sandbox
-/// cannot reach `org.freedesktop.secrets`. Every function blocks: call them from a blocking call's thread.
+/// The calls of ``SandboxBackend``: libsecret's password API, which in a sandbox (Flatpak, Snap) keeps items in the
+/// app's own encrypted file (`$XDG_DATA_HOME/keyrings/default.keyring`) with a key from the Secret portal, since the
+/// sandbox cannot reach `org.freedesktop.secrets`. Every function blocks: call them from a blocking call's thread.
 ///
 /// The file backend matches a search or a clear on a *subset* of an item's attributes, and a store replaces only the
 /// item with exactly the attributes given (it adds no `xdg:schema`); this type keeps ``Keyring``'s rule on top of
@@ -18,20 +18,12 @@ import Glibc
 ///
 /// No call gets a `GCancellable`: cancelling one that waits for the portal deadlocks the cancelling thread with
 /// libsecret 0.20.5 and ends nothing with 0.21.7. A call is bounded by abandoning its thread instead (see
-/// `Keyring.sandboxCall`). Items have no schema there: the file backend stores exactly the attributes given.
-enum SandboxKeyring {
-    /// Whether ``Keyring`` takes this path: where libsecret's password API takes its file backend — in a Flatpak
-    /// (`/.flatpak-info`) or Snap (`SNAP_NAME`) sandbox — or when `SECRET_BACKEND=file` asks for it.
-    static let isActive: Bool = {
-        // getenv, not ProcessInfo's environment: that copies every variable into a dictionary, on every
-        // `tokenctl token`'s path.
-        DesktopPortal.isSandboxed || getenv("SNAP_NAME") != nil
-            || getenv("SECRET_BACKEND").map { String(cString: $0) == "file" } == true
-    }()
-
-    /// The identifier of the item with `attributes` in the app's keyring file, in the place of a D-Bus path: the
-    /// file has no paths, and an item is the one with its attributes.
-    static func path(of attributes: [String: String]) -> String {
+/// `SandboxBackend.call`). Items have no schema there: the file backend stores exactly the attributes given.
+enum FileBackendCalls {
+    /// A hash of `attributes` (`xdg:schema` aside) as a path, `/app-keyring/HEX`: the identifier of the item with
+    /// them in the app's keyring file, in the place of a D-Bus path. The file has no paths, and an item is the one
+    /// with its attributes.
+    static func hashedPath(of attributes: [String: String]) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for (key, value) in attributes.sorted(by: { $0.key < $1.key }) where key != KeyringItem.schemaAttribute {
             for byte in Array(key.utf8) + [0] + Array(value.utf8) + [0] {
@@ -62,7 +54,7 @@ enum SandboxKeyring {
                 attributes = dictionary(from: table)
             }
             let item = KeyringItem(
-                path: path(of: attributes), attributes: attributes,
+                path: hashedPath(of: attributes), attributes: attributes,
                 label: takeString(secret_retrievable_get_label(retrievable)) ?? "",
                 created: Date(timeIntervalSince1970: TimeInterval(secret_retrievable_get_created(retrievable))),
                 modified: Date(timeIntervalSince1970: TimeInterval(secret_retrievable_get_modified(retrievable))),
@@ -100,14 +92,13 @@ enum SandboxKeyring {
     }
 
     /// How a store or a delete writes: its key fetch outside the keyring file's lock, its write under it, and only
-    /// while its call is not abandoned; see `SandboxKeyringFile.write`.
+    /// while its call is not abandoned; see `AppKeyringFile.write`.
     struct Writer {
-        let file: String
         let timeout: Duration
         let call: SandboxCall
 
         func callAsFunction<T>(loading load: () throws -> Void, _ write: () throws -> T) throws -> T {
-            try SandboxKeyringFile.write(file, timeout: timeout, call: call, load: load, write)
+            try call.file.write(timeout: timeout, call: call, load: load, write)
         }
     }
 
@@ -124,9 +115,7 @@ enum SandboxKeyring {
                 secret_password_storev_sync(nil, table, nil, label, secret, nil, $0)
             }
             let stored = try search(attributes).filter { $0.hasExactly(attributes) }
-            guard let item = stored.max(by: { $0.modified < $1.modified }) else {
-                throw KeyringError.other("The app's keyring did not keep the item it was given.", nil)
-            }
+            guard let item = stored.max(by: { $0.modified < $1.modified }) else { throw KeyringError.appKeyringKeptNothing }
             return item
         }
     }
@@ -135,7 +124,7 @@ enum SandboxKeyring {
     /// further attributes would go too: the file backend clears every item that has all the attributes given.
     ///
     /// The check for such items runs under the keyring file's lock, on libsecret's copy of the file as the file is
-    /// (`SandboxKeyringFile.write` starts over when another process wrote since the copy was read), and the clear right
+    /// (`AppKeyringFile.write` starts over when another process wrote since the copy was read), and the clear right
     /// after it, under the same lock: an item another writer of this package adds is either there for the check,
     /// which then refuses, or added after the clear. (Plain libsecret clients in the sandbox take no lock.)
     static func delete(_ attributes: [String: String], writer: Writer) throws -> Int {
@@ -146,12 +135,7 @@ enum SandboxKeyring {
             let exact = found.filter { $0.hasExactly(attributes) }
             guard !exact.isEmpty else { return 0 }
             let others = found.count - exact.count
-            guard others == 0 else {
-                throw KeyringError(
-                    .other,
-                    "Deleting the item would also delete \(others) item(s) with further attributes in the app's keyring.",
-                    fix: "Delete those items first (they belong to another part of the app), or leave this one.")
-            }
+            guard others == 0 else { throw KeyringError.appKeyringDeleteWouldTakeOthers(others) }
             _ = try withGError("deleting from the app's keyring") {
                 secret_password_clearv_sync(nil, table, nil, $0)
             }
