@@ -27,7 +27,7 @@ func describe(_ state: AuthSession.State) -> String {
         // Nothing is lost: once the keyring is unlocked, the session is back as it was.
         return "Your keyring is locked. \(error.fix)"
     case .unavailable(let error):
-        return "The keyring cannot be used now. \(error.summary) \(error.fix)"
+        return "The keyring cannot be used now. \(error.reason) \(error.fix)"
     }
 }
 

@@ -15,7 +15,7 @@ case .signedOut, .signInRequired:
     print("Signed in as \(account)")
 case .unavailable(let error):
     // Locked, no Secret Service, or not answering: nothing was lost or deleted. Say what to do, and try later.
-    print("The keyring cannot be used now. \(error.summary) \(error.fix)")
+    print("The keyring cannot be used now. \(error.reason) \(error.fix)")
     exit(1)
 }
 

@@ -57,3 +57,5 @@ extension CategorizedError {
 }
 
 extension TokenAuthError: CategorizedError {}
+
+extension KeyringError: CategorizedError {}

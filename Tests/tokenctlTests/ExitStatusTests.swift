@@ -46,13 +46,7 @@ struct ExitStatusTests {
         }
     }
 
-    /// Until `KeyringError` has the categories of its own (and a list of its codes), the codes it has today.
-    static let keyringCodes: [KeyringError.Code] = [
-        .serviceUnavailable, .locked, .timedOut, .notFound, .noDefaultCollection, .secretTooLarge, .notText,
-        .misconfigured, .portalUnavailable, .portalRefused, .other,
-    ]
-
-    @Test("KeyringError", arguments: keyringCodes)
+    @Test("KeyringError", arguments: KeyringError.Code.all)
     func keyring(code: KeyringError.Code) throws {
         let error = KeyringError(code, "What happened.", fix: "What to do.")
         let status = try #require(Self.expected(
