@@ -13,7 +13,7 @@ let issuer = URL(string: "https://auth.example.com")!
 let clientID = "my-desktop-app"
 let service = "api.example.com"  // one keyring item per (service, account)
 let account = "default"  // an app with one user at a time can use one fixed name
-let transport = URLSessionTransport()  // how the app's requests are sent: one for the app, its requests share it
+let transport = URLSessionHTTPTransport()  // how the app's requests are sent: one for the app, its requests share it
 // snippet.end
 
 // snippet.browserSignIn

@@ -21,6 +21,6 @@ print("Stored unencrypted in \(store.path)")
 // snippet.manager
 // Refreshes through the client the file records, under the lock every process using the item takes.
 let manager = try await AuthManager.forFileItem(
-    service: "api.example.com", account: "ada", transport: URLSessionTransport())
+    service: "api.example.com", account: "ada", transport: URLSessionHTTPTransport())
 print(try await manager.validToken())
 // snippet.end

@@ -18,7 +18,7 @@ LoggingSystem.bootstrap { label in
 // snippet.manager
 let service = "api.example.com", account = "default"
 let client = OAuthClient(tokenEndpoint: URL(string: "https://auth.example.com/token")!, clientID: "my-desktop-app")
-let transport = URLSessionTransport()  // one URLSession for the token endpoint and the API
+let transport = URLSessionHTTPTransport()  // one URLSession for the token endpoint and the API
 
 let manager = AuthManager(
     store: KeyringAuthStore(service: service, account: account, client: client, wallClock: systemWallClock),

@@ -7,7 +7,7 @@ import TokenAuthURLSession
 
 // snippet.manager
 let service = "api.example.com", account = "ada@example.com"
-let transport = URLSessionTransport()  // one for the process: its requests share one session
+let transport = URLSessionHTTPTransport()  // one for the process: its requests share one session
 
 // Simplest: everything from the keyring item — its client, its lock, its revocation endpoint.
 let shared = try await AuthManager.forKeyringItem(service: service, account: account, transport: transport)

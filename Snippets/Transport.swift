@@ -5,7 +5,7 @@ import Foundation
 import TokenAuth
 import TokenAuthURLSession
 
-let transport = URLSessionTransport()  // one for the app: its requests share one session
+let transport = URLSessionHTTPTransport()  // one for the app: its requests share one session
 let client = OAuthClient(tokenEndpoint: URL(string: "https://auth.example.com/token")!, clientID: "my-desktop-app")
 let manager = AuthManager(
     store: InMemoryAuthStore(), refresher: TokenEndpointClient(client: client, transport: transport))

@@ -10,6 +10,7 @@ import TokenAuth
 /// ``AuthManager``'s tokens, and on a rejected token refreshes once and retries once.
 ///
 /// ```swift
+/// // The generated client's transport: swift-openapi-urlsession's URLSessionTransport (import OpenAPIURLSession).
 /// let client = Client(
 ///     serverURL: try Servers.Server1.url(),
 ///     transport: URLSessionTransport(),
@@ -38,8 +39,8 @@ import TokenAuth
 /// a host other than a loopback one, with `TokenAuthError` code `insecureURL` (unless
 /// ``allowsInsecureHTTP``). That is all it can guarantee: redirects happen inside the generated client's
 /// transport, after the middleware, so what a redirected request carries is that transport's rule. Use a
-/// transport that drops `Authorization` when a redirect leaves the origin, as ``URLSessionTransport`` of
-/// TokenAuth does.
+/// transport that drops `Authorization` when a redirect leaves the origin, as TokenAuthURLSession's
+/// `URLSessionHTTPTransport` does.
 public struct AuthorizationMiddleware: ClientMiddleware {
     /// Where tokens come from.
     public let manager: AuthManager

@@ -4,7 +4,7 @@ import Synchronization
 import TokenAuth
 
 /// A transport that records every request and passes it on to another transport, e.g. the real
-/// ``URLSessionTransport`` talking to a local test server: the test sees exactly what left the app.
+/// ``URLSessionHTTPTransport`` talking to a local test server: the test sees exactly what left the app.
 public final class RecordingTransport: HTTPTransport {
     /// One request as it was handed to the transport.
     public struct Exchange: Sendable {

@@ -5,7 +5,7 @@ import FoundationNetworking
 import Synchronization
 import TokenAuth
 
-/// The per-task URLSession delegate of ``URLSessionTransport``: enforces the body-size limit while the response
+/// The per-task URLSession delegate of ``URLSessionHTTPTransport``: enforces the body-size limit while the response
 /// arrives, and keeps the response it saw.
 ///
 /// - The transfer is cancelled as soon as the announced `Content-Length` or the bytes received pass the limit, so

@@ -4,7 +4,7 @@ import FoundationNetworking
 #endif
 import TokenAuth
 
-/// The session delegate of ``URLSessionTransport``: keeps credentials on their origin and leaves authentication
+/// The session delegate of ``URLSessionHTTPTransport``: keeps credentials on their origin and leaves authentication
 /// to the caller.
 ///
 /// - **Redirects.** URLSession copies every header of the original request into a redirected one,

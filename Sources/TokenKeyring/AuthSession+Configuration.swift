@@ -90,7 +90,7 @@ extension AuthSession {
             service: String,
             account: String? = nil,
             keyring: Keyring = Keyring(),
-            transport: any HTTPTransport = URLSessionTransport(maximumResponseBodySize: TokenResponse.maximumSize),
+            transport: any HTTPTransport = URLSessionHTTPTransport(maximumResponseBodySize: TokenResponse.maximumSize),
             manager: AuthManager.Configuration = AuthManager.Configuration(),
             redirect: BrowserSignIn.Redirect = BrowserSignIn.Redirect(),
             browserTimeLimit: Duration = .seconds(300),

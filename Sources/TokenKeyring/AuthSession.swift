@@ -76,7 +76,7 @@ public actor AuthSession {
     ///   - transport: How every request is sent: discovery, the token endpoint, your API.
     public init(
         issuer: URL, clientID: String, scope: String? = "openid", service: String? = nil, keyring: Keyring = Keyring(),
-        transport: any HTTPTransport = URLSessionTransport(maximumResponseBodySize: TokenResponse.maximumSize)
+        transport: any HTTPTransport = URLSessionHTTPTransport(maximumResponseBodySize: TokenResponse.maximumSize)
     ) {
         self.init(configuration: Configuration(
             provider: .issuer(issuer), clientID: clientID, scope: scope, service: service ?? issuer.host ?? issuer.absoluteString,

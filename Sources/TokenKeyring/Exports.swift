@@ -1,7 +1,7 @@
 // One import for an app: the session object and everything it hands out or throws. `AuthSession` returns
 // `AuthorizedClient`s and `Identity`s (TokenAuth), takes `Keyring`s and reports `KeyringError`s (Keyring), shows
 // `DeviceAuthorization.Prompt`s and throws `SignInError`s (TokenAuthSignIn), records `StoredCredentials` in keyring
-// items (TokenAuthKeyring) and sends through `URLSessionTransport` by default (TokenAuthURLSession): an app that
+// items (TokenAuthKeyring) and sends through `URLSessionHTTPTransport` by default (TokenAuthURLSession): an app that
 // handles what the session says must be able to name all of them.
 @_exported import Keyring
 @_exported import TokenAuth

@@ -22,7 +22,7 @@ struct ClientOverhead {
     }
 
     func run() async -> FigureReport {
-        var report = FigureReport(id: 5, title: "Client overhead: AuthorizedClient vs bare URLSessionTransport, valid token")
+        var report = FigureReport(id: 5, title: "Client overhead: AuthorizedClient vs bare URLSessionHTTPTransport, valid token")
         let auth = oauth.session(expired: false)
         let manager = oauth.manager(auth)
         let client = AuthorizedClient(manager: manager, transport: oauth.transport)

@@ -11,7 +11,7 @@ struct FaultRunner: Sendable {
     let service: String
     /// Holds `state` (`XDG_STATE_HOME`, where the file store is) and `config` (`XDG_CONFIG_HOME`) of every call.
     let home: URL
-    let transport: URLSessionTransport
+    let transport: URLSessionHTTPTransport
 
     /// Every `tokenctl` of the figure uses the figure's own keyring, state and configuration, never the user's.
     private var environment: [String: String] {

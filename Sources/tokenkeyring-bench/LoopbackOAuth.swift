@@ -17,14 +17,14 @@ struct LoopbackOAuth: Sendable {
     let server: OAuthTestServer
     let client: OAuthClient
     /// One URLSession for the token client and the requests, as the library's docs recommend.
-    let transport: URLSessionTransport
+    let transport: URLSessionHTTPTransport
 
     static func start() async throws -> LoopbackOAuth {
         let server = try await OAuthTestServer.start(.init(host: "127.0.0.1"))
         return LoopbackOAuth(
             server: server,
             client: OAuthClient(tokenEndpoint: server.tokenEndpoint, clientID: clientID),
-            transport: URLSessionTransport())
+            transport: URLSessionHTTPTransport())
     }
 
     /// Tokens the server issued; the client sees them as expired a minute ago, or valid for an hour.

@@ -61,7 +61,7 @@ struct RefreshStorm {
             met: medianRatio <= 1.15)
         if let example = outcomes.example { report.notes.append("first failure: \(example)") }
         report.notes.append(
-            "Client: AuthorizedClient over AuthManager (in-memory store) and one URLSessionTransport; server: "
+            "Client: AuthorizedClient over AuthManager (in-memory store) and one URLSessionHTTPTransport; server: "
                 + "OAuthTestServer on 127.0.0.1 in the same process.")
         return report
     }

@@ -44,7 +44,7 @@ struct RotationSoak {
             // Tokens that live 2 s need a refresh every second: the loop guard's default (5 in 30 s) is for tokens
             // that live minutes or hours.
             let manager = try await AuthManager.forKeyringItem(
-                service: service, account: "shared", keyring: keyring, transport: URLSessionTransport(),
+                service: service, account: "shared", keyring: keyring, transport: URLSessionHTTPTransport(),
                 configuration: .init(refreshLimit: 100, refreshWindow: .seconds(30)))
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { await longLived(manager, server: server, tally: tally) }
@@ -94,7 +94,7 @@ struct RotationSoak {
     }
 
     private func longLived(_ manager: AuthManager, server: OAuthTestServer, tally: Tally) async {
-        let client = AuthorizedClient(manager: manager, transport: URLSessionTransport())
+        let client = AuthorizedClient(manager: manager, transport: URLSessionHTTPTransport())
         while !done(server, tally) {
             do {
                 let (response, _) = try await client.send(HTTPRequest(method: .get, url: server.resourceURL))

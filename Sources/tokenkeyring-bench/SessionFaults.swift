@@ -64,7 +64,7 @@ struct SessionFaults {
 
         let runner = FaultRunner(
             tokenctl: tokenctl, server: server, provider: provider, service: service, home: home,
-            transport: URLSessionTransport())
+            transport: URLSessionHTTPTransport())
         let rounds = FaultRound.draw(count: options.faultRounds, kinds: kinds, latest: Self.latest, seed: options.faultSeed)
         var outcomes: [RoundOutcome] = []
         for round in rounds {

@@ -35,7 +35,7 @@ while let argument = arguments.popFirst() {
 guard let service = options["--service"], let account = options["--account"], let url else { usage("missing arguments") }
 guard let count = Int(options["--count"] ?? "200"), count > 0 else { usage("--count needs a positive number") }
 
-let transport = URLSessionTransport()
+let transport = URLSessionHTTPTransport()
 let statuses: [Int]
 do {
     let manager = try await AuthManager.forKeyringItem(

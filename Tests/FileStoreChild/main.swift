@@ -61,7 +61,7 @@ do {
         guard let client = try await reader.loadCredentials()?.client else { throw TokenAuthError.noCredentials("no client") }
         let store = FileAuthStore(
             service: service, account: account, client: client, directory: directory, wallClock: systemWallClock)
-        let transport = URLSessionTransport(maximumResponseBodySize: TokenResponse.maximumSize, timeout: .seconds(600))
+        let transport = URLSessionHTTPTransport(maximumResponseBodySize: TokenResponse.maximumSize, timeout: .seconds(600))
         let manager = AuthManager(
             store: store, refresher: TokenEndpointClient(client: client, transport: transport),
             lock: store.itemLock(maximumWait: .seconds(600)))

@@ -33,12 +33,12 @@ package final class PlainBrowser: Sendable {
 
     /// Visits `url`, following redirects, and returns the final status and page.
     ///
-    /// Through ``URLSessionTransport``, never FoundationNetworking's `data(from:)` directly: the sign-in cancels this
+    /// Through ``URLSessionHTTPTransport``, never FoundationNetworking's `data(from:)` directly: the sign-in cancels this
     /// visit once its answer is in, and `data(from:)` cancelled while its response arrives can hang for good
     /// (swiftlang/swift-corelibs-foundation#5412; it hung a full test run).
     @discardableResult
     package func visit(_ url: URL) async throws -> Visit {
-        let (response, data) = try await URLSessionTransport(timeout: .seconds(60))
+        let (response, data) = try await URLSessionHTTPTransport(timeout: .seconds(60))
             .send(HTTPRequest(method: .get, url: url), body: nil)
         let visit = Visit(url: url, status: response.status.code, page: String(decoding: data, as: UTF8.self))
         visits.withLock { $0.append(visit) }
@@ -73,7 +73,7 @@ extension URL {
 extension OAuthTestServer {
     /// The metadata as discovery finds it, for a browser sign-in.
     package func discoveredMetadata() async throws -> AuthorizationServerMetadata {
-        try await Discovery(transport: URLSessionTransport(timeout: .seconds(60))).metadata(forIssuer: issuer)
+        try await Discovery(transport: URLSessionHTTPTransport(timeout: .seconds(60))).metadata(forIssuer: issuer)
     }
 }
 

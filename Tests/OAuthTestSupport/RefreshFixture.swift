@@ -6,14 +6,14 @@ import TokenAuth
 import TokenAuthURLSession
 import TokenAuthTesting
 
-/// A real OAuth server on loopback, a wall clock the test controls, one real `URLSessionTransport` shared by the
+/// A real OAuth server on loopback, a wall clock the test controls, one real `URLSessionHTTPTransport` shared by the
 /// token client and the authorized clients, and helpers to seed sessions and build managers over them. The fixture
 /// of every test that refreshes against the real server.
 package struct RefreshFixture: Sendable {
     package let server: OAuthTestServer
     package let clock: ManualWallClock
     package let client: OAuthClient
-    package let transport: URLSessionTransport
+    package let transport: URLSessionHTTPTransport
 
     /// Runs `body` with a fixture on a new server, and awaits the server's shutdown afterwards, also when `body`
     /// throws.
@@ -26,7 +26,7 @@ package struct RefreshFixture: Sendable {
             try await body(RefreshFixture(
                 server: server, clock: ManualWallClock(),
                 client: OAuthClient(tokenEndpoint: server.tokenEndpoint, clientID: "test-client"),
-                transport: URLSessionTransport()))
+                transport: URLSessionHTTPTransport()))
         }
     }
 

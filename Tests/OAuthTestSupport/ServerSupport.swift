@@ -39,7 +39,7 @@ extension OAuthTestServer {
         clock: @escaping WallClock = systemWallClock
     ) -> TokenEndpointClient {
         TokenEndpointClient(
-            client: client(id: id, secret: secret, authentication: authentication), transport: URLSessionTransport(),
+            client: client(id: id, secret: secret, authentication: authentication), transport: URLSessionHTTPTransport(),
             wallClock: clock)
     }
 }
@@ -52,7 +52,7 @@ package func call(
     bearer token: String? = nil,
     headers: HTTPFields = [:],
     body: Data? = nil,
-    transport: URLSessionTransport = URLSessionTransport()
+    transport: URLSessionHTTPTransport = URLSessionHTTPTransport()
 ) async throws -> (status: Int, headers: HTTPFields, json: [String: Any]) {
     var fields = headers
     if let token { fields[.authorization] = "Bearer \(token)" }

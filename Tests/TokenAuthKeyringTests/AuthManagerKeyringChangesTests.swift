@@ -24,7 +24,7 @@ struct AuthManagerKeyringChangesTests {
             try await cleaningUp({ _ = try? await store.erase() }) {
                 try await store.save(fixture.seed(expiresIn: 3600))
                 let manager = try await AuthManager.forKeyringItem(
-                    service: store.service, account: store.account, keyring: TestKeyring.keyring, transport: URLSessionTransport(),
+                    service: store.service, account: store.account, keyring: TestKeyring.keyring, transport: URLSessionHTTPTransport(),
                     followsChanges: followsChanges, wallClock: fixture.clock.wallClock)
                 let first = try await manager.validToken()
                 try await body(store, manager, first, fixture)
@@ -49,7 +49,7 @@ struct AuthManagerKeyringChangesTests {
     func refreshedElsewhere() async throws {
         try await withManager { store, manager, first, fixture in
             let other = try await AuthManager.forKeyringItem(
-                service: store.service, account: store.account, keyring: TestKeyring.keyring, transport: URLSessionTransport(), followsChanges: false,
+                service: store.service, account: store.account, keyring: TestKeyring.keyring, transport: URLSessionHTTPTransport(), followsChanges: false,
                 wallClock: fixture.clock.wallClock)
             let refreshed = try await other.refresh()
             try await waitUntil("the manager hands out the token another process refreshed") {

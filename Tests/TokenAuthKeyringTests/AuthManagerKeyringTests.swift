@@ -46,7 +46,7 @@ struct AuthManagerKeyringTests {
                 let client = OAuthClient(
                     tokenEndpoint: server.tokenEndpoint, clientID: "test-client", issuer: server.issuer, jwksURI: server.jwksURI,
                     userinfoEndpoint: server.userinfoEndpoint)
-                let response = try await TokenEndpointClient(client: client, transport: URLSessionTransport(), wallClock: clock.wallClock)
+                let response = try await TokenEndpointClient(client: client, transport: URLSessionHTTPTransport(), wallClock: clock.wallClock)
                     .password(username: "alice", password: "wonderland", scope: "openid read")
                 let verifier = try #require(IDTokenVerifier(client: client, wallClock: clock.wallClock))
                 var auth = response.auth(updating: nil)
@@ -56,7 +56,7 @@ struct AuthManagerKeyringTests {
 
                 // Same account: adopted, and the identity is still in the item.
                 let manager = try await AuthManager.forKeyringItem(
-                    service: service, account: "alice", keyring: TestKeyring.keyring, transport: URLSessionTransport(),
+                    service: service, account: "alice", keyring: TestKeyring.keyring, transport: URLSessionHTTPTransport(),
                     identityChecks: IDTokenVerifier.forStoredClient, wallClock: clock.wallClock)
                 let refreshed = try await manager.validAuth()
                 #expect(refreshed.identity == auth.identity)
@@ -68,7 +68,7 @@ struct AuthManagerKeyringTests {
                 clock.advance(by: 7200)
                 server.updateFaults { $0.idTokenFaults = [.changedSubject] }
                 let next = try await AuthManager.forKeyringItem(
-                    service: service, account: "alice", keyring: TestKeyring.keyring, transport: URLSessionTransport(),
+                    service: service, account: "alice", keyring: TestKeyring.keyring, transport: URLSessionHTTPTransport(),
                     identityChecks: IDTokenVerifier.forStoredClient, wallClock: clock.wallClock)
                 await #expect {
                     _ = try await next.validAuth()
@@ -83,7 +83,7 @@ struct AuthManagerKeyringTests {
                 #expect(server.stats.refreshGrants == 2)
                 // Every later process sees the end without sending anything.
                 let later = try await AuthManager.forKeyringItem(
-                    service: service, account: "alice", keyring: TestKeyring.keyring, transport: URLSessionTransport(),
+                    service: service, account: "alice", keyring: TestKeyring.keyring, transport: URLSessionHTTPTransport(),
                     identityChecks: IDTokenVerifier.forStoredClient, wallClock: clock.wallClock)
                 await #expect(throws: TokenAuthError.self) { try await later.validAuth() }
                 #expect(server.stats.refreshGrants == 2)

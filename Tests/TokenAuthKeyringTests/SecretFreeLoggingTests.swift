@@ -16,7 +16,7 @@ import TokenAuthKeyring
 @Suite("Logs, events and errors never carry a secret", .needsSecretService)
 struct SecretFreeLoggingTests {
     static let labels: Set = [
-        "TokenKeyring.Keyring", "TokenAuth.URLSessionTransport", "TokenAuth.TokenEndpointClient",
+        "TokenKeyring.Keyring", "TokenAuth.URLSessionHTTPTransport", "TokenAuth.TokenEndpointClient",
         "TokenAuth.TokenRevocationClient", "TokenAuth.AuthManager", "TokenAuth.AuthorizedClient",
     ]
 
@@ -32,7 +32,7 @@ struct SecretFreeLoggingTests {
             let client = OAuthClient(
                 tokenEndpoint: server.tokenEndpoint, clientID: "vault", clientSecret: clientSecret,
                 revocationEndpoint: server.revocationEndpoint)
-            let transport = URLSessionTransport(logger: capture.logger("TokenAuth.URLSessionTransport"))
+            let transport = URLSessionHTTPTransport(logger: capture.logger("TokenAuth.URLSessionHTTPTransport"))
             let keyring = Keyring(configuration: TestKeyring.keyring.configuration, logger: capture.logger("TokenKeyring.Keyring"))
             let store = KeyringAuthStore(service: TestKeyring.uniqueService(), account: "alice", client: client, keyring: keyring)
             try await cleaningUp({ _ = try? await store.erase() }) {

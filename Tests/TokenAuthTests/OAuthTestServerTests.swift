@@ -152,7 +152,7 @@ struct OAuthTestServerTests {
             let headers: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
             for _ in 0..<2 {
                 let request = HTTPRequest(method: .post, url: server.tokenEndpoint, headerFields: headers)
-                let (_, body) = try await URLSessionTransport().send(request, body: form)
+                let (_, body) = try await URLSessionHTTPTransport().send(request, body: form)
                 #expect(String(decoding: body, as: UTF8.self).hasPrefix(#"{"expires_in":1e17,"access_token":""#))
             }
             server.faults = OAuthTestServer.Faults(expiresInJSON: #""3599""#)
@@ -254,9 +254,9 @@ struct OAuthTestServerTests {
             tokenEndpoint: baseURL.appendingPathComponent("token"),
             clientID: "cli",
             clientSecret: "cli-secret"
-        ), transport: URLSessionTransport())
+        ), transport: URLSessionHTTPTransport())
         let clock = ManualWallClock()
-        let tokens = try await TokenEndpointClient(client: client.client, transport: URLSessionTransport(), wallClock: clock.wallClock)
+        let tokens = try await TokenEndpointClient(client: client.client, transport: URLSessionHTTPTransport(), wallClock: clock.wallClock)
             .password(username: "bob", password: "builder")
         #expect(tokens.expiresAt == clock.now.addingTimeInterval(120))
         let stats = try await call(.get, baseURL.appendingPathComponent("_admin/stats"))

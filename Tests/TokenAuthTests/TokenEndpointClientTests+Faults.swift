@@ -107,7 +107,7 @@ extension TokenEndpointClientTests {
     func timeout() async throws {
         try await withServer { server in
             server.updateFaults { $0.tokenLatencyMilliseconds = 1500 }
-            let transport = URLSessionTransport(maximumResponseBodySize: TokenResponse.maximumSize, timeout: .milliseconds(300))
+            let transport = URLSessionHTTPTransport(maximumResponseBodySize: TokenResponse.maximumSize, timeout: .milliseconds(300))
             let client = TokenEndpointClient(client: server.client(), transport: transport)
             let error = await tokenError { try await client.password(username: "alice", password: "wonderland") }
             #expect(error?.code == .timedOut)

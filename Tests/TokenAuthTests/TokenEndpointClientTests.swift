@@ -206,7 +206,7 @@ struct TokenEndpointClientTests {
             try await withServer(Self.confidential) { target in
                 let client = TokenEndpointClient(client: OAuthClient(
                     tokenEndpoint: server.redirectURL(to: target.tokenEndpoint, status: status),
-                    clientID: "confidential", clientSecret: "s3cret-value"), transport: URLSessionTransport())
+                    clientID: "confidential", clientSecret: "s3cret-value"), transport: URLSessionHTTPTransport())
                 let error = await tokenError { try await client.password(username: "alice", password: "wonderland") }
                 #expect(error?.code == .redirected)
                 #expect(error?.isTransient == false)
@@ -226,7 +226,7 @@ struct TokenEndpointClientTests {
         try await withServer { server in
             var endpoint = URLComponents(url: server.url("/redirect"), resolvingAgainstBaseURL: false)!
             endpoint.queryItems = [URLQueryItem(name: "to", value: "/token/?code=private"), URLQueryItem(name: "status", value: "308")]
-            let recorder = TokenAuthTesting.RecordingTransport(passingTo: URLSessionTransport())
+            let recorder = TokenAuthTesting.RecordingTransport(passingTo: URLSessionHTTPTransport())
             let client = TokenEndpointClient(
                 client: OAuthClient(tokenEndpoint: endpoint.url!, clientID: "test-client"), transport: recorder)
             let error = await tokenError { try await client.password(username: "alice", password: "wonderland") }

@@ -11,7 +11,7 @@ struct TokenRevocationClientTests {
     static let configuration = OAuthTestServer.Configuration(
         clients: [.init(id: "test-client"), .init(id: "vault", secret: "vault-secret")])
     /// The real transport with the patience of a busy CI machine (the client's own default is 10 s).
-    static let transport = URLSessionTransport(timeout: .seconds(60))
+    static let transport = URLSessionHTTPTransport(timeout: .seconds(60))
 
     @Test("revoking a refresh token ends its grant: the refresh token and its access tokens are refused afterwards")
     func revokeRefreshToken() async throws {
@@ -25,7 +25,7 @@ struct TokenRevocationClientTests {
             #expect(server.stats.revocationRequests == 1)
             #expect(server.stats.revokedTokens == 1)
             let refused = await expectTokenAuthError(.rejected) {
-                try await TokenEndpointClient(client: client, transport: URLSessionTransport()).refresh(refreshToken: issued.refreshToken!)
+                try await TokenEndpointClient(client: client, transport: URLSessionHTTPTransport()).refresh(refreshToken: issued.refreshToken!)
             }
             #expect(refused == .invalidGrant)
             // An already revoked or unknown token is still a success (RFC 7009 §2.2).

@@ -5,7 +5,7 @@ import FoundationNetworking
 import Testing
 @testable import TokenAuthURLSession
 
-@Suite("URLSessionTransport's redirects")
+@Suite("URLSessionHTTPTransport's redirects")
 struct SessionDelegateTests {
     @Test("a redirect from https to plain http on the same host drops Authorization: a new scheme is a new origin")
     func downgradeRedirectDropsTheToken() {

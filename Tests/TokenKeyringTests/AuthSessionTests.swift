@@ -16,7 +16,7 @@ struct AuthSessionTests {
     static func session(_ server: OAuthTestServer, service: String, scope: String = "openid read") -> AuthSession {
         AuthSession(configuration: .init(
             provider: .issuer(server.issuer), clientID: "test-client", scope: scope, service: service,
-            keyring: TestKeyring.keyring, transport: URLSessionTransport(timeout: .seconds(60))))
+            keyring: TestKeyring.keyring, transport: URLSessionHTTPTransport(timeout: .seconds(60))))
     }
 
     /// Deletes every item of `service`, whatever happens in `body`.
@@ -159,7 +159,7 @@ struct AuthSessionTests {
                 }
                 // What `tokenctl logout` does to the item, from outside this session.
                 _ = try await SignOut.perform(
-                    service: service, account: "ada", keyring: TestKeyring.keyring, transport: URLSessionTransport())
+                    service: service, account: "ada", keyring: TestKeyring.keyring, transport: URLSessionHTTPTransport())
                 // Announced by the keyring's ItemDeleted and by the release of the item's lock.
                 let next = await states.next()
                 #expect(next == .signedOut)
@@ -205,12 +205,12 @@ func approve(_ userCode: String, at server: OAuthTestServer) async throws -> Int
     var request = HTTPRequest(method: .post, url: server.deviceVerificationPage)
     request.headerFields[.contentType] = "application/x-www-form-urlencoded"
     let body = "user_code=\(userCode)&action=approve"
-    let (response, _) = try await URLSessionTransport().send(request, body: Data(body.utf8))
+    let (response, _) = try await URLSessionHTTPTransport().send(request, body: Data(body.utf8))
     return response.status.code
 }
 
 /// Revokes `token` at the server's revocation endpoint, as an administrator would.
 func revoke(_ token: String, at server: OAuthTestServer) async throws {
     let client = OAuthClient(tokenEndpoint: server.tokenEndpoint, clientID: "test-client", revocationEndpoint: server.revocationEndpoint)
-    try await TokenRevocationClient(client: client, transport: URLSessionTransport())?.revoke(token, hint: .accessToken)
+    try await TokenRevocationClient(client: client, transport: URLSessionHTTPTransport())?.revoke(token, hint: .accessToken)
 }

@@ -23,7 +23,7 @@ extension TokenctlNetworkTests {
                 #expect(try await fixture.store.loadCredentials() == nil)
 
                 // The revoked refresh token is dead at the server.
-                let refresher = TokenEndpointClient(client: try #require(stored.client), transport: URLSessionTransport())
+                let refresher = TokenEndpointClient(client: try #require(stored.client), transport: URLSessionHTTPTransport())
                 let refused = await #expect(throws: TokenAuthError.self) {
                     try await refresher.refresh(refreshToken: try #require(stored.auth.refreshToken))
                 }

@@ -144,14 +144,14 @@ extension TokenctlNetworkTests {
         /// Revokes one access token at the server's RFC 7009 endpoint, as an API that stops accepting it would.
         private func revoke(_ token: String, at server: OAuthTestServer) async throws {
             let client = OAuthClient(tokenEndpoint: server.tokenEndpoint, clientID: "test-client")
-            try await TokenRevocationClient(client: client, endpoint: server.revocationEndpoint, transport: URLSessionTransport())
+            try await TokenRevocationClient(client: client, endpoint: server.revocationEndpoint, transport: URLSessionHTTPTransport())
                 .revoke(token, hint: .accessToken)
         }
 
         /// The status of a GET of `url` with `token`, sent by this test rather than by `tokenctl`.
         private func status(of url: URL, bearer token: String) async throws -> Int {
             let request = HTTPRequest(method: .get, url: url, headerFields: [.authorization: "Bearer \(token)"])
-            return try await URLSessionTransport().send(request, body: nil).0.status.code
+            return try await URLSessionHTTPTransport().send(request, body: nil).0.status.code
         }
     }
 }

@@ -9,7 +9,7 @@ import HTTPTypes
 /// networking layer) and the network.
 ///
 /// The library talks HTTP only through this protocol, so tests and apps can supply their own transport — an
-/// async-http-client one, or one that records traffic. `URLSessionTransport`, in the module `TokenAuthURLSession`,
+/// async-http-client one, or one that records traffic. `URLSessionHTTPTransport`, in the module `TokenAuthURLSession`,
 /// sends them with URLSession.
 ///
 /// ## Implementation requirements

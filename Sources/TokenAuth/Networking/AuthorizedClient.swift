@@ -36,7 +36,7 @@ import Logging
 ///
 /// **Bodies.** Request bodies are `Data`, so a retried request always carries the same bytes; there is no
 /// streaming body that could not be replayed. **Redirects** are the transport's business: ``HTTPTransport``
-/// requires that `Authorization` is never forwarded to another origin, and `URLSessionTransport` strips it. As a
+/// requires that `Authorization` is never forwarded to another origin, and `URLSessionHTTPTransport` strips it. As a
 /// change of scheme is a change of origin, a redirect from `https` to plain `http` never carries the token.
 /// **Cancellation** of the calling task stops the request at once; a refresh it was waiting for goes on for the
 /// other requests sharing it.
@@ -61,7 +61,7 @@ public struct AuthorizedClient: Sendable {
     ///
     /// - Parameters:
     ///   - manager: Hands out and refreshes tokens.
-    ///   - transport: Sends the requests: `URLSessionTransport` (module `TokenAuthURLSession`) or your own. Pass the
+    ///   - transport: Sends the requests: `URLSessionHTTPTransport` (module `TokenAuthURLSession`) or your own. Pass the
     ///     transport the manager's token client uses, so both share one session.
     ///   - classifier: Decides which responses reject the token. The default follows RFC 6750.
     ///   - decoder: The JSON decoder for `load`.

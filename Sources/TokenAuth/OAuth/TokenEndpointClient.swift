@@ -32,7 +32,7 @@ public struct TokenEndpointClient: Sendable {
     ///
     /// - Parameters:
     ///   - client: The token endpoint and how to authenticate to it.
-    ///   - transport: How requests are sent: `URLSessionTransport` (module `TokenAuthURLSession`) or your own.
+    ///   - transport: How requests are sent: `URLSessionHTTPTransport` (module `TokenAuthURLSession`) or your own.
     ///     Whatever the transport, answers larger than ``TokenResponse/maximumSize`` bytes are rejected.
     ///   - wallClock: The wall clock, read when a request is sent (for `expires_in`) and when a `Retry-After` date
     ///     arrives.

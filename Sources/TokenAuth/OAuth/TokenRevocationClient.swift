@@ -32,7 +32,7 @@ public struct TokenRevocationClient: Sendable {
     /// - Parameters:
     ///   - client: The client identity that revokes.
     ///   - endpoint: The revocation endpoint.
-    ///   - transport: How revocation requests are sent: `URLSessionTransport` (module `TokenAuthURLSession`) or
+    ///   - transport: How revocation requests are sent: `URLSessionHTTPTransport` (module `TokenAuthURLSession`) or
     ///     your own.
     ///   - logger: Where each revocation is logged: the endpoint without its query and the token type hint at trace
     ///     level, then the duration and the outcome (or the error's type and code) at debug level. Never a token or

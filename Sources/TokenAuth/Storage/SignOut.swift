@@ -40,7 +40,7 @@ public enum SignOut {
     ///
     /// ```swift
     /// let outcome = try await SignOut.perform(
-    ///     store: FileAuthStore(service: "api.example.com", account: "ada"), transport: URLSessionTransport())
+    ///     store: FileAuthStore(service: "api.example.com", account: "ada"), transport: URLSessionHTTPTransport())
     /// if case .failed(let error) = outcome.revocation { print("Not revoked: \(error)") }
     /// ```
     ///

@@ -65,7 +65,7 @@ public struct IDTokenVerifier: Sendable {
     /// 10 s of waiting for each.
     @usableFromInline
     static func defaultTransport() -> any HTTPTransport {
-        URLSessionTransport(maximumResponseBodySize: maximumDocumentSize, timeout: .seconds(10))
+        URLSessionHTTPTransport(maximumResponseBodySize: maximumDocumentSize, timeout: .seconds(10))
     }
 
     let transport: any HTTPTransport

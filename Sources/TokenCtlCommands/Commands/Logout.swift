@@ -23,7 +23,7 @@ extension TokenCtl {
 
         func run() async throws {
             try await reportingFailures {
-                let transport = URLSessionTransport(maximumResponseBodySize: 64 * 1024, timeout: .seconds(10))
+                let transport = URLSessionHTTPTransport(maximumResponseBodySize: 64 * 1024, timeout: .seconds(10))
                 let signedOut = try await item.lookup(keyring: keyringOptions.keyring).first(inKeyring: { store in
                     let outcome = try await SignOut.perform(store: store, transport: transport)
                     return outcome.deleted ? (outcome, ItemLocation.keyring) : nil

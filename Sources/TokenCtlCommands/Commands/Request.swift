@@ -82,7 +82,7 @@ extension TokenCtl {
                     ? Data(Terminal.readStandardInput(limit: 10 * 1024 * 1024).utf8) : data.map { Data($0.utf8) }
                 let method = HTTPRequest.Method((method ?? (body == nil ? "GET" : "POST")).uppercased())!
                 let request = HTTPRequest(method: method, url: URL(string: url)!, headerFields: try headerFields())
-                let transport = URLSessionTransport()
+                let transport = URLSessionHTTPTransport()
                 let manager = try await item.manager(keyring: keyringOptions.keyring, transport: transport)
                 let client = AuthorizedClient(manager: manager, transport: transport)
                 do {

@@ -16,13 +16,13 @@ extension TokenCtl.Login {
         if command.passwordStdin { names.append("password") }
         let input = try Terminal.readSecrets(names, remainder: command.tokensStdin)
         let clientSecret = command.clientSecretStdin ? input.secrets[0] : nil
-        let transport = URLSessionTransport(maximumResponseBodySize: TokenResponse.maximumSize, timeout: .seconds(30))
+        let transport = URLSessionHTTPTransport(maximumResponseBodySize: TokenResponse.maximumSize, timeout: .seconds(30))
         let endpoints = try ResolvedEndpoints(command)
         var metadata: AuthorizationServerMetadata?
         if let issuer = endpoints.issuer {
             Terminal.status("Looking up \(issuer.absoluteString)…")
             // As patient as the token requests: a busy or distant server gets 30 s for each answer.
-            let discovery = Discovery(transport: URLSessionTransport(
+            let discovery = Discovery(transport: URLSessionHTTPTransport(
                 maximumResponseBodySize: AuthorizationServerMetadata.maximumSize, timeout: .seconds(30)),
                 timeLimit: .seconds(60))
             metadata = try await discovery.metadata(forIssuer: issuer)

@@ -79,7 +79,7 @@ extension ItemOptions {
     /// runs (`SleepInhibitorGuard`, which `forFileItem` does not add by itself). Refreshed `id_token`s are checked
     /// against the issuer's keys (`IDTokenVerifier.forStoredClient`).
     func manager(
-        keyring: Keyring, transport: any HTTPTransport = URLSessionTransport(maximumResponseBodySize: TokenResponse.maximumSize)
+        keyring: Keyring, transport: any HTTPTransport = URLSessionHTTPTransport(maximumResponseBodySize: TokenResponse.maximumSize)
     ) async throws -> AuthManager {
         let configuration = AuthManager.Configuration(
             servesUnstoredTokens: false, windowGuards: [SignalDeferral(), SleepInhibitorGuard()])

@@ -12,7 +12,7 @@ import TokenAuthURLSession
 @Suite("Browser sign-in: authorization code + PKCE on a loopback redirect, against the local OAuth server",
     .timeLimit(.minutes(2)))
 struct BrowserSignInTests {
-    static let transport = URLSessionTransport(timeout: .seconds(60))
+    static let transport = URLSessionHTTPTransport(timeout: .seconds(60))
 
     static func browserSignIn(
         _ metadata: AuthorizationServerMetadata, clock: ManualClock = ManualClock(),

@@ -9,7 +9,7 @@ import TokenAuthURLSession
 
 @Suite("Who signed in, through the sign-in flows: the id_token checked with the nonce sent", .timeLimit(.minutes(2)))
 struct SignInIdentityTests {
-    static let transport = URLSessionTransport(timeout: .seconds(60))
+    static let transport = URLSessionHTTPTransport(timeout: .seconds(60))
 
     @Test("browser sign-in with openid: the nonce comes back in a valid id_token; the identity is in the Auth")
     func browserIdentity() async throws {

@@ -12,7 +12,7 @@ import TokenAuthURLSession
 @Suite("Device authorization grant (RFC 8628) against the local OAuth server", .timeLimit(.minutes(2)))
 struct DeviceAuthorizationTests {
     /// The real transport with the patience of a busy CI machine.
-    static let transport = URLSessionTransport(timeout: .seconds(60))
+    static let transport = URLSessionHTTPTransport(timeout: .seconds(60))
 
     /// A server configuration whose clock is `clock`: it starts at a fixed date and moves only when `clock` does.
     static func configuration(following clock: ManualClock) -> OAuthTestServer.Configuration {

@@ -14,7 +14,7 @@ import TokenAuthURLSession
 /// drives it, with GET and a form POST.
 @Suite("The test server's device verification page and admin call", .timeLimit(.minutes(2)))
 struct DeviceVerificationPageTests {
-    static let transport = URLSessionTransport(timeout: .seconds(60))
+    static let transport = URLSessionHTTPTransport(timeout: .seconds(60))
 
     /// A device sign-in at `server` that never waits in real time.
     static func device(_ server: OAuthTestServer) -> DeviceAuthorization {

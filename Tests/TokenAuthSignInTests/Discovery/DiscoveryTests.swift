@@ -13,7 +13,7 @@ import TokenAuthURLSession
 struct DiscoveryTests {
     /// The real transport with the patience of a busy CI machine.
     static let discovery = Discovery(
-        transport: URLSessionTransport(maximumResponseBodySize: AuthorizationServerMetadata.maximumSize, timeout: .seconds(60)),
+        transport: URLSessionHTTPTransport(maximumResponseBodySize: AuthorizationServerMetadata.maximumSize, timeout: .seconds(60)),
         timeLimit: .seconds(600))
 
     @Test(

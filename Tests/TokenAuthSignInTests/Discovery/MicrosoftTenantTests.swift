@@ -11,7 +11,7 @@ import TokenAuthURLSession
 @Suite("Microsoft's multi-tenant issuer: metadata naming a {tenantid} template, each id_token checked with its tid",
        .timeLimit(.minutes(2)))
 struct MicrosoftTenantTests {
-    static let transport = URLSessionTransport(timeout: .seconds(60))
+    static let transport = URLSessionHTTPTransport(timeout: .seconds(60))
     static let tenantA = "11111111-2222-3333-4444-555555555555"
     static let tenantB = "aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee"
 

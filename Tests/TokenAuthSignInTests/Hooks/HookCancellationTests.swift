@@ -16,7 +16,7 @@ import TokenAuthURLSession
 /// Serialized: the tests hold the one ``HeldActor``.
 @Suite("Sign-in hooks respect cancellation", .serialized, .timeLimit(.minutes(2)))
 struct HookCancellationTests {
-    static let transport = URLSessionTransport(timeout: .seconds(60))
+    static let transport = URLSessionHTTPTransport(timeout: .seconds(60))
 
     static func browserSignIn(_ server: OAuthTestServer) async throws -> BrowserSignIn {
         try BrowserSignIn(metadata: try await server.discoveredMetadata(), clientID: "test-client", transport: transport)
@@ -150,8 +150,8 @@ struct HookCancellationTests {
 /// The real transport, except that the task that sent the request is cancelled as the answer arrives: the user
 /// gives up just as the device code comes in.
 private struct CancellingTransport: HTTPTransport {
-    let base: URLSessionTransport
-    init(_ base: URLSessionTransport) { self.base = base }
+    let base: URLSessionHTTPTransport
+    init(_ base: URLSessionHTTPTransport) { self.base = base }
 
     func send(_ request: HTTPRequest, body: Data?) async throws -> (HTTPResponse, Data) {
         try await send(request, body: body, redirects: .follow)

@@ -16,7 +16,7 @@ struct OpenIDFixture: Sendable {
     let verifier: IDTokenVerifier
 
     /// The real transport with the patience of a busy CI machine.
-    static let transport = URLSessionTransport(maximumResponseBodySize: IDTokenVerifier.maximumDocumentSize, timeout: .seconds(60))
+    static let transport = URLSessionHTTPTransport(maximumResponseBodySize: IDTokenVerifier.maximumDocumentSize, timeout: .seconds(60))
 
     /// A verifier like ``verifier`` with other settings, and its own key cache.
     func verifier(jwksURI: URL? = nil, clientID: String = OpenIDFixture.clientID) -> IDTokenVerifier {
@@ -33,7 +33,7 @@ struct OpenIDFixture: Sendable {
     /// A token response from the server's password grant for alice with `scope`.
     func passwordGrant(scope: String = "openid read") async throws -> TokenResponse {
         let client = OAuthClient(tokenEndpoint: server.tokenEndpoint, clientID: Self.clientID)
-        return try await TokenEndpointClient(client: client, transport: URLSessionTransport(), wallClock: clock.wallClock)
+        return try await TokenEndpointClient(client: client, transport: URLSessionHTTPTransport(), wallClock: clock.wallClock)
             .password(username: "alice", password: "wonderland", scope: scope)
     }
 }

@@ -103,7 +103,7 @@ struct OpenIDIdentityTests {
             #expect(server.decide(userCode: userCode, .approve(subject: "alice")))
 
             let client = OAuthClient(tokenEndpoint: server.tokenEndpoint, clientID: OpenIDFixture.clientID)
-            let response = try await TokenEndpointClient(client: client, transport: URLSessionTransport(), wallClock: fixture.clock.wallClock)
+            let response = try await TokenEndpointClient(client: client, transport: URLSessionHTTPTransport(), wallClock: fixture.clock.wallClock)
                 .deviceCode(deviceCode)
             let identity = try await fixture.verifier.identity(from: response, nonce: nil, userinfoEndpoint: nil)
             #expect(identity.subject == OAuthTestServer.subjectIdentifier(ofUser: "alice"))
@@ -162,7 +162,7 @@ struct OpenIDIdentityTests {
             let signIn = try await fixture.passwordGrant()
             let identity = try await fixture.verifier.identity(from: signIn, nonce: nil, userinfoEndpoint: nil)
             let client = OAuthClient(tokenEndpoint: fixture.server.tokenEndpoint, clientID: OpenIDFixture.clientID)
-            let refreshed = try await TokenEndpointClient(client: client, transport: URLSessionTransport(), wallClock: fixture.clock.wallClock)
+            let refreshed = try await TokenEndpointClient(client: client, transport: URLSessionHTTPTransport(), wallClock: fixture.clock.wallClock)
                 .refresh(refreshToken: try #require(signIn.refreshToken), scope: nil)
             #expect(refreshed.idToken != nil)
             #expect(try await fixture.verifier.identity(afterRefresh: refreshed, keeping: identity) == identity)
@@ -181,7 +181,7 @@ struct OpenIDIdentityTests {
             let identity = try await fixture.verifier.identity(from: signIn, nonce: nil, userinfoEndpoint: nil)
             fixture.server.updateFaults { $0.idTokenFaults = [.changedSubject] }
             let client = OAuthClient(tokenEndpoint: fixture.server.tokenEndpoint, clientID: OpenIDFixture.clientID)
-            let refreshed = try await TokenEndpointClient(client: client, transport: URLSessionTransport(), wallClock: fixture.clock.wallClock)
+            let refreshed = try await TokenEndpointClient(client: client, transport: URLSessionHTTPTransport(), wallClock: fixture.clock.wallClock)
                 .refresh(refreshToken: try #require(signIn.refreshToken), scope: nil)
             let error = await idTokenError { _ = try await fixture.verifier.identity(afterRefresh: refreshed, keeping: identity) }
             #expect(error == .subjectChanged)

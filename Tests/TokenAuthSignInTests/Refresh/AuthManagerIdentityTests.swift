@@ -37,10 +37,10 @@ struct AuthManagerIdentityTests {
             let client = OAuthClient(tokenEndpoint: fixture.server.tokenEndpoint, clientID: OpenIDFixture.clientID)
             return AuthManager(
                 store: store,
-                refresher: TokenEndpointClient(client: client, transport: URLSessionTransport(), wallClock: fixture.clock.wallClock),
+                refresher: TokenEndpointClient(client: client, transport: URLSessionHTTPTransport(), wallClock: fixture.clock.wallClock),
                 configuration: .init(backoff: Backoff(jitter: false), identityCheck: check),
                 revoker: TokenRevocationClient(
-                    client: client, endpoint: fixture.server.revocationEndpoint, transport: URLSessionTransport()),
+                    client: client, endpoint: fixture.server.revocationEndpoint, transport: URLSessionHTTPTransport()),
                 wallClock: fixture.clock.wallClock)
         }
 

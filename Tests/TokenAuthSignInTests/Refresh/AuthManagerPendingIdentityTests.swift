@@ -22,7 +22,7 @@ struct AuthManagerPendingIdentityTests {
             // Another process, without an identity check, refreshes from what the store holds.
             let client = OAuthClient(tokenEndpoint: fixture.server.tokenEndpoint, clientID: OpenIDFixture.clientID)
             let other = AuthManager(
-                store: session.store, refresher: TokenEndpointClient(client: client, transport: URLSessionTransport(), wallClock: fixture.clock.wallClock),
+                store: session.store, refresher: TokenEndpointClient(client: client, transport: URLSessionHTTPTransport(), wallClock: fixture.clock.wallClock),
                 wallClock: fixture.clock.wallClock)
             _ = try await other.refresh()
             #expect(fixture.server.stats.refreshGrants == 2)

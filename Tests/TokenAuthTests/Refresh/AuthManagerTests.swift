@@ -148,7 +148,7 @@ struct AuthManagerTests {
             case "malformed": fixture.server.updateFaults { $0.malformed = 1 }
             default:
                 let endpoint = try await withServer { $0.tokenEndpoint }  // nothing listens there any more
-                refresher = TokenEndpointClient(client: OAuthClient(tokenEndpoint: endpoint, clientID: "test-client"), transport: URLSessionTransport(), wallClock: fixture.clock.wallClock)
+                refresher = TokenEndpointClient(client: OAuthClient(tokenEndpoint: endpoint, clientID: "test-client"), transport: URLSessionHTTPTransport(), wallClock: fixture.clock.wallClock)
             }
             let manager = AuthManager(store: store, refresher: refresher, wallClock: fixture.clock.wallClock)
 

@@ -20,7 +20,7 @@ struct RoutineLoggingTests {
             let client = OAuthClient(
                 tokenEndpoint: server.tokenEndpoint, clientID: fixture.client.clientID,
                 revocationEndpoint: server.revocationEndpoint)
-            let transport = URLSessionTransport(logger: capture.logger("TokenAuth.URLSessionTransport"))
+            let transport = URLSessionHTTPTransport(logger: capture.logger("TokenAuth.URLSessionHTTPTransport"))
             let store = ControlledAuthStore()
             let manager = AuthManager(
                 store: store,

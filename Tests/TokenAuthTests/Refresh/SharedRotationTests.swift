@@ -20,7 +20,7 @@ struct SharedRotationTests {
             store: store, refresher: fixture.refresher, configuration: .init(backoff: Backoff(jitter: false)),
             lock: FileRefreshLock(service: "rotation.example", account: "ada", directory: lockDirectory),
             revoker: TokenRevocationClient(
-                client: fixture.client, endpoint: fixture.server.revocationEndpoint, transport: URLSessionTransport()),
+                client: fixture.client, endpoint: fixture.server.revocationEndpoint, transport: URLSessionHTTPTransport()),
             wallClock: fixture.clock.wallClock)
     }
 

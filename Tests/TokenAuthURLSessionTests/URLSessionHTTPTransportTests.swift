@@ -8,11 +8,11 @@ import TokenAuth
 
 /// The URLSession transport against a real local server.
 @Suite("URLSession transport")
-struct URLSessionTransportTests {
+struct URLSessionHTTPTransportTests {
     @Test("error statuses are returned as responses, not thrown")
     func errorStatusesAreResponses() async throws {
         try await withServer { server in
-            let (response, body) = try await URLSessionTransport().send(HTTPRequest(method: .get, url: server.resourceURL), body: nil)
+            let (response, body) = try await URLSessionHTTPTransport().send(HTTPRequest(method: .get, url: server.resourceURL), body: nil)
             #expect(response.status == .unauthorized)
             #expect(response.headerFields[.wwwAuthenticate]?.hasPrefix("Bearer") == true)
             #expect(!body.isEmpty)
@@ -30,7 +30,7 @@ struct URLSessionTransportTests {
             let body = Data("grant_type=client_credentials".utf8)
             // A hang would end in the transport's timeout error. The default 30 s leaves room for a loaded machine,
             // where the 5 s this test once used timed out before the in-process server answered.
-            let (response, data) = try await URLSessionTransport().send(request, body: body)
+            let (response, data) = try await URLSessionHTTPTransport().send(request, body: body)
             #expect(response.status == .unauthorized)
             #expect(response.headerFields[.wwwAuthenticate]?.hasPrefix("Basic") == true)
             let json = try JSONSerialization.jsonObject(with: data) as? [String: Any]
@@ -54,7 +54,7 @@ struct URLSessionTransportTests {
     func responseSizeLimit() async throws {
         try await withServer { server in
             let token = server.issueTokens(clientID: "test-client", subject: "alice").accessToken
-            let transport = URLSessionTransport(maximumResponseBodySize: 64 * 1024)
+            let transport = URLSessionHTTPTransport(maximumResponseBodySize: 64 * 1024)
             let request = HTTPRequest(method: .post, url: server.resourceURL, headerFields: [.authorization: "Bearer \(token)"])
             await expectTokenAuthError(.responseTooLarge) {
                 _ = try await transport.send(request, body: Data(repeating: 0x61, count: 100 * 1024))
@@ -95,7 +95,7 @@ struct URLSessionTransportTests {
                 let request = HTTPRequest(
                     method: .post, url: first.redirectURL(to: second.tokenEndpoint, status: 308),
                     headerFields: [.authorization: "Basic Y2xpZW50OnNlY3JldA=="])
-                let (response, _) = try await URLSessionTransport().send(
+                let (response, _) = try await URLSessionHTTPTransport().send(
                     request, body: Data("grant_type=client_credentials".utf8), redirects: .refuse)
                 #expect(response.status.code == 308)
                 #expect(response.headerFields[.location] == second.tokenEndpoint.absoluteString)
@@ -108,7 +108,7 @@ struct URLSessionTransportTests {
     func connectionRefused() async throws {
         let url = try await withServer { $0.publicURL }  // nothing listens there any more
         do {
-            _ = try await URLSessionTransport().send(HTTPRequest(method: .get, url: url), body: nil)
+            _ = try await URLSessionHTTPTransport().send(HTTPRequest(method: .get, url: url), body: nil)
             Issue.record("the request succeeded")
         } catch let error as TokenAuthError {
             #expect(error.code == .networkFailure)
@@ -119,7 +119,7 @@ struct URLSessionTransportTests {
     func timeout() async throws {
         try await withServer { server in
             server.updateFaults { $0.tokenLatencyMilliseconds = 1500 }
-            let transport = URLSessionTransport(timeout: .milliseconds(300))
+            let transport = URLSessionHTTPTransport(timeout: .milliseconds(300))
             let request = HTTPRequest(method: .post, url: server.tokenEndpoint, headerFields: [.contentType: "application/x-www-form-urlencoded"])
             do {
                 _ = try await transport.send(request, body: Data("grant_type=client_credentials&client_id=test-client".utf8))
@@ -134,7 +134,7 @@ struct URLSessionTransportTests {
     func invalidRequest() async {
         let request = HTTPRequest(method: .get, scheme: nil, authority: nil, path: "relative")
         await expectTokenAuthError(.invalidRequest) {
-            _ = try await URLSessionTransport().send(request, body: nil)
+            _ = try await URLSessionHTTPTransport().send(request, body: nil)
         }
     }
 
@@ -143,7 +143,7 @@ struct URLSessionTransportTests {
         try await withServer { server in
             let task = Task {
                 withUnsafeCurrentTask { $0?.cancel() }
-                return try await URLSessionTransport().send(HTTPRequest(method: .get, url: server.publicURL), body: nil)
+                return try await URLSessionHTTPTransport().send(HTTPRequest(method: .get, url: server.publicURL), body: nil)
             }
             await #expect(throws: CancellationError.self) { _ = try await task.value }
             #expect(server.recordedRequests.isEmpty)
@@ -161,7 +161,7 @@ struct URLSessionTransportTests {
     @Test("requests cancelled while their responses arrive end, each as a response or a CancellationError")
     func cancellationRacingCompletion() async throws {
         try await withServer { server in
-            let transport = URLSessionTransport()
+            let transport = URLSessionHTTPTransport()
             let rounds = 300, width = 4
             var answered = 0, cancelled = 0
             for _ in 0..<rounds {

@@ -21,7 +21,7 @@ import TokenAuth
 ///   `HTTPRedirectPolicy.refuse` it follows none and returns the 3xx response;
 /// - never answers HTTP authentication challenges itself: a `401` is returned to the caller as it came (on Linux
 ///   also one with a `Basic` challenge, which FoundationNetworking cannot deliver on its own).
-public struct URLSessionTransport: HTTPTransport {
+public struct URLSessionHTTPTransport: HTTPTransport {
     /// The default cap on response bodies: 10 MiB.
     public static let defaultMaximumResponseBodySize = 10 * 1024 * 1024
 
@@ -42,9 +42,9 @@ public struct URLSessionTransport: HTTPTransport {
     ///   - logger: Where each request is logged: method and URL without its query at trace level, then status,
     ///     body size and duration (or the error) at debug level. Never a header or a body.
     public init(
-        maximumResponseBodySize: Int = URLSessionTransport.defaultMaximumResponseBodySize,
+        maximumResponseBodySize: Int = URLSessionHTTPTransport.defaultMaximumResponseBodySize,
         timeout: Duration = .seconds(30),
-        logger: Logger = Logger(label: "TokenAuth.URLSessionTransport")
+        logger: Logger = Logger(label: "TokenAuth.URLSessionHTTPTransport")
     ) {
         self.init(maximumResponseBodySize: maximumResponseBodySize, timeout: timeout, logger: logger, owner: SessionOwner(timeout: timeout))
     }
@@ -59,10 +59,10 @@ public struct URLSessionTransport: HTTPTransport {
     ///   - logger: Where each request is logged: method and URL without its query at trace level, then status,
     ///     body size and duration (or the error) at debug level. Never a header or a body.
     public init(
-        maximumResponseBodySize: Int = URLSessionTransport.defaultMaximumResponseBodySize,
+        maximumResponseBodySize: Int = URLSessionHTTPTransport.defaultMaximumResponseBodySize,
         timeout: Duration = .seconds(30),
         configuration: URLSessionConfiguration,
-        logger: Logger = Logger(label: "TokenAuth.URLSessionTransport")
+        logger: Logger = Logger(label: "TokenAuth.URLSessionHTTPTransport")
     ) {
         let owner = SessionOwner(timeout: timeout, configuration: (configuration.copy() as! URLSessionConfiguration))
         self.init(maximumResponseBodySize: maximumResponseBodySize, timeout: timeout, logger: logger, owner: owner)
