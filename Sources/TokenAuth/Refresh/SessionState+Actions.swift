@@ -4,6 +4,7 @@ extension SessionState {
     struct Refusal: Sendable, Equatable {
         /// The refused refresh token; `nil` for a refused client credentials grant, which nothing can resend.
         let refreshToken: String?
+        /// What the server said: thrown again instead of sending the refresh token.
         let error: TokenAuthError
     }
 
@@ -29,7 +30,9 @@ extension SessionState {
 
     /// Tokens a refresh received that will never be stored, to revoke: those of `tokens` that `base` does not hold.
     struct Discarded: Sendable, Equatable {
+        /// The refresh's answer.
         let tokens: Auth
+        /// The version it was made from: the tokens the answer shares with it stay, and are not revoked.
         let base: Auth?
     }
 
