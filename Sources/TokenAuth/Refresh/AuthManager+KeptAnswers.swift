@@ -77,32 +77,30 @@ extension AuthManager {
             ])
             return session.recovered()
         }
-        guard let kept else { return session.recovered() }
-        let stored = session.stored
-        if let stored, stored.isSameVersion(as: kept.answer) {
+        switch session.keptAnswerFound(kept) {
+        case .none:
+            break
+        case .discard:
             try? journal.discard()
             keptAnswer = nil
-            return session.recovered()
-        }
-        let madeFromStored = switch (kept.base, stored) {
-        case (nil, nil): true
-        case (let base?, let stored?): stored.isSameVersion(as: base)
-        default: false
-        }
-        guard madeFromStored else {
+        case .revoke(let lost):
             logger.debug("a kept refresh answer lost to a newer version of the entry; revoking it")
-            await revokeReceived(kept.answer, besides: stored)
+            await revokeReceived(lost.tokens, besides: lost.base)
             try? journal.discard()
             keptAnswer = nil
-            return session.recovered()
+        case .store(let answer):
+            logger.debug("storing the answer of a refresh that could not store it")
+            keptAnswer = answer
+            // When the store fails, the answer stays kept and owed, and the next use looks again.
+            let written = try await storeAnswer()
+            session.recovered()
+            if written {
+                throttle.reset()
+                emit(.keptAnswerStored)
+            }
+            return
         }
-        logger.debug("storing the answer of a refresh that could not store it")
-        keptAnswer = kept.answer
-        session.takeKept(kept.answer)
-        guard try await storeAnswer() else { return session.recovered() }
         session.recovered()
-        throttle.reset()
-        emit(.keptAnswerStored)
     }
 
     /// Settles a permanent refusal of the refresh token `used`, read again under the lock just now: with
@@ -111,26 +109,18 @@ extension AuthManager {
     /// ``RejectionPolicy/eraseStoredCredentials`` the entry is erased. Either only while the store still holds the
     /// refused refresh token: a newer version is not this refusal's to change.
     func settleRejection(of used: String?, because error: TokenAuthError) async throws {
-        guard let used, let stored = session.stored, stored.isLive, stored.refreshToken == used else { return }
-        switch configuration.rejectionPolicy {
-        case .eraseStoredCredentials:
-            session.forgetTokens()
+        switch session.refreshRefused(used, because: error) {
+        case .none:
+            return
+        case .erase:
             try await store.erase()
             session.erased()
-        case .keepStoredCredentials where error == .invalidGrant:
-            let reason = "the authorization server refused the refresh token (\(error.oauthErrorCode ?? "invalid_grant")), "
-                + "which is not sent again"
-            let entry = Auth(
-                accessToken: stored.accessToken, tokenType: stored.tokenType, refreshToken: nil, expiresAt: stored.expiresAt,
-                scope: stored.scope, issuedAt: stored.issuedAt, identity: stored.identity, endReason: reason)
-            session.end(keeping: entry, because: error)
+        case .writeEnded:
             do {
                 _ = try await saveUnsaved()
             } catch {
                 // Remembered in memory; written again on the next call.
             }
-        default:
-            return
         }
     }
 }

@@ -17,14 +17,14 @@ extension AuthManager {
             // this refresh token until new credentials arrive.
             emit(.refreshFailed(.permanent(oauthErrorCode: nil)))
             logger.warning("the token endpoint is misconfigured", metadata: ["code": "\(endpointError.code)"])
-            if session.isCurrent(generation) { session.reject(refreshToken: refreshToken, because: endpointError) }
+            session.refreshFailed(refreshToken: refreshToken, because: endpointError, startedIn: generation)
             return endpointError
         }
         if !endpointError.isTransient {
             emit(.refreshFailed(.permanent(oauthErrorCode: endpointError.oauthErrorCode)))
             logger.debug("the authorization server rejected the refresh", metadata: ["error": "\(endpointError.oauthErrorCode ?? "\(endpointError.code)")"])
             // Settled with the store under the lock, after it was read again (`settleRejection`).
-            if session.isCurrent(generation) { session.reject(refreshToken: refreshToken, because: endpointError) }
+            session.refreshFailed(refreshToken: refreshToken, because: endpointError, startedIn: generation)
             return endpointError
         }
         let transient = throttle.recordFailure(at: wallClock(), retryAfter: endpointError.retryAfter, random: random) {
@@ -53,7 +53,7 @@ extension AuthManager {
         }
         emit(.refreshFailed(.permanent(oauthErrorCode: nil)))
         logger.warning("the identity check cannot run; the stored tokens are kept", metadata: ["error": "\(LogRedaction.error(error))"])
-        if session.isCurrent(generation) { session.reject(refreshToken: refreshToken, because: failure) }
+        session.refreshFailed(refreshToken: refreshToken, because: failure, startedIn: generation)
         return failure
     }
 
@@ -68,7 +68,7 @@ extension AuthManager {
     /// Tries a pending identity check again, when one is due: on success the identity is confirmed and written; a
     /// proof of another account ends the session; keys that still cannot be had leave it pending.
     func checkPendingIdentity() async throws {
-        guard let identityCheck = configuration.identityCheck, let current = session.current,
+        guard let identityCheck = configuration.identityCheck, let current = session.pendingIdentityCheck,
             let idToken = current.unverifiedIDToken, let identity = current.identity,
             identityRetry.backingOff(at: wallClock()) == nil
         else { return }
@@ -77,14 +77,11 @@ extension AuthManager {
             accessToken: current.accessToken, tokenType: current.tokenType, refreshToken: current.refreshToken,
             expiresAt: current.expiresAt, scope: current.scope, issuedAt: current.issuedAt, idToken: idToken)
         do {
-            let confirmed = try await identityCheck.checkRefresh(response, keeping: identity)
-            guard session.isCurrent(generation), session.current == current else { return }
             var checked = current
-            checked.identity = confirmed
+            checked.identity = try await identityCheck.checkRefresh(response, keeping: identity)
             checked.unverifiedIDToken = nil
+            guard session.identityConfirmed(checked, replacing: current, startedIn: generation) else { return }
             identityRetry.reset()
-            session.stage(checked)
-            session.release(checked)
             emit(.identityConfirmed)
             logger.debug("the pending identity check passed")
             _ = try? await underLock { try await self.saveUnsaved() }
@@ -104,18 +101,10 @@ extension AuthManager {
     /// who was signed in and why it ended, with no refresh token to send again; the answer's tokens are revoked.
     /// - Returns: the ``TokenAuthError/Code/sessionEnded`` error to throw, with the identity failure as its cause.
     func endSession(answer: Auth, base: Auth?, because failure: TokenAuthError) async -> TokenAuthError {
-        let reason = failure.code == .identityMismatch
-            ? "a refresh answered for another account than the one signed in, so its tokens were discarded"
-            : "the id_token of a refresh could not be verified (\(failure.reason)), so its tokens were discarded"
-        let rejection = TokenAuthError.sessionEnded(reason, underlying: failure)
-        let kept = base ?? answer
-        let entry = Auth(
-            accessToken: kept.accessToken, tokenType: kept.tokenType, refreshToken: nil, expiresAt: kept.expiresAt,
-            scope: kept.scope, issuedAt: kept.issuedAt, identity: kept.identity, endReason: reason)
         emit(.refreshFailed(.permanent(oauthErrorCode: nil)))
         emit(.sessionEnded)
         logger.warning("a refreshed id_token was not accepted; the session ended", metadata: ["code": "\(failure.code)"])
-        session.end(keeping: entry, because: rejection)
+        let rejection = session.identityRejected(answer: answer, base: base, because: failure)
         _ = try? await saveUnsaved()
         await revokeReceived(answer, besides: nil)
         discardKeptAnswer()

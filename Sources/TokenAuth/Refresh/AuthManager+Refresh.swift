@@ -38,35 +38,33 @@ extension AuthManager {
     private func refreshHoldingLock(generation: Int, reason: RefreshReason) async throws -> Auth {
         try await catchUpWithStore()
         try await recoverKeptAnswer()
-        guard session.isCurrent(generation) else { return try sessionAfterReplacement() }
-        if let current = session.current, reason.isSatisfied(by: current, at: wallClock(), leeway: configuration.leeway) {
-            return current
-        }
         let used = session.current?.refreshToken
         do {
-            return try await requestTokens(generation: generation)
+            return try await requestIfNeeded(reason, generation: generation)
         } catch let error as TokenAuthError where error.code == .rejected {
             // A writer that does not take the lock may have replaced the tokens since the read: what it stored wins.
             try await catchUpWithStore()
-            guard session.isCurrent(generation) else { return try sessionAfterReplacement() }
+            guard session.isCurrent(generation) else { return try session.afterReplacement(at: wallClock()).get() }
             if error == .invalidGrant, let current = session.current, current.refreshToken != used {
-                if reason.isSatisfied(by: current, at: wallClock(), leeway: configuration.leeway) { return current }
-                return try await requestTokens(generation: generation)
+                return try await requestIfNeeded(reason, generation: generation)
             }
             try await settleRejection(of: used, because: error)
             throw error
         }
     }
 
-    private func requestTokens(generation: Int) async throws -> Auth {
-        let startedAt = wallClock()
-        if let backingOff = throttle.backingOff(at: startedAt) { throw backingOff }
-        let base = session.current
-        let refreshToken = base?.refreshToken
-        if let rejection = session.knownRejection(of: refreshToken) { throw rejection }
-        guard refreshToken != nil || configuration.usesClientCredentials else {
-            throw TokenAuthError.noCredentials(base == nil ? "no credentials are stored" : "there is no refresh token")
+    /// Does what the session decides for a refresh: serve its tokens, fail, or ask the token endpoint.
+    private func requestIfNeeded(_ reason: RefreshReason, generation: Int) async throws -> Auth {
+        let now = wallClock()
+        switch session.refreshAsked(reason, startedIn: generation, at: now, backingOff: throttle.backingOff(at: now)) {
+        case .serve(let auth): return auth
+        case .fail(let error): throw error
+        case .request(let base): return try await requestTokens(base: base, startedAt: now, generation: generation)
         }
+    }
+
+    private func requestTokens(base: Auth?, startedAt: Date, generation: Int) async throws -> Auth {
+        let refreshToken = base?.refreshToken
         guard throttle.admit(at: startedAt) else {
             emit(.refreshFailed(.excessiveRefresh))
             logger.warning("refresh limit reached", metadata: ["limit": "\(configuration.refreshLimit)"])
@@ -120,34 +118,31 @@ extension AuthManager {
                     guard session.isCurrent(generation) else { return try await discard(auth, besides: base) }
                     throw await endSession(answer: auth, base: base, because: failure)
                 }
-                guard session.isCurrent(generation) else { return try await discard(auth, besides: base) }
             }
+        }
+        // Persist before release: store first, then make the tokens current and hand them out.
+        guard session.refreshAnswered(auth, startedIn: generation) == .write else {
+            return try await discard(auth, besides: base)
         }
         throttle.reset()
         emit(.refreshSucceeded)
         if let previous = base?.refreshToken, let new = response.refreshToken, new != previous {
             emit(.refreshTokenRotated)
         }
-        // Persist before release: store first, then make the tokens current and hand them out.
-        session.stage(auth)
         if keptAnswer.map({ $0 != auth }) ?? false { keepAnswer(auth) }
         do {
-            guard try await storeAnswer() else { return try sessionAfterSupersede() }
+            guard try await storeAnswer() else { return try session.afterSupersede(at: wallClock()).get() }
         } catch let error as TokenAuthError where error.isLoginRequired {
             throw error
         } catch {
             // Reported by `saveUnsaved`; kept in the journal, and written again on the next call.
             guard configuration.servesUnstoredTokens else {
-                if session.isCurrent(generation) { session.release(auth) }
+                _ = session.answerReleased(auth, startedIn: generation, at: wallClock())
                 throw notStored(because: error)
             }
         }
-        guard session.isCurrent(generation) else {
-            // Signed out while saving: `signOut()` waits for this refresh and then erases the store.
-            return try sessionAfterReplacement()
-        }
-        session.release(auth)
-        return auth
+        // Signed in or out while saving: the waiters get the new session (`signOut()` waits for this refresh to erase).
+        return try session.answerReleased(auth, startedIn: generation, at: wallClock()).get()
     }
 
     /// Sends the grant. A refresh whose answer did not arrive — the connection broke or timed out, maybe after the
@@ -172,12 +167,12 @@ extension AuthManager {
         do {
             try await store.markRefreshStarted(stored, at: now)
         } catch let error as TokenAuthError where error.code == .missing || error.code == .superseded {
-            _ = try await take(try await store.load())
+            try await take(try await store.load())
             throw TokenAuthError.superseded("the store")
         }
         var marked = stored
         marked.refreshStartedAt = now
-        session.saved(marked)
+        session.written(marked)
     }
 
     /// A refresh's answer that arrived after a sign-in or sign-out here: revoked, never stored.
@@ -185,20 +180,6 @@ extension AuthManager {
         logger.debug("discarding a refresh that finished after sign-out or sign-in")
         await revokeReceived(auth, besides: base)
         discardKeptAnswer()
-        return try sessionAfterReplacement()
-    }
-
-    /// What the waiters of a refresh get when `signOut()` or `signIn(_:)` replaced the session meanwhile:
-    /// the new session's tokens after a sign-in, `loginRequired` after a sign-out.
-    func sessionAfterReplacement() throws -> Auth {
-        if let current = session.current, current.isValid(at: wallClock()) { return current }
-        throw session.rejection ?? TokenAuthError.signedOut("the session was logged out")
-    }
-
-    /// What the waiters of a refresh get when another process wrote the entry first: its tokens, when they are
-    /// valid; else ``TokenAuthError/Code/superseded`` (transient), and the next call refreshes from them.
-    private func sessionAfterSupersede() throws -> Auth {
-        if let current = session.current, current.isValid(at: wallClock()) { return current }
-        throw TokenAuthError.superseded("the store")
+        return try session.afterReplacement(at: wallClock()).get()
     }
 }

@@ -10,7 +10,7 @@ extension AuthManager {
     /// Gets the session ready for a decision: loaded, caught up with an announced change, the answer of a refresh
     /// that another process began looked for, its pending write retried, its pending identity check tried when due.
     func prepare() async throws {
-        if !session.loaded { try await sharedLoad() }
+        if !session.isLoaded { try await sharedLoad() }
         if session.needsRecovery, flight == nil {
             // A version marked as refreshing: a refresh began elsewhere and may not have stored its answer. Look for it
             // under the lock — which also waits for a refresh still under way — before serving anything.
@@ -35,7 +35,7 @@ extension AuthManager {
                 logger.debug("could not read the store after it announced a change", metadata: ["error": "\(LogRedaction.error(error))"])
             }
         }
-        if let pending = session.pendingWrite, !session.saving {
+        if let pending = session.writeDue {
             // Under the lock, like every write: a sign-out in another process (which holds it while deleting) then
             // cannot slip between "the entry is as read" and the write.
             do {
@@ -64,7 +64,7 @@ extension AuthManager {
         Task {
             let result: Result<Void, any Error>
             do {
-                self.session.load(try await self.store.load())
+                self.session.loaded(try await self.store.load())
                 result = .success(())
             } catch {
                 result = .failure(error)
@@ -85,32 +85,31 @@ extension AuthManager {
     }
 
     /// Takes in `found`, what the store holds now; see ``catchUpWithStore()``.
-    /// - Returns: what changed.
-    @discardableResult
-    func take(_ found: Auth?) async throws -> SessionState.StoreChange {
-        let dropped = session.pendingWrite
-        let change = session.catchUp(with: found)
-        if [.adopted, .ended, .signedOut].contains(change), case .replacing(let base, let auth)? = dropped {
-            // A refresh's tokens that the store never accepted, now replaced by another writer's: never stored.
-            await revokeReceived(auth, besides: base)
-            if keptAnswer == auth { discardKeptAnswer() }
-        }
-        switch change {
-        case .unchanged, .keptSignIn:
+    func take(_ found: Auth?) async throws {
+        switch session.read(found) {
+        case .none:
             break
-        case .landed:
+        case .landed(let found):
             logger.debug("a write reported failed had landed")
-            if let kept = keptAnswer, found.map({ kept.isSameVersion(as: $0) }) == true { discardKeptAnswer() }
-        case .adopted:
+            if let kept = keptAnswer, kept.isSameVersion(as: found) { discardKeptAnswer() }
+        case .adopted(let discarded):
+            await revokeLost(discarded)
             throttle.reset()
             emit(.adoptedFromStore)
             logger.debug("adopted newer tokens from the store")
-        case .ended, .signedOut:
+        case .ended(let rejection, let discarded):
+            await revokeLost(discarded)
             emit(.loggedOut)
             logger.debug("the session was ended or signed out by another process")
-            throw session.rejection ?? TokenAuthError.signedOut("the session was signed out in another process")
+            throw rejection
         }
-        return change
+    }
+
+    /// Revokes a refresh's tokens that the store never accepted, now replaced by another writer's: never stored.
+    private func revokeLost(_ discarded: SessionState.Discarded?) async {
+        guard let discarded else { return }
+        await revokeReceived(discarded.tokens, besides: discarded.base)
+        if keptAnswer == discarded.tokens { discardKeptAnswer() }
     }
 
     /// Writes the session's pending write; on failure keeps it for the next call and reports it.
@@ -124,9 +123,8 @@ extension AuthManager {
     /// - Returns: whether the write happened.
     @discardableResult
     func saveUnsaved(reportsFailure: Bool = true) async throws -> Bool {
-        guard let write = session.pendingWrite else { return true }
-        session.saving = true
-        defer { session.saving = false }
+        guard let write = session.writeStarted() else { return true }
+        defer { session.writeEnded() }
         do {
             switch write {
             case .signIn(let auth), .replacing(nil, let auth):
@@ -134,7 +132,7 @@ extension AuthManager {
             case .replacing(let base?, let auth):
                 try await store.update(auth, replacing: base)
             }
-            session.saved(write.auth)
+            session.written(write.auth)
             if keptAnswer == write.auth { discardKeptAnswer() }
             emit(.saved)
             return true

@@ -47,10 +47,10 @@ import Synchronization
 /// under load do not queue behind each other for it. A store that announces changes (`storeChanges`) takes tokens
 /// off that path until they are read again, so another process's sign-out or refresh is seen before the next use.
 ///
-/// The actor only coordinates. Its rules live in values with their own invariants: `SessionState` (the tokens, the
-/// stored version, the write still owed to the store, a rejection, the generation) and `RefreshThrottle` (the
-/// excessive-refresh window and the backoff). Its other mutable fields are the two flights under way: the first
-/// load of the store, and a refresh.
+/// The actor only coordinates. Its rules live in values: `SessionState`, a state machine that takes each event (the
+/// store read, a sign-in, a refresh answered or refused, a write accepted) and returns the action the actor performs,
+/// and `RefreshThrottle` (the excessive-refresh window and the backoff). Its other mutable fields are the two flights
+/// under way — the first load of the store, and a refresh — and the answer kept in the journal.
 public actor AuthManager {
     let store: any AuthStore
     let refresher: any TokenRefresher
@@ -130,7 +130,9 @@ public actor AuthManager {
         self.clock = clock
         self.logger = logger
         self.random = random
-        session = SessionState(checksIdentity: configuration.identityCheck != nil)
+        session = SessionState(
+            leeway: configuration.leeway, usesClientCredentials: configuration.usesClientCredentials,
+            checksIdentity: configuration.identityCheck != nil, rejectionPolicy: configuration.rejectionPolicy)
         throttle = RefreshThrottle(
             limit: configuration.refreshLimit, window: configuration.refreshWindow, backoff: configuration.backoff)
         identityRetry = RefreshThrottle(limit: .max, window: .zero, backoff: configuration.backoff)
@@ -164,19 +166,20 @@ public actor AuthManager {
     /// ``validAuth()`` when the token needs loading, writing, refreshing, checking or a look at a failure.
     private func decideValidAuth() async throws -> Auth {
         try await prepare()
-        guard let auth = session.current else {
-            if configuration.usesClientCredentials, session.stored?.isLive ?? true {
-                return try await sharedRefresh(.needed)
-            }
-            throw session.rejection ?? TokenAuthError.noCredentials("no credentials are stored")
-        }
-        if auth.isFresh(at: wallClock(), leeway: configuration.leeway) { return auth }
-        do {
-            return try await sharedRefresh(.needed)
-        } catch let error as TokenAuthError where error.isTransient && auth.isValid(at: wallClock()) {
-            // Not expired yet, only inside the leeway: the old token still works.
-            logger.debug("refresh failed transiently; serving the token that is still valid")
+        switch session.tokensNeeded(at: wallClock()) {
+        case .serve(let auth):
             return auth
+        case .fail(let error):
+            throw error
+        case .refresh(let fallback):
+            do {
+                return try await sharedRefresh(.needed)
+            } catch let error as TokenAuthError where error.isTransient {
+                // Not expired yet, only inside the leeway: the old token still works.
+                guard let fallback, fallback.isValid(at: wallClock()) else { throw error }
+                logger.debug("refresh failed transiently; serving the token that is still valid")
+                return fallback
+            }
         }
     }
 
@@ -200,11 +203,7 @@ public actor AuthManager {
     public func refresh(rejecting accessToken: String) async throws -> Auth {
         try await prepare()
         if let flight { return try await flight.wait() }
-        if let auth = session.current, RefreshReason.rejected(accessToken).isSatisfied(
-            by: auth, at: wallClock(), leeway: configuration.leeway)
-        {
-            return auth
-        }
+        if let auth = session.tokens(serving: .rejected(accessToken), at: wallClock()) { return auth }
         return try await sharedRefresh(.rejected(accessToken))
     }
 
@@ -240,8 +239,7 @@ public actor AuthManager {
 
     /// Starts from tokens the caller has just loaded from the store, saving the manager a second read.
     package func prime(with auth: Auth) {
-        guard !session.loaded else { return }
-        session.load(auth)
+        session.loaded(auth)
     }
 
     func emit(_ event: AuthEvent) {
