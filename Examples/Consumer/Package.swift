@@ -48,6 +48,8 @@ let package = Package(
             name: "DocCommentExamples",
             dependencies: [
                 .product(name: "TokenKeyring", package: "TokenKeyring"),
+                .product(name: "TokenAuthFileStore", package: "TokenKeyring"),
+                .product(name: "TokenAuthGLib", package: "TokenKeyring"),
                 .product(name: "TokenAuthTesting", package: "TokenKeyring"),
                 .product(name: "TokenAuthOpenAPI", package: "TokenKeyring"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

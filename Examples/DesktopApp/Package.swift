@@ -12,7 +12,9 @@ let package = Package(
         .package(name: "TokenKeyring", path: "../.."),
     ],
     targets: [
-        // GTK 4 (Debian 12: 4.8, libgtk-4-dev), found through pkg-config. Only DesktopApp imports it.
+        // snippet.manifest
+        // GTK 4 (Debian 12: 4.8, libgtk-4-dev), found through pkg-config: Sources/CGtk holds a module map and a
+        // header that includes <gtk/gtk.h>. Only the app imports it.
         .systemLibrary(
             name: "CGtk",
             pkgConfig: "gtk4",
@@ -26,5 +28,6 @@ let package = Package(
                 .product(name: "TokenAuthGLib", package: "TokenKeyring"),
             ]
         ),
+        // snippet.end
     ]
 )

@@ -3,9 +3,10 @@
 ///
 /// ```swift
 /// do {
-///     let found = try await keyring.lookup(attributes)
+///     let stored = try await keyring.lookup(attributes) != nil
+///     show(stored ? "Signed in" : "Not signed in")
 /// } catch let error as KeyringError where error.isStorageFailure {
-///     showKeyringProblem(error.reason, error.fix)   // locked, no Secret Service, timed out…: nothing was lost
+///     show(error.reason, error.fix)   // locked, no Secret Service, timed out…: nothing was lost
 /// }
 /// ```
 ///

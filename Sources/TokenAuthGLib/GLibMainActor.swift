@@ -6,12 +6,14 @@
 /// global executor), so the window never waits for the network or the keyring.
 ///
 /// ```swift
-/// @GLibMainActor final class Window {
-///     func signInClicked() {
-///         Task { @GLibMainActor in
+/// @GLibMainActor final class SignInController {
+///     let status = Label()  // the app's wrapper of a GTK label
+///
+///     func signInClicked(_ session: AuthSession) {
+///         Task {
 ///             status.text = "Signing in…"
-///             let credentials = try await signIn()          // runs off GTK's thread
-///             status.text = "Signed in as \(credentials)"    // back on it
+///             let account = try await session.signIn()  // runs off GTK's thread
+///             status.text = "Signed in as \(account)"  // back on it
 ///         }
 ///     }
 /// }
@@ -39,7 +41,7 @@ public actor GLibMainActor {
     /// isolated to it — a GTK signal handler, a GLib source's callback. Stops the program on any other thread.
     ///
     /// ```swift
-    /// let onClicked: @convention(c) (OpaquePointer?, gpointer?) -> Void = { _, _ in
+    /// let onClicked: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void = { _, _ in
     ///     GLibMainActor.assumeIsolated { window.signInClicked() }
     /// }
     /// ```

@@ -10,10 +10,10 @@ import Synchronization
 /// events, on GTK's thread, and an `await` in it returns there.
 ///
 /// ```swift
-/// @GLibMainActor func showProfile() async {
-///     label.text = "Loading…"
-///     let profile = try? await api.load(Profile.self, from: url)   // off GTK's thread
-///     label.text = profile?.name ?? "Not signed in"                 // back on it
+/// @GLibMainActor func showAnswer() async {
+///     status.text = "Calling…"
+///     let answer = try? await api.send(HTTPRequest(method: .get, url: url))  // off GTK's thread
+///     status.text = answer.map { "The API answered \($0.0.status)" } ?? "The call failed"  // back on it
 /// }
 /// ```
 ///

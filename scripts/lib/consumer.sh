@@ -41,12 +41,14 @@ check_consumer() {
         return 1
     fi
     swift test --package-path "$TOKENKEYRING_CONSUMER" --skip-build >&2 || return 1
-    local bin tests app
+    local bin tests app linked
     bin=$(swift build --package-path "$TOKENKEYRING_CONSUMER" --show-bin-path) || return 1
     tests="$bin/ConsumerPackageTests.xctest"
     app="$bin/MyApp"
-    # A control: the app links libsecret, so ldd shows it where it is linked.
-    if ! ldd "$app" | grep -q 'libsecret-1\.so'; then
+    # A control: the app links libsecret, so ldd shows it where it is linked. ldd's list is read whole first: piped
+    # into `grep -q`, which stops at the first match, ldd could die of SIGPIPE, and pipefail failed the check at random.
+    linked=$(ldd "$app") || return 1
+    if ! grep -q 'libsecret-1\.so' <<<"$linked"; then
         say "ldd lists no libsecret for the consumer's MyApp: the check below would prove nothing."
         return 1
     fi

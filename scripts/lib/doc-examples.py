@@ -26,18 +26,21 @@ import re
 import sys
 
 # What a reader of each module's documentation has imported. TokenKeyring re-exports Keyring, TokenAuth,
-# TokenAuthKeyring, TokenAuthSignIn and TokenAuthURLSession.
+# TokenAuthKeyring, TokenAuthSignIn and TokenAuthURLSession (not TokenAuthFileStore, nor TokenAuthGLib).
 MODULE_IMPORTS = {
     "Keyring": ["Foundation", "Keyring"],
     "TokenAuth": ["Foundation", "HTTPTypes", "TokenAuth"],
     "TokenAuthURLSession": ["Foundation", "HTTPTypes", "TokenAuth", "TokenAuthURLSession"],
     "TokenAuthKeyring": ["Foundation", "Keyring", "TokenAuth", "TokenAuthKeyring", "TokenAuthURLSession"],
+    "TokenAuthFileStore": ["Foundation", "TokenAuth", "TokenAuthFileStore"],
     "TokenAuthSignIn": ["Foundation", "Keyring", "TokenAuth", "TokenAuthKeyring", "TokenAuthSignIn"],
     "TokenAuthTesting": ["Foundation", "Synchronization", "Testing", "TokenAuth", "TokenAuthSignIn", "TokenAuthTesting"],
     "TokenAuthOpenCombine": ["Foundation", "OpenCombine", "TokenAuth", "TokenAuthOpenCombine"],
     # Not TokenAuthURLSession: the `URLSessionTransport` of these examples is swift-openapi-urlsession's.
     "TokenAuthOpenAPI": ["Foundation", "OpenAPIRuntime", "TokenAuth", "TokenAuthOpenAPI"],
     "TokenKeyring": ["Foundation", "TokenKeyring"],
+    # A GTK app: the session (UsingTokenAuthInAGTKApp's manifest) and the actor on GTK's thread.
+    "TokenAuthGLib": ["Foundation", "HTTPTypes", "TokenAuthGLib", "TokenKeyring"],
 }
 # The examples of declarations in these modules also use `Mutex`.
 EXTRA_IMPORTS = {"TokenAuth": ["Synchronization"]}

@@ -16,7 +16,8 @@ extension AuthorizedClient {
     /// concurrently, so completions may arrive in another order.
     ///
     /// ```swift
-    /// client.send(HTTPRequest(method: .get, url: url), queue: worker) { result in
+    /// let results = DispatchQueue(label: "com.example.app.results")  // a queue libdispatch drains
+    /// client.send(HTTPRequest(method: .get, url: url), queue: results) { result in
     ///     switch result {
     ///     case .success(let (response, body)): show(response, body)
     ///     case .failure(let error as TokenAuthError) where error.isLoginRequired: showSignIn()
@@ -63,6 +64,10 @@ extension AuthorizedClient {
     /// type-checked as isolated to the UI's actor and may touch its state:
     ///
     /// ```swift
+    /// import HTTPTypes
+    /// import TokenAuth
+    /// import TokenAuthGLib
+    ///
     /// client.send(HTTPRequest(method: .get, url: url)) { @GLibMainActor result in
     ///     switch result {
     ///     case .success(let (response, _)): status.text = "The API answered \(response.status.code)"

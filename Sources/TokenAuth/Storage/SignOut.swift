@@ -39,6 +39,10 @@ public enum SignOut {
     /// Signs the account of `store` out: revocation first, then the entry removed, all under the entry's lock.
     ///
     /// ```swift
+    /// import TokenAuth
+    /// import TokenAuthFileStore
+    /// import TokenAuthURLSession
+    ///
     /// let outcome = try await SignOut.perform(
     ///     store: FileAuthStore(service: "api.example.com", account: "ada"), transport: URLSessionHTTPTransport())
     /// if case .failed(let error) = outcome.revocation { print("Not revoked: \(error)") }

@@ -3,6 +3,7 @@
 // run. Keep it small: a name belongs here when examples share it, with the one type they all mean by it.
 import Foundation
 import HTTPTypes
+import TokenAuthGLib
 import TokenAuthTesting
 import TokenKeyring
 
@@ -52,3 +53,13 @@ func showSignIn(because reason: String) {}
 func showRetry(_ message: String) {}
 func retry(after delay: Duration?) {}
 func storeTheAnswer() async throws {}
+
+// A GTK app's window, touched from GTK's thread (TokenAuthGLib): the app wraps its widgets as it likes.
+@GLibMainActor final class Label {
+    var text = ""
+}
+@GLibMainActor final class AppWindow {
+    func signInClicked() {}
+}
+@GLibMainActor let status = Label()
+@GLibMainActor let window = AppWindow()

@@ -31,11 +31,13 @@ final class Controller {
             callAPI: { [unowned self] in callAPI() },
             signOut: { [unowned self] in signOut() }))
         window.present()
+        // snippet.states
         // The session's states: the first at once, then each change, here or in another process (`tokenctl logout`).
         let states = session.auth.states
         following = Task {
             for await _ in states { await reload() }
         }
+        // snippet.end
     }
 
     /// Reads the item again and shows what it holds: at start, and after each change announced.
@@ -54,6 +56,7 @@ final class Controller {
         scheduleRefresh()
     }
 
+    // snippet.refresh
     /// The background refresh: a GLib timeout at the moment the token enters the manager's leeway, and none while
     /// nobody is signed in.
     private func scheduleRefresh() {
@@ -65,6 +68,7 @@ final class Controller {
             Task { await refreshNow() }
         }
     }
+    // snippet.end
 
     private func refreshNow() async {
         do {
@@ -80,6 +84,7 @@ final class Controller {
         }
     }
 
+    // snippet.signIn
     private func signIn() {
         guard signedIn == nil, !busy else { return }
         busy = true
@@ -110,7 +115,9 @@ final class Controller {
             }
         }
     }
+    // snippet.end
 
+    // snippet.callAPI
     /// An authorized request through the callback API: its completion is isolated to `GLibMainActor`, so it runs
     /// here, on GTK's thread.
     private func callAPI() {
@@ -133,6 +140,7 @@ final class Controller {
             }
         }
     }
+    // snippet.end
 
     private func signOut() {
         guard signedIn != nil, !busy else { return }

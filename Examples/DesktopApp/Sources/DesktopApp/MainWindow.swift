@@ -77,6 +77,7 @@ final class MainWindow {
         setText(detail, text)
     }
 
+    // snippet.clicked
     /// A "clicked" handler: the button, and the data given when it was connected (none).
     private typealias Clicked = @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void
 
@@ -84,6 +85,7 @@ final class MainWindow {
     private static let signInClicked: Clicked = { _, _ in
         GLibMainActor.assumeIsolated { current?.actions.signIn() }
     }
+    // snippet.end
     private static let callAPIClicked: Clicked = { _, _ in
         GLibMainActor.assumeIsolated { current?.actions.callAPI() }
     }

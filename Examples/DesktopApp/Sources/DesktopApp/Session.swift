@@ -50,6 +50,7 @@ struct Session: Sendable {
         }
     }
 
+    // snippet.refreshDue
     /// Makes sure the access token is valid beyond the manager's leeway — refreshing it when it is due — and says
     /// when the next refresh is due.
     func signedIn(_ name: String) async throws -> SignedIn {
@@ -58,6 +59,7 @@ struct Session: Sendable {
         let leeway = tokens.refreshLeeway(atMost: manager.configuration.leeway)
         return SignedIn(name: name, refreshDue: tokens.expiresAt.map { $0.addingTimeInterval(-leeway.timeInterval) })
     }
+    // snippet.end
 }
 
 extension Session {
