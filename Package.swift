@@ -202,12 +202,15 @@ let package = Package(
                 .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
             ]
         ),
-        // The tests' one bounded wait, `waitUntil`, for every test target and both support targets. Depends on nothing.
+        // What every test target may need, whatever it tests: the one bounded wait (`waitUntil`), the one scope
+        // (`cleaningUp`), temporary directories and the package's built executables. Depends on nothing: the
+        // keyring-free test targets use it too.
         .target(
             name: "TestSupport",
             path: "Tests/TestSupport"
         ),
-        // Shared by the test targets: the Secret Service requirement, keyring admin, child processes.
+        // Shared by the keyring's test targets: the Secret Service requirement, keyring admin, private providers and
+        // buses, child processes.
         .target(
             name: "KeyringTestSupport",
             dependencies: ["Keyring", "TestSupport"],

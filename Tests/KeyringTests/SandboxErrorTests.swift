@@ -3,6 +3,7 @@ import Foundation
 @testable import Keyring
 import KeyringTestSupport
 import Testing
+import TestSupport
 
 /// The failures libsecret's file backend reports in a sandbox (measured in the simulated Flatpak sandbox, see
 /// docs/notes/flatpak-investigation.md), each told as its own ``KeyringError``, with advice that fits a sandbox.

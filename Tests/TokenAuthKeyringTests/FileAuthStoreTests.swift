@@ -1,6 +1,7 @@
 import Foundation
 import KeyringTestSupport
 import Testing
+import TestSupport
 import TokenAuth
 @testable import TokenAuthFileStore
 

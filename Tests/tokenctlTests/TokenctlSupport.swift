@@ -1,6 +1,7 @@
 import Foundation
 import KeyringTestSupport
 import Testing
+import TestSupport
 
 /// The `tokenctl` executable that `swift build --build-tests` put next to the test bundle.
 enum TokenctlBinary {

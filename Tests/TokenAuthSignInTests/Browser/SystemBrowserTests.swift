@@ -27,12 +27,9 @@ struct SystemBrowserTests {
     }
 
     /// A directory with an executable `xdg-open` that writes its arguments to `arguments` in that directory.
-    static func recordingXDGOpen() throws -> URL {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("system-browser-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let script = directory.appendingPathComponent("xdg-open")
-        try "#!/bin/sh\nprintf '%s\\n' \"$@\" > \"$(dirname \"$0\")/arguments\"\n".write(to: script, atomically: true, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: script.path)
+    static func recordingXDGOpen() throws -> TemporaryDirectory {
+        let directory = try TemporaryDirectory()
+        _ = try directory.script("xdg-open", "#!/bin/sh\nprintf '%s\\n' \"$@\" > \"$(dirname \"$0\")/arguments\"\n")
         return directory
     }
 
@@ -85,8 +82,9 @@ struct SystemBrowserTests {
 
     @Test("in a sandbox, a portal that fails: xdg-open is run instead")
     func portalFailureFallsBack() async throws {
-        let directory = try Self.recordingXDGOpen()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let temporary = try Self.recordingXDGOpen()
+        defer { withExtendedLifetime(temporary) {} }
+        let directory = temporary.url
         let portal = RecordingPortal(failing: "no portal")
         let browser = SystemBrowser(environment: ["PATH": directory.path + ":/usr/bin:/bin"], portal: portal.hook, sandboxed: true)
         try await browser.open(Self.url)
@@ -105,8 +103,9 @@ struct SystemBrowserTests {
 
     @Test("a task already cancelled starts no browser: BROWSER is not run")
     func cancelledBeforeOpening() async throws {
-        let directory = try Self.recordingXDGOpen()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let temporary = try Self.recordingXDGOpen()
+        defer { withExtendedLifetime(temporary) {} }
+        let directory = temporary.url
         let browser = SystemBrowser(environment: ["BROWSER": directory.appendingPathComponent("xdg-open").path], sandboxed: false)
         let outcome = await runCancelled { try await browser.open(Self.url) }
         let error = try #require(throws: SignInError.self) { try outcome.get() }
@@ -116,8 +115,9 @@ struct SystemBrowserTests {
 
     @Test("in a sandbox, a portal that fails after the sign-in was cancelled: xdg-open is not run instead")
     func cancelledWhilePortalFailed() async throws {
-        let directory = try Self.recordingXDGOpen()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let temporary = try Self.recordingXDGOpen()
+        defer { withExtendedLifetime(temporary) {} }
+        let directory = temporary.url
         let browser = SystemBrowser(
             environment: ["PATH": directory.path + ":/usr/bin:/bin"],
             portal: { _ in

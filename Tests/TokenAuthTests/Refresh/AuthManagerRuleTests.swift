@@ -322,8 +322,9 @@ struct AuthManagerRuleTests {
 
     @Test("across processes: two managers with a real FileRefreshLock over one store make one grant")
     func crossProcess() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tokenauth-rules-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let temporary = try TemporaryDirectory()
+        defer { withExtendedLifetime(temporary) {} }
+        let directory = temporary.url.appendingPathComponent("locks")
         let lock = FileRefreshLock(service: "rules.example", account: "ada", directory: directory)
         let store = ControlledAuthStore(expired)
         let endpoint = ScriptedTokenEndpoint(wallClock: clock.wallClock)
