@@ -193,27 +193,33 @@ let package = Package(
             dependencies: ["TokenKeyring"],
             path: "Examples/ReadmeExample"
         ),
+        // Child processes of the tests and the benchmarks, the one runner of both: standard input, environment
+        // changes, output read as it comes, a time limit, the pid to signal. In no product and on no package, so that
+        // an app neither builds nor resolves anything for it.
+        .target(name: "ChildProcesses"),
         // The figures of `scripts/bench`. No product: SwiftPM builds it only in this package, never for users.
         .executableTarget(
             name: "tokenkeyring-bench",
             dependencies: [
                 "TokenAuthURLSession", "TokenAuth", "TokenAuthKeyring", "TokenAuthTesting", "Keyring", "OAuthTestServer",
+                "ChildProcesses",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
             ]
         ),
         // What every test target may need, whatever it tests: the one bounded wait (`waitUntil`), the one scope
-        // (`cleaningUp`), temporary directories and the package's built executables. Depends on nothing: the
-        // keyring-free test targets use it too.
+        // (`cleaningUp`), temporary directories, the package's built executables, and child processes with the
+        // tests' defaults. Depends on ChildProcesses alone: the keyring-free test targets use it too.
         .target(
             name: "TestSupport",
+            dependencies: ["ChildProcesses"],
             path: "Tests/TestSupport"
         ),
         // Shared by the keyring's test targets: the Secret Service requirement, keyring admin, private providers and
-        // buses, child processes.
+        // buses.
         .target(
             name: "KeyringTestSupport",
-            dependencies: ["Keyring", "TestSupport"],
+            dependencies: ["Keyring", "TestSupport", "ChildProcesses"],
             path: "Tests/KeyringTestSupport"
         ),
         // Shared by the TokenAuth test targets: a real OAuth server with a manual wall clock, and event capture.
@@ -282,8 +288,8 @@ let package = Package(
             name: "tokenctlTests",
             dependencies: [
                 "TokenAuthURLSession", "KeyringTestSupport", "Keyring", "TokenAuth", "TokenAuthKeyring", "TokenAuthFileStore",
-                "TokenAuthSignIn", "OAuthTestServer", "OAuthTestSupport", "TestSupport", "TokenCtlCommands", "TokenCtlBase",
-                "tokenctl", "tokenctl-full",
+                "TokenAuthSignIn", "OAuthTestServer", "OAuthTestSupport", "TestSupport", "ChildProcesses", "TokenCtlCommands",
+                "TokenCtlBase", "tokenctl", "tokenctl-full",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
