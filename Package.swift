@@ -246,6 +246,14 @@ let package = Package(
                 .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
             ]
         ),
+        // The local OAuth server itself, and its executable: what the other tests rely on.
+        .testTarget(
+            name: "OAuthTestServerTests",
+            dependencies: [
+                "OAuthTestServer", "OAuthTestSupport", "TestSupport", "TokenAuth", "TokenAuthURLSession", "TokenAuthTesting",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
         // The URLSession transport against a real server on loopback.
         .testTarget(
             name: "TokenAuthURLSessionTests",
@@ -274,13 +282,34 @@ let package = Package(
             dependencies: ["TokenAuthURLSession", "TokenAuthFileStore", "TokenAuth", .product(name: "Logging", package: "swift-log")],
             path: "Tests/FileStoreChild"
         ),
-        // The keyring store against a real Secret Service, and the file store with processes of its own.
+        // The keyring store against a real Secret Service.
         .testTarget(
             name: "TokenAuthKeyringTests",
             dependencies: [
-                "TokenAuthURLSession", "TokenAuthKeyring", "TokenAuthFileStore", "TokenAuth", "TokenAuthSignIn", "TokenAuthTesting",
-                "Keyring", "OAuthTestServer", "KeyringTestSupport", "OAuthTestSupport", "TestSupport", "file-store-child",
+                "TokenAuthURLSession", "TokenAuthKeyring", "TokenAuth", "TokenAuthSignIn", "TokenAuthTesting",
+                "Keyring", "OAuthTestServer", "KeyringTestSupport", "OAuthTestSupport", "TestSupport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+        // The file store: in a directory of each test's own, and with processes of its own. No keyring.
+        .testTarget(
+            name: "TokenAuthFileStoreTests",
+            dependencies: [
+                "TokenAuthFileStore", "TokenAuth", "OAuthTestServer", "OAuthTestSupport", "TestSupport", "file-store-child",
+            ]
+        ),
+        // The command line's base, without running it: the plain token call read without the parser, the version.
+        .testTarget(
+            name: "TokenCtlBaseTests",
+            dependencies: ["TokenCtlBase", "Keyring"]
+        ),
+        // The commands, without running them: the parser against the base's reader, the exit statuses of every error
+        // type (SignInError's categories are the commands' conformance), the summary of stored credentials.
+        .testTarget(
+            name: "TokenCtlCommandsTests",
+            dependencies: [
+                "TokenCtlCommands", "TokenCtlBase", "TokenAuth", "TokenAuthSignIn", "Keyring",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         // Runs the built `tokenctl` as a child process: exit codes, output, and the keyring items it leaves.
@@ -290,7 +319,6 @@ let package = Package(
                 "TokenAuthURLSession", "KeyringTestSupport", "Keyring", "TokenAuth", "TokenAuthKeyring", "TokenAuthFileStore",
                 "TokenAuthSignIn", "OAuthTestServer", "OAuthTestSupport", "TestSupport", "ChildProcesses", "TokenCtlCommands",
                 "TokenCtlBase", "tokenctl", "tokenctl-full",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),

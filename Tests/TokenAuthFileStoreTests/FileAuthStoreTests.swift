@@ -1,5 +1,4 @@
 import Foundation
-import KeyringTestSupport
 import Testing
 import TestSupport
 import TokenAuth

@@ -1,5 +1,4 @@
 import Foundation
-import KeyringTestSupport
 import OAuthTestServer
 import OAuthTestSupport
 import TestSupport
