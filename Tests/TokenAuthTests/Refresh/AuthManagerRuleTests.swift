@@ -324,8 +324,7 @@ struct AuthManagerRuleTests {
     func crossProcess() async throws {
         let temporary = try TemporaryDirectory()
         defer { withExtendedLifetime(temporary) {} }
-        let directory = temporary.url.appendingPathComponent("locks")
-        let lock = FileRefreshLock(service: "rules.example", account: "ada", directory: directory)
+        let lock = FileRefreshLock(service: "rules.example", account: "ada", directory: temporary.url.appendingPathComponent("locks"))
         let store = ControlledAuthStore(expired)
         let endpoint = ScriptedTokenEndpoint(wallClock: clock.wallClock)
         endpoint.gate.close()
