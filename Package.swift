@@ -251,6 +251,7 @@ let package = Package(
             name: "OAuthTestServerTests",
             dependencies: [
                 "OAuthTestServer", "OAuthTestSupport", "TestSupport", "TokenAuth", "TokenAuthURLSession", "TokenAuthTesting",
+                "oauth-test-server",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),

@@ -38,9 +38,9 @@ package final class ChildProcess: Sendable {
     ///   - stdin: Written to the child's standard input, which is then closed (at once when `nil`), on a thread of
     ///     its own: a child that reads slowly, or not at all, blocks no caller.
     ///   - environment: Changes to this process's environment for the child: a value sets a variable, `nil` removes it.
-    ///   - timeout: A child still running after it is sent SIGKILL, not SIGTERM: a child spawned from a libdispatch
-    ///     thread (as Swift's cooperative pool is on Linux) inherits a signal mask that blocks SIGTERM, so SIGTERM
-    ///     would never end a hung child. It is then reported as ended by that signal.
+    ///   - timeout: How long the child may run: one still running then is sent SIGKILL, not SIGTERM (a child spawned
+    ///     from a libdispatch thread, as Swift's cooperative pool is on Linux, inherits a signal mask that blocks
+    ///     SIGTERM, so SIGTERM would never end a hung child), and is reported as ended by that signal.
     /// - Throws: What `Process.run()` throws when the executable cannot be started.
     package static func start(
         _ executable: String,
