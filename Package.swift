@@ -193,24 +193,33 @@ let package = Package(
             dependencies: ["TokenKeyring"],
             path: "Examples/ReadmeExample"
         ),
+        // Child processes of the tests and the benchmarks, the one runner of both: standard input, environment
+        // changes, output read as it comes, a time limit, the pid to signal. In no product and on no package, so that
+        // an app neither builds nor resolves anything for it.
+        .target(name: "ChildProcesses"),
         // The figures of `scripts/bench`. No product: SwiftPM builds it only in this package, never for users.
         .executableTarget(
             name: "tokenkeyring-bench",
             dependencies: [
                 "TokenAuthURLSession", "TokenAuth", "TokenAuthKeyring", "TokenAuthTesting", "Keyring", "OAuthTestServer",
+                "ChildProcesses",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
             ]
         ),
-        // The tests' one bounded wait, `waitUntil`, for every test target and both support targets. Depends on nothing.
+        // What every test target may need, whatever it tests: the one bounded wait (`waitUntil`), the one scope
+        // (`cleaningUp`), temporary directories, the package's built executables, and child processes with the
+        // tests' defaults. Depends on ChildProcesses alone: the keyring-free test targets use it too.
         .target(
             name: "TestSupport",
+            dependencies: ["ChildProcesses"],
             path: "Tests/TestSupport"
         ),
-        // Shared by the test targets: the Secret Service requirement, keyring admin, child processes.
+        // Shared by the keyring's test targets: the Secret Service requirement, keyring admin, private providers and
+        // buses.
         .target(
             name: "KeyringTestSupport",
-            dependencies: ["Keyring", "TestSupport"],
+            dependencies: ["Keyring", "TestSupport", "ChildProcesses"],
             path: "Tests/KeyringTestSupport"
         ),
         // Shared by the TokenAuth test targets: a real OAuth server with a manual wall clock, and event capture.
@@ -235,6 +244,15 @@ let package = Package(
                 "TokenAuthURLSession", "TokenAuth", "TokenAuthTesting", "OAuthTestServer", "OAuthTestSupport", "TestSupport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
+            ]
+        ),
+        // The local OAuth server itself, and its executable: what the other tests rely on.
+        .testTarget(
+            name: "OAuthTestServerTests",
+            dependencies: [
+                "OAuthTestServer", "OAuthTestSupport", "TestSupport", "TokenAuth", "TokenAuthURLSession", "TokenAuthTesting",
+                "oauth-test-server",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
         // The URLSession transport against a real server on loopback.
@@ -265,13 +283,34 @@ let package = Package(
             dependencies: ["TokenAuthURLSession", "TokenAuthFileStore", "TokenAuth", .product(name: "Logging", package: "swift-log")],
             path: "Tests/FileStoreChild"
         ),
-        // The keyring store against a real Secret Service, and the file store with processes of its own.
+        // The keyring store against a real Secret Service.
         .testTarget(
             name: "TokenAuthKeyringTests",
             dependencies: [
-                "TokenAuthURLSession", "TokenAuthKeyring", "TokenAuthFileStore", "TokenAuth", "TokenAuthSignIn", "TokenAuthTesting",
-                "Keyring", "OAuthTestServer", "KeyringTestSupport", "OAuthTestSupport", "TestSupport", "file-store-child",
+                "TokenAuthURLSession", "TokenAuthKeyring", "TokenAuth", "TokenAuthSignIn", "TokenAuthTesting",
+                "Keyring", "OAuthTestServer", "KeyringTestSupport", "OAuthTestSupport", "TestSupport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+        // The file store: in a directory of each test's own, and with processes of its own. No keyring.
+        .testTarget(
+            name: "TokenAuthFileStoreTests",
+            dependencies: [
+                "TokenAuthFileStore", "TokenAuth", "OAuthTestServer", "OAuthTestSupport", "TestSupport", "file-store-child",
+            ]
+        ),
+        // The command line's base, without running it: the plain token call read without the parser, the version.
+        .testTarget(
+            name: "TokenCtlBaseTests",
+            dependencies: ["TokenCtlBase", "Keyring"]
+        ),
+        // The commands, without running them: the parser against the base's reader, the exit statuses of every error
+        // type (SignInError's categories are the commands' conformance), the summary of stored credentials.
+        .testTarget(
+            name: "TokenCtlCommandsTests",
+            dependencies: [
+                "TokenCtlCommands", "TokenCtlBase", "TokenAuth", "TokenAuthSignIn", "Keyring",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         // Runs the built `tokenctl` as a child process: exit codes, output, and the keyring items it leaves.
@@ -279,9 +318,8 @@ let package = Package(
             name: "tokenctlTests",
             dependencies: [
                 "TokenAuthURLSession", "KeyringTestSupport", "Keyring", "TokenAuth", "TokenAuthKeyring", "TokenAuthFileStore",
-                "TokenAuthSignIn", "OAuthTestServer", "OAuthTestSupport", "TestSupport", "TokenCtlCommands", "TokenCtlBase",
-                "tokenctl", "tokenctl-full",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "TokenAuthSignIn", "OAuthTestServer", "OAuthTestSupport", "TestSupport", "ChildProcesses", "TokenCtlCommands",
+                "TokenCtlBase", "tokenctl", "tokenctl-full",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),

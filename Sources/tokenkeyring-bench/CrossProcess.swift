@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import Keyring
 import TokenAuth
@@ -36,9 +37,9 @@ struct CrossProcess {
                 for batch in [expired, valid] {
                     let failed = batch.results.filter { $0.status != 0 }
                     failures += failed.count
-                    example = example ?? failed.first.map { "exit \($0.status): \($0.stderrText)" }
+                    example = example ?? failed.first.map { "exit \($0.status): \($0.stderr)" }
                 }
-                distinctTokens.append(Double(Set(expired.results.map(\.stdoutText)).count))
+                distinctTokens.append(Double(Set(expired.results.map(\.stdout)).count))
                 wallTimes.append(expired: expired.seconds, valid: valid.seconds)
                 Progress.say(
                     "cross-process round \(round + 1): expired \(Format.number(expired.seconds)) s, "

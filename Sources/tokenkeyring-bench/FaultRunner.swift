@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import HTTPTypes
 import OAuthTestServer
@@ -48,14 +49,14 @@ struct FaultRunner: Sendable {
         let lost = try await recover(round, account: account)
         return RoundOutcome(
             round: round, phase: phase,
-            faultedExit: faulted.signaled ? "signal \(faulted.status)" : "exit \(faulted.status)",
+            faultedExit: faulted.signal.map { "signal \($0)" } ?? "exit \(faulted.status)",
             lost: lost, reuseDetections: server.stats.reuseDetections - before.reuseDetections,
             faultedSeconds: faulted.seconds, seconds: (ContinuousClock.now - started).seconds)
     }
 
     /// Waits for the round's moment, then injects its fault; returns where the call was at that moment.
     private func inject(
-        _ round: FaultRound, into running: ChildProcess.Running, since before: OAuthTestServer.Stats
+        _ round: FaultRound, into running: ChildProcess, since before: OAuthTestServer.Stats
     ) async throws -> FaultPhase {
         // The server's fault was set before the start; it lands at the server, after the rotation.
         if round.fault == .answerLost { return .atServer }
@@ -79,7 +80,7 @@ struct FaultRunner: Sendable {
                 timeout: .seconds(30))
             if mounted.status != 0 {
                 // A call that ended meanwhile took its namespace with it; anything else is the figure's failure.
-                guard !running.isRunning else { throw BenchFailure("nsenter … mount --bind -o ro: \(mounted.stderrText)") }
+                guard !running.isRunning else { throw BenchFailure("nsenter … mount --bind -o ro: \(mounted.stderr)") }
                 return .callOver
             }
         case .answerLost:
@@ -89,7 +90,7 @@ struct FaultRunner: Sendable {
     }
 
     /// Where the call is: its process exited, or how far its grant got at the server.
-    private func phase(of running: ChildProcess.Running, since before: OAuthTestServer.Stats) -> FaultPhase {
+    private func phase(of running: ChildProcess, since before: OAuthTestServer.Stats) -> FaultPhase {
         guard running.isRunning else { return .callOver }
         let now = server.stats
         if now.refreshGrants == before.refreshGrants { return .beforeGrant }
@@ -111,9 +112,9 @@ struct FaultRunner: Sendable {
         } else {
             result = try await call(item("token", account))
         }
-        let token = result.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)
+        let token = result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         guard result.status == 0, !token.isEmpty else {
-            let reason = result.stderrText.split(separator: "\n").first.map(String.init) ?? ""
+            let reason = result.stderr.split(separator: "\n").first.map(String.init) ?? ""
             return "tokenctl token exit \(result.status): \(reason)"
         }
         var request = HTTPRequest(method: .get, url: server.resourceURL)
@@ -132,7 +133,7 @@ struct FaultRunner: Sendable {
         ]
         let data = try JSONSerialization.data(withJSONObject: bundle)
         let result = try await call(item("import", account) + (fileStore ? ["--insecure-storage"] : []), stdin: data)
-        guard result.status == 0 else { throw BenchFailure("tokenctl import: exit \(result.status): \(result.stderrText)") }
+        guard result.status == 0 else { throw BenchFailure("tokenctl import: exit \(result.status): \(result.stderr)") }
     }
 
     private func item(_ command: String, _ account: String) -> [String] {

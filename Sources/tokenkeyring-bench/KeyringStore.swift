@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import Keyring
 import TokenAuth
@@ -216,13 +217,13 @@ struct KeyringStore {
                 let stored = try await ChildProcess.run(
                     tool, ["store", "--label=tokenkeyring-bench secret-tool", "service", service, "account", account],
                     stdin: payload, timeout: .seconds(30))
-                guard stored.status == 0 else { throw BenchFailure("secret-tool store: \(stored.stderrText)") }
+                guard stored.status == 0 else { throw BenchFailure("secret-tool store: \(stored.stderr)") }
                 result.save.append(stored.seconds * 1e3)
             }
             for _ in 0..<operations {
                 let found = try await ChildProcess.run(tool, ["lookup", "service", service, "account", account], timeout: .seconds(30))
-                guard found.status == 0, found.stdout == payload else {
-                    throw BenchFailure("secret-tool lookup: status \(found.status) \(found.stderrText)")
+                guard found.status == 0, found.stdoutData == payload else {
+                    throw BenchFailure("secret-tool lookup: status \(found.status) \(found.stderr)")
                 }
                 result.load.append(found.seconds * 1e3)
             }
@@ -238,13 +239,13 @@ struct KeyringStore {
             executable, leading + [service(implementation), account, "\(operations)"],
             stdin: payload, timeout: .seconds(120))
         guard result.status == 0 else {
-            throw BenchFailure("exit \(result.status): \(result.stderrText.trimmingCharacters(in: .whitespacesAndNewlines))")
+            throw BenchFailure("exit \(result.status): \(result.stderr.trimmingCharacters(in: .whitespacesAndNewlines))")
         }
         struct Timings: Decodable {
             let save_ns: [Double]
             let load_ns: [Double]
         }
-        let timings = try JSONDecoder().decode(Timings.self, from: result.stdout)
+        let timings = try JSONDecoder().decode(Timings.self, from: result.stdoutData)
         return Latencies(save: timings.save_ns.map { $0 / 1e6 }, load: timings.load_ns.map { $0 / 1e6 })
     }
 

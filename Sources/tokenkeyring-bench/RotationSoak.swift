@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import HTTPTypes
 import Keyring
@@ -109,7 +110,7 @@ struct RotationSoak {
         let arguments = ["request", "--service", service, "--account", "shared", "--no-prompt", server.resourceURL.absoluteString]
         while !done(server, tally) {
             let result = try await ChildProcess.run(tokenctl, arguments, timeout: .seconds(60))
-            tally.record(process: result.status == 0 ? nil : "tokenctl request exit \(result.status): \(result.stderrText)")
+            tally.record(process: result.status == 0 ? nil : "tokenctl request exit \(result.status): \(result.stderr)")
         }
     }
 
@@ -138,7 +139,7 @@ struct RotationSoak {
         let stored = try await KeyringAuthStore(service: service, account: "shared", keyring: keyring).load()
         let holder = stored?.refreshToken.flatMap { server.subject(ofToken: $0) }
         tally.recordSignIn(
-            failure: result.status == 0 ? nil : "tokenctl login exit \(result.status): \(result.stderrText)",
+            failure: result.status == 0 ? nil : "tokenctl login exit \(result.status): \(result.stderr)",
             lost: holder != subject)
     }
 

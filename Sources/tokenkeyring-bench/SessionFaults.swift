@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import OAuthTestServer
 import TokenAuthURLSession
@@ -137,7 +138,7 @@ struct SessionFaults {
         do {
             let result = try await ChildProcess.run("/usr/bin/unshare", ["-m", "/bin/true"], timeout: .seconds(30))
             if result.status == 0 { return nil }
-            return "unshare -m failed (it needs root): \(result.stderrText.trimmingCharacters(in: .whitespacesAndNewlines))"
+            return "unshare -m failed (it needs root): \(result.stderr.trimmingCharacters(in: .whitespacesAndNewlines))"
         } catch {
             return "\(error)"
         }

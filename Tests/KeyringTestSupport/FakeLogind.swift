@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// A fake systemd-logind on a private system bus: `scripts/lib/fake-logind.py`, python-dbusmock's logind template
 /// on a `dbus-daemon` of its own. Point a `SleepInhibitor` at ``busAddress`` and ask ``heldInhibitors()`` which

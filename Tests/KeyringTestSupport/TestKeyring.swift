@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import Keyring
 import TestSupport
@@ -29,10 +30,10 @@ public enum TestKeyring {
     /// (the call did nothing), and about one session in 100 decrypts nothing,
     /// which makes `secret-tool lookup` print nothing and exit 1 exactly as for an absent item. `Keyring` opens a
     /// new session itself; `secret-tool` does not. An absent item stays absent after the retries.
-    public static func secretTool(_ arguments: [String], stdin: String? = nil) async throws -> CommandResult {
+    package static func secretTool(_ arguments: [String], stdin: String? = nil) async throws -> ChildResult {
         var result = try await runCommand("/usr/bin/secret-tool", arguments, stdin: stdin)
         guard TestProvider.current == .kwallet else { return result }
-        func sessionMayHaveFailed(_ result: CommandResult) -> Bool {
+        func sessionMayHaveFailed(_ result: ChildResult) -> Bool {
             result.stderr.contains("public key size is invalid") || result.stderr.contains("Can't find session")
                 || (arguments.first == "lookup" && result.status != 0 && result.stdout.isEmpty && result.stderr.isEmpty)
         }

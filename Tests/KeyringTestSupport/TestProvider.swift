@@ -1,6 +1,7 @@
 import Foundation
 import Keyring
 import Testing
+import TestSupport
 
 /// The Secret Service provider the tests run against, and its own ways to lock and unlock.
 ///

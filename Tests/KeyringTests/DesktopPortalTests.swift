@@ -10,6 +10,7 @@ struct DesktopPortalTests {
             try await DesktopPortal.openURI(URL(string: "https://example.com/sign-in?state=s")!, timeout: .seconds(10))
         }
         #expect(error?.code == .portalUnavailable)
+        // checks the sentence's help: the fix names what to install.
         #expect(error?.fix.contains("xdg-desktop-portal") == true)
         #expect(error.map { "\($0)".contains("state=s") } == false, "the URI is not in the error")
     }

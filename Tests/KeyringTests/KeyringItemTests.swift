@@ -61,6 +61,7 @@ struct KeyringItemTests {
         #expect(Set(errors.map(\.code.description)).count == errors.count, "each code has its own name")
         for error in errors {
             #expect(!error.reason.isEmpty && !error.fix.isEmpty, "\(error.code)")
+            // checks the sentence's help: what happened, then what to do (two checks).
             #expect(error.description == "\(error.reasonWithCause) \(error.fix)", "\(error.code)")
             #expect(error.reasonWithCause.hasPrefix(error.reason.hasSuffix(".") ? String(error.reason.dropLast()) : error.reason))
         }
@@ -80,6 +81,7 @@ struct KeyringItemTests {
             defer { g_error_free(gError) }
             let info = GErrorInfo(gError)
             for error in [KeyringError.serviceUnavailable(info.detail), .other("The call failed.", info.detail)] {
+                // checks the sentence's help: GLib's cause, in words.
                 #expect(error.description.contains(" (\(words)). "), "\(error.description)")
                 #expect(!error.description.contains("quark") && !error.description.contains("/\(code)"), "\(error.description)")
                 #expect(error.underlying.map { "\($0)" } == "\(info.domain)/\(code): \(message)")

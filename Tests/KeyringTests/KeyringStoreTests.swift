@@ -1,5 +1,5 @@
 import Foundation
-import Keyring
+@testable import Keyring
 import KeyringTestSupport
 import TestSupport
 import Testing
@@ -211,8 +211,7 @@ struct KeyringStoreTests {
     func invalidCollectionPath() async throws {
         let attributes = ["service": TestKeyring.uniqueService(), "account": "ada"]
         let lockError = await #expect(throws: KeyringError.self) { try await keyring.lock(.path("login")) }
-        #expect(lockError?.code == .noDefaultCollection)
-        #expect(lockError?.reason.contains("“login” is not a D-Bus object path") == true, "\(String(describing: lockError))")
+        #expect(lockError == .notAnObjectPath("login"), "\(String(describing: lockError))")
         let storeError = await #expect(throws: KeyringError.self) {
             try await keyring.store("s", label: "L", attributes: attributes, in: .path("/org/freedesktop/secrets/collection/"))
         }

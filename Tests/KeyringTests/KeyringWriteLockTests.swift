@@ -23,8 +23,7 @@ struct KeyringWriteLockTests {
             let error = await #expect(throws: KeyringError.self) {
                 try await impatient.store("impatient", label: "L", attributes: attributes)
             }
-            #expect(error?.code == .timedOut)
-            #expect(error?.reason.contains("Another write to the same keyring item") == true)
+            #expect(error == .writeStillRunning(after: .milliseconds(200)), "\(String(describing: error))")
             #expect(Keyring.writes.queued(key) == 0)
 
             #expect(try await held.release() == .byTest, "the write timed out while the lock was still held")

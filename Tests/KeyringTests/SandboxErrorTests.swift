@@ -3,6 +3,7 @@ import Foundation
 @testable import Keyring
 import KeyringTestSupport
 import Testing
+import TestSupport
 
 /// The failures libsecret's file backend reports in a sandbox (measured in the simulated Flatpak sandbox, see
 /// docs/notes/flatpak-investigation.md), each told as its own ``KeyringError``, with advice that fits a sandbox.
@@ -39,6 +40,7 @@ struct SandboxErrorTests {
     @Test("the file's problems name the file; the host keyring's and the portal's name the host")
     func advice() {
         let damaged = Self.mapped(secret_error_get_quark(), Int32(SECRET_ERROR_INVALID_FILE_FORMAT.rawValue), "version mismatch")
+        // checks the sentence's help: the file's problems name the file, the others the host (three checks).
         #expect(damaged.reason.contains(Self.file) && damaged.fix.contains("Move it aside"))
         let locked = Self.mapped(g_io_error_quark(), Int32(G_IO_ERROR_FAILED.rawValue), "user interaction failed")
         #expect(locked.fix.contains("on the host"))
@@ -87,9 +89,7 @@ struct SandboxErrorTests {
         let before = try Self.bytesReadByThisThread()
         let error = #expect(throws: KeyringError.self) { try AppKeyringFile.check(path) }
         let read = try Self.bytesReadByThisThread() - before
-        #expect(error?.code == .misconfigured)
-        #expect(error?.reason.contains("larger than 16 MiB") == true, "\(String(describing: error))")
-        #expect(error?.reason.contains(path) == true)
+        #expect(error == .appKeyringFileTooLarge(path, limit: AppKeyringFile.maximumSize), "\(String(describing: error))")
         #expect(read < AppKeyringFile.maximumSize, "read \(read) bytes of a 256 MiB file")
     }
 
@@ -100,12 +100,11 @@ struct SandboxErrorTests {
         #expect(mkfifo(fifo, 0o600) == 0)
         // Nobody writes into the FIFO: an open or read that waits would hang this test.
         let error = #expect(throws: KeyringError.self) { try AppKeyringFile.check(fifo) }
-        #expect(error?.code == .misconfigured)
-        #expect(error?.reason.contains("not a regular file") == true, "\(String(describing: error))")
+        #expect(error == .appKeyringFileNotRegular(fifo), "\(String(describing: error))")
         let folder = directory.url.appendingPathComponent("folder.keyring").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
         let notFile = #expect(throws: KeyringError.self) { try AppKeyringFile.check(folder) }
-        #expect(notFile?.reason.contains("not a regular file") == true, "\(String(describing: notFile))")
+        #expect(notFile == .appKeyringFileNotRegular(folder), "\(String(describing: notFile))")
         // A missing file is fine: libsecret starts one.
         try AppKeyringFile.check(directory.url.appendingPathComponent("missing.keyring").path)
     }

@@ -178,9 +178,9 @@ struct AuthManagerKeyringTests {
             try await cleaningUp({ _ = try? await store.erase() }) {
                 let seeded = fixture.seed(expiresIn: 600)
                 try await store.save(seeded)
-                let lock = FileRefreshLock(
-                    service: service, account: "alice",
-                    directory: FileManager.default.temporaryDirectory.appendingPathComponent("signout-\(UUID().uuidString)"))
+                let locks = try TemporaryDirectory()
+                defer { withExtendedLifetime(locks) {} }
+                let lock = FileRefreshLock(service: service, account: "alice", directory: locks.url.appendingPathComponent("locks"))
                 let manager = fixture.manager(store: store, lock: lock)
                 #expect(try await manager.validToken() == seeded.accessToken)  // process A has loaded the item
 

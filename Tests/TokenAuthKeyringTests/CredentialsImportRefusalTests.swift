@@ -64,6 +64,7 @@ struct CredentialsImportRefusalTests {
         let failure = #expect(throws: CredentialsImport.Failure.self) {
             try CredentialsImport.parse(input.text, receivedAt: CredentialsImportTests.received)
         }
+        // checks the sentence's help: what is wrong with the input (no code: the import's one failure).
         #expect(failure?.reason.contains(input.reason) == true, "\(failure?.reason ?? "accepted")")
         #expect(failure?.description.contains("leak-me") == false)
     }

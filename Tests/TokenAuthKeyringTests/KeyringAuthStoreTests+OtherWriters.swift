@@ -78,6 +78,7 @@ extension KeyringAuthStoreTests {
 
             let error = await #expect(throws: TokenAuthError.self) { try await store.load() }
             #expect(error?.code == unreadable.code)
+            // checks the sentence's help: the item's service and account (two checks).
             #expect(error?.description.contains(store.service) == true)
             #expect(error?.description.contains("ada") == true)
             #expect(try await secretToolLookup(store) == unreadable.text)

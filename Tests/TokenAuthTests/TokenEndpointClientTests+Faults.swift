@@ -67,7 +67,6 @@ extension TokenEndpointClientTests {
             server.updateFaults { $0.headerBreakingTokens = 1 }
             let error = await tokenError { try await server.tokenClient().password(username: "alice", password: "wonderland") }
             #expect(error?.code == .malformedResponse)
-            #expect(error?.description.contains("its access_token contains spaces, control or non-ASCII characters") == true)
             #expect(error?.description.contains("X-Injected") == false)
         }
     }

@@ -231,6 +231,7 @@ struct TokenEndpointClientTests {
                 client: OAuthClient(tokenEndpoint: endpoint.url!, clientID: "test-client"), transport: recorder)
             let error = await tokenError { try await client.password(username: "alice", password: "wonderland") }
             #expect(error?.code == .redirected)
+            // checks the sentence's help: the URL to configure instead.
             #expect(error?.description.contains("redirects to \(server.url("/token/").absoluteString) (HTTP 308);") == true)
             #expect(error?.description.contains("private") == false)
             #expect(server.stats.tokenRequests == 0)

@@ -129,7 +129,6 @@ struct TokenResponseParsingTests {
         let error = error(json)
         #expect(error?.code == .malformedResponse)
         #expect(error?.isTransient == true)
-        #expect(error?.description.contains("spaces, control or non-ASCII characters") == true)
         for fragment in ["words", "X-Injected", "bed", "caf", "led", "Bearer x"] {
             #expect(error?.description.contains(fragment) == false)
         }
@@ -166,7 +165,6 @@ struct TokenResponseParsingTests {
         let padding = String(repeating: "x", count: TokenResponse.maximumSize)
         let error = error(#"{"access_token":"at","padding":"\#(padding)"}"#)
         #expect(error?.code == .malformedResponse)
-        #expect(error?.description.contains("1 MiB") == true)
     }
 
     @Test("a response just under 1 MiB is accepted")

@@ -1,6 +1,7 @@
 import Foundation
 import KeyringTestSupport
 import Testing
+import TestSupport
 
 /// Runs `scripts/demo`, which installs the Debian packages it misses (apt-get, as root or with sudo): so only when
 /// `scripts/test`, which has installed them already, asks for it. There it always runs, and fails when anything is

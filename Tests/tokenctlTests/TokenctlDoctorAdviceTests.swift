@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import KeyringTestSupport
 import TestSupport
@@ -10,7 +11,7 @@ struct TokenctlDoctorAdviceTests {
     static let unlock = "printf '%s' \"$PASSWORD\" | gnome-keyring-daemon --replace --unlock --components=secrets"
 
     /// `doctor` on `bus`, without a display, or with `DISPLAY=:0`.
-    static func doctor(on bus: PrivateBusProcess, display: Bool) async throws -> CommandResult {
+    static func doctor(on bus: PrivateBusProcess, display: Bool) async throws -> ChildResult {
         try await tokenctl(["doctor", "--timeout", "10"], environment: [
             "DBUS_SESSION_BUS_ADDRESS": bus.address, "DISPLAY": display ? ":0" : nil, "WAYLAND_DISPLAY": nil,
         ])

@@ -2,6 +2,7 @@ import Foundation
 import KeyringTestSupport
 import OAuthTestServer
 import Testing
+import TestSupport
 import TokenAuth
 import TokenCtlBase
 

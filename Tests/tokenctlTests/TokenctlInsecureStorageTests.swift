@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import KeyringTestSupport
 import OAuthTestServer
@@ -47,7 +48,7 @@ struct TokenctlInsecureStorageTests {
                 directory: directory.url.appendingPathComponent("state/tokenkeyring"))
         }
 
-        func run(_ arguments: [String], stdin: String? = nil) async throws -> CommandResult {
+        func run(_ arguments: [String], stdin: String? = nil) async throws -> ChildResult {
             try await tokenctl(arguments, stdin: stdin, environment: environment)
         }
     }

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import Keyring
 import KeyringTestSupport
@@ -41,7 +42,7 @@ struct TokenctlKeyringTests {
         return try result.get()
     }
 
-    func expectNoSecrets(_ results: [CommandResult], sourceLocation: SourceLocation = #_sourceLocation) {
+    func expectNoSecrets(_ results: [ChildResult], sourceLocation: SourceLocation = #_sourceLocation) {
         for result in results {
             for secret in [Self.accessToken, Self.refreshToken, Self.clientSecret] {
                 #expect(!result.allOutput.contains(secret), "tokenctl printed a secret: \(result.allOutput)", sourceLocation: sourceLocation)

@@ -1,5 +1,6 @@
 import Foundation
 import KeyringTestSupport
+import TestSupport
 import Testing
 
 /// gnome-keyring loads every collection but the login one locked when it starts, and shows the items of a
@@ -12,9 +13,9 @@ struct TokenctlLockedAtStartTests {
         let provider = TestProvider.current
         try #require(provider == .gnomeKeyring, "this test copies gnome-keyring's files; the run's provider is \(provider.rawValue)")
         let data = try #require(ProcessInfo.processInfo.environment["XDG_DATA_HOME"], "scripts/test sets XDG_DATA_HOME")
-        let seed = FileManager.default.temporaryDirectory.appendingPathComponent("tokenkeyring-seed-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: seed, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: seed) }
+        let temporary = try TemporaryDirectory()
+        defer { withExtendedLifetime(temporary) {} }
+        let seed = temporary.url
         let service = TestKeyring.uniqueService()
         let item = ["--service", service, "--account", "ada"]
 

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import KeyringTestSupport
 import OAuthTestServer
@@ -83,7 +84,7 @@ struct NetworkFixture {
 
 /// Runs `tokenctl arguments` (a browser sign-in) with a plain HTTP client, curl, as the browser, and no graphical
 /// session: returns the result and the page the browser was shown at the end.
-func tokenctlWithPlainBrowser(_ arguments: [String]) async throws -> (result: CommandResult, page: String) {
+func tokenctlWithPlainBrowser(_ arguments: [String]) async throws -> (result: ChildResult, page: String) {
     let directory = try TemporaryDirectory()
     let page = directory.url.appendingPathComponent("page.html").path
     let result = try await tokenctl(

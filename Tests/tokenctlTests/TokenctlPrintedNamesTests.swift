@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import Keyring
 import KeyringTestSupport
@@ -20,7 +21,7 @@ struct TokenctlPrintedNamesTests {
 
     /// No control character in what `command` printed, and, unless it printed JSON, nothing of the sequences.
     func expectClean(
-        _ result: CommandResult, _ command: String, json: Bool = false, sourceLocation: SourceLocation = #_sourceLocation
+        _ result: ChildResult, _ command: String, json: Bool = false, sourceLocation: SourceLocation = #_sourceLocation
     ) {
         #expect(!Self.hasControlCharacters(result.allOutput), "\(command) printed \(result.allOutput.debugDescription)",
                 sourceLocation: sourceLocation)

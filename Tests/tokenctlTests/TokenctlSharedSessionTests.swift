@@ -1,8 +1,10 @@
+import ChildProcesses
 import Foundation
 import HTTPTypes
 import KeyringTestSupport
 import OAuthTestServer
 import Testing
+import TestSupport
 import TokenAuth
 import TokenAuthURLSession
 
@@ -134,7 +136,7 @@ extension TokenctlNetworkTests {
 
         /// Starts `tokenctl token` on the item, whose tokens have expired, and returns once its refresh is held at
         /// the server: it holds the item's lock from then on.
-        private func startSlowRefresh(_ fixture: NetworkFixture) async throws -> RunningCommand {
+        private func startSlowRefresh(_ fixture: NetworkFixture) async throws -> ChildProcess {
             fixture.server.holdTokenAnswers()
             let refreshing = try startCommand(try tokenctlPath(), fixture.item("token"))
             try await fixture.server.waitForHeldTokenRequests(1)

@@ -1,6 +1,8 @@
+import ChildProcesses
 import Foundation
 import KeyringTestSupport
 import Testing
+import TestSupport
 
 /// The `tokenctl` executable that `swift build --build-tests` put next to the test bundle.
 enum TokenctlBinary {
@@ -18,7 +20,7 @@ func tokenctl(
     stdin: String? = nil,
     environment: [String: String?] = [:],
     sourceLocation: SourceLocation = #_sourceLocation
-) async throws -> CommandResult {
+) async throws -> ChildResult {
     let path = try tokenctlPath(sourceLocation: sourceLocation)
     return try await runCommand(path, arguments, stdin: stdin, environment: environment, timeout: .seconds(30))
 }
@@ -31,7 +33,7 @@ func tokenctlPath(sourceLocation: SourceLocation = #_sourceLocation) throws -> S
         sourceLocation: sourceLocation)
 }
 
-extension CommandResult {
+extension ChildResult {
     /// Standard output and standard error together, for checks that a string appears in neither.
     var allOutput: String { stdout + stderr }
 

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import Keyring
 import KeyringTestSupport
@@ -30,11 +31,11 @@ struct TokenctlTokenTests {
             try await cleaningUp({ _ = try? await TestKeyring.keyring.delete(["service": service, "account": "alice"]) }) {
                 let seeded = try await seedItem(server, service: service)
 
-                let results = try await withThrowingTaskGroup(of: CommandResult.self) { group in
+                let results = try await withThrowingTaskGroup(of: ChildResult.self) { group in
                     for _ in 0..<8 {
                         group.addTask { try await tokenctl(["token", "--service", service, "--account", "alice", "--no-prompt"]) }
                     }
-                    return try await group.reduce(into: [CommandResult]()) { $0.append($1) }
+                    return try await group.reduce(into: [ChildResult]()) { $0.append($1) }
                 }
                 #expect(results.allSatisfy { $0.status == 0 }, "\(results.map(\.stderr))")
                 let tokens = Set(results.map { $0.stdout.trimmingCharacters(in: .whitespacesAndNewlines) })

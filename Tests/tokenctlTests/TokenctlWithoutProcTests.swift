@@ -1,6 +1,7 @@
 import Foundation
 import KeyringTestSupport
 import Testing
+import TestSupport
 import TokenCtlBase
 
 /// `tokenctl` finds `tokenctl-full` beside its own executable through `/proc/self/exe`. Where `/proc` is not mounted

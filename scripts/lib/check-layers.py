@@ -4,16 +4,18 @@
 Every module a Swift target imports is one it declares (a target or a product), or one the toolchain brings: a
 module reached only through another target's dependencies builds in a warm build directory and fails in a clean one.
 
-The core (TokenAuth), its tests, the file store (TokenAuthFileStore), the testing doubles and the adapters must have
-no path to the keyring (Keyring, CLibSecret, or any C target they build on): an app for a container that keeps its
+The core (TokenAuth), the file store (TokenAuthFileStore), the OAuth test server, their tests, the testing doubles and
+the adapters must have no path to the keyring (Keyring, CLibSecret, or any C target they build on): an app for a container that keeps its
 tokens in files links no libsecret. The core, the keyring and file stores, the testing doubles, the adapters and
-`tokenctl` must have no path to sign-in (TokenAuthSignIn) nor to swift-nio, swift-crypto or jwt-kit: TokenAuth
+`tokenctl` (with its base and the base's tests) must have no path to sign-in (TokenAuthSignIn) nor to swift-nio, swift-crypto or jwt-kit: TokenAuth
 depends on no products but swift-log's and swift-http-types'. Everything `tokenctl` links (the core, both stores,
 Keyring, TokenCtlBase) builds on FoundationEssentials: no path to URLSession, the argument parser or the full
 command line, and `import Foundation` only as the `#else` of `#if canImport(FoundationEssentials)`.
 GLib's delivery (TokenAuthGLib, CGLib) is reached by no library but itself: the core takes completions isolated to
 any actor and knows nothing of GLib; the file store reaches no GLib at all (CGLib, nor libsecret's, through Keyring). Each C module is a dependency of its one Swift module (and that module's tests)
-only: CLibSecret of Keyring, CGLib of TokenAuthGLib.
+only: CLibSecret of Keyring, CGLib of TokenAuthGLib. No library product reaches what only this package's tests and
+tools use (the test support targets, the OAuth test server, ChildProcesses), and ChildProcesses — the child-process
+runner of the tests and the benchmarks — depends on nothing, so that an app neither builds nor resolves anything for it.
 Prints what it checked; exits 1 naming the offending path otherwise.
 """
 import json
@@ -23,9 +25,10 @@ import sys
 
 KEYRING = {"Keyring", "CLibSecret"}
 KEYRING_FREE = [
-    "TokenAuth", "TokenAuthTests", "TokenAuthFileStore", "file-store-child", "TokenAuthTesting", "OAuthTestSupport",
+    "TokenAuth", "TokenAuthTests", "TokenAuthFileStore", "TokenAuthFileStoreTests", "file-store-child", "TokenAuthTesting",
+    "OAuthTestSupport",
     "TokenAuthOpenCombine", "TokenAuthOpenCombineTests", "TokenAuthOpenAPI", "TokenAuthOpenAPITests",
-    "TokenAuthGLib", "TokenAuthGLibTests",
+    "TokenAuthGLib", "TokenAuthGLibTests", "OAuthTestServerTests",
 ]
 CORE_PRODUCTS = {"Logging", "HTTPTypes"}
 SIGN_IN = {"TokenAuthSignIn"}
@@ -34,7 +37,7 @@ SIGN_IN_FREE = [
     "TokenAuthOpenAPI", "TokenAuthGLib",
     # tokenctl hands every call but the plain token read to tokenctl-full (whose commands link sign-in), so that its
     # start-up loads none of it (figure 6).
-    "TokenCtlBase", "tokenctl",
+    "TokenCtlBase", "TokenCtlBaseTests", "tokenctl",
 ]
 GLIB = {"TokenAuthGLib", "CGLib"}
 GLIB_FREE = [
@@ -44,6 +47,10 @@ GLIB_FREE = [
 ]
 # The only targets that may depend on each C module: its Swift face, and that module's tests.
 C_MODULE_OWNERS = {"CLibSecret": {"Keyring", "KeyringTests"}, "CGLib": {"TokenAuthGLib", "TokenAuthGLibTests"}}
+# What only this package's tests and tools build: no library product may reach it.
+TESTS_AND_TOOLS = {"ChildProcesses", "TestSupport", "KeyringTestSupport", "OAuthTestSupport", "OAuthTestServer"}
+# Targets with no dependency at all, neither a target nor a product.
+DEPENDENCY_FREE = ["ChildProcesses"]
 SIGN_IN_PRODUCT_PREFIXES = ("NIO", "Crypto", "_Crypto", "JWT", "X509")
 # What `tokenctl` links: FoundationEssentials only (figure 6: no ICU, no libcurl, no parser at start-up).
 ESSENTIALS_ONLY = ["TokenAuth", "TokenAuthKeyring", "TokenAuthFileStore", "Keyring", "TokenCtlBase", "tokenctl"]
@@ -135,6 +142,20 @@ for name in ESSENTIALS_ONLY:
                                     "of #if canImport(FoundationEssentials)")
                 if line.strip():
                     previous = line.strip()
+LIBRARIES = sorted({name for product in package["products"] if "library" in (product.get("type") or {})
+                    for name in product["targets"]})
+for name in sorted(TESTS_AND_TOOLS | set(DEPENDENCY_FREE)):
+    if name not in targets:
+        failures.append(f"{name}: no such target")
+for name in LIBRARIES:
+    path = path_to(TESTS_AND_TOOLS, name)
+    if path:
+        failures.append(f"the library {name} reaches what only the tests and tools use: {' -> '.join(path)}")
+for name in DEPENDENCY_FREE:
+    dependencies = (targets.get(name, {}).get("target_dependencies") or []) + \
+        (targets.get(name, {}).get("product_dependencies") or [])
+    if dependencies:
+        failures.append(f"{name} depends on {sorted(dependencies)}: it must depend on nothing")
 extra = set(targets["TokenAuth"].get("product_dependencies") or []) - CORE_PRODUCTS
 if extra:
     failures.append(f"TokenAuth depends on products beyond its allowed set {sorted(CORE_PRODUCTS)}: {sorted(extra)}")
@@ -167,5 +188,7 @@ print("layering: every Swift target declares what it imports", file=sys.stderr)
 print(f"layering: no path to sign-in, swift-nio, swift-crypto or jwt-kit from {', '.join(SIGN_IN_FREE)}", file=sys.stderr)
 print(f"layering: FoundationEssentials only in {', '.join(ESSENTIALS_ONLY)}", file=sys.stderr)
 print(f"layering: no path to {sorted(GLIB)} from {', '.join(GLIB_FREE)}", file=sys.stderr)
+print(f"layering: no library product ({', '.join(LIBRARIES)}) reaches {sorted(TESTS_AND_TOOLS)}; "
+      f"{', '.join(DEPENDENCY_FREE)} depends on nothing", file=sys.stderr)
 print("layering: " + "; ".join(f"only {' and '.join(sorted(owners))} depend on {module}"
                                for module, owners in C_MODULE_OWNERS.items()), file=sys.stderr)

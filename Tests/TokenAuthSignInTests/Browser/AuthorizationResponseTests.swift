@@ -22,7 +22,6 @@ struct AuthorizationResponseTests {
         }
         #expect(error.code == .denied)
         #expect(error.oauthError?.errorDescription == "The user declined, 1+1 times")
-        #expect(error.description.contains("(access_denied: The user declined, 1+1 times)"), "\(error.description)")
     }
 
     @Test("a code and the state are form-decoded too")

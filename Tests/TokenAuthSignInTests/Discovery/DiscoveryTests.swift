@@ -90,7 +90,6 @@ struct DiscoveryTests {
                 try await Self.discovery.metadata(forIssuer: server.issuer)
             }
             #expect(error?.isTransient == false)
-            #expect(error.map { "\($0)".contains("https://evil.example.com") } == true)
             #expect(server.totalDiscoveryRequests == 1)
 
             // A trailing slash is a different issuer (RFC 8414 §3.3: identical).
@@ -109,7 +108,6 @@ struct DiscoveryTests {
                 try await Self.discovery.metadata(forIssuer: server.issuer)
             }
             #expect(error?.isTransient == false)
-            #expect(error.map { "\($0)".contains(server.metadataURL(.oauthAuthorizationServer).absoluteString) } == true)
         }
     }
 
@@ -121,7 +119,6 @@ struct DiscoveryTests {
                 try await Self.discovery.metadata(forIssuer: server.issuer)
             }
             #expect(error?.member == "token_endpoint")
-            #expect(error.map { "\($0)".contains("token_endpoint") } == true)
         }
     }
 
@@ -148,6 +145,7 @@ struct DiscoveryTests {
             #expect(error?.statusCode == 404)
             for form in OAuthTestServer.WellKnownURL.allCases {
                 #expect(server.discoveryRequests(at: form) == 1)
+                // checks the sentence's help: every URL tried.
                 #expect(error.map { "\($0)".contains(server.metadataURL(form).absoluteString) } == true)
             }
         }
@@ -173,6 +171,7 @@ struct DiscoveryTests {
         let error = await expectSignInError(.redirected) {
             try await Discovery(transport: transport).metadata(forIssuer: URL(string: "https://auth.example.com")!)
         }
+        // checks the sentence's help: the Location.
         #expect(error.map { "\($0)".contains("https://elsewhere.example.com/meta") } == true)
         #expect(error?.statusCode == 302)
         #expect(transport.sendCount == 1)

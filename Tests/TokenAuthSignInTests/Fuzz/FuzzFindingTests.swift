@@ -30,7 +30,6 @@ struct FuzzFindingTests {
         let body = #"{"device_code":"d","user_code":"u","verification_uri":"https://example.com/device","expires_in":1e-95}"#
         let error = #expect(throws: SignInError.self) { try DeviceAuthorization.interpret(Data(body.utf8), status: 200) }
         #expect(error?.code == .unusableDeviceAnswer)
-        #expect(error?.reason.contains("no positive expires_in") == true)
     }
 
     @Test("a device answer whose verification_uri has an empty host is unusable")
@@ -60,7 +59,6 @@ struct FuzzFindingTests {
         let token = try Self.token(header: #"{"alg":"ES256","kid":"fuzz-es256"}"#)
         let error = await #expect(throws: SignInError.self) { try await verifier.verify(token, nonce: nil) }
         #expect(error?.code == .badSignature)
-        #expect(error?.reason.contains("P-384") == true)
     }
 
     @Test("a key published with its private part is left out of the key set")

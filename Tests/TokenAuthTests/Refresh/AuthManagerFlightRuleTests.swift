@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 import TokenAuth
 import TokenAuthTesting
@@ -63,9 +64,9 @@ struct AuthManagerFlightRuleTests: AuthManagerRules {
 
     @Test("across processes: two managers with a real FileRefreshLock over one store make one grant")
     func crossProcess() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tokenauth-rules-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let lock = FileRefreshLock(service: "rules.example", account: "ada", directory: directory)
+        let temporary = try TemporaryDirectory()
+        defer { withExtendedLifetime(temporary) {} }
+        let lock = FileRefreshLock(service: "rules.example", account: "ada", directory: temporary.url.appendingPathComponent("locks"))
         let store = ControlledAuthStore(expired)
         let endpoint = ScriptedTokenEndpoint(wallClock: clock.wallClock)
         endpoint.gate.close()

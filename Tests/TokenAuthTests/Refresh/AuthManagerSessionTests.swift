@@ -9,7 +9,11 @@ import TokenAuthTesting
 @Suite("AuthManager sessions, with the testing doubles", .timeLimit(.minutes(1)))
 struct AuthManagerSessionTests {
     let clock = ManualWallClock()
-    let lockDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("tokenauth-session-\(UUID().uuidString)")
+    /// Made by the lock itself, in a directory of the test's own that goes with the test.
+    let temporary: TemporaryDirectory
+    var lockDirectory: URL { temporary.url.appendingPathComponent("locks") }
+
+    init() throws { temporary = try TemporaryDirectory() }
 
     var lock: FileRefreshLock { FileRefreshLock(service: "session.example", account: "ada", directory: lockDirectory) }
 
@@ -35,7 +39,6 @@ struct AuthManagerSessionTests {
 
     @Test("a sign-out that lands while a refresh re-reads the store under the lock is not undone by it")
     func signOutDuringLockedReread() async throws {
-        defer { try? FileManager.default.removeItem(at: lockDirectory) }
         let store = ControlledAuthStore(auth("0", expiresIn: 100))
         let endpoint = ScriptedTokenEndpoint(wallClock: clock.wallClock)
         let manager = try await loadedThenExpired(store, endpoint)
@@ -63,7 +66,6 @@ struct AuthManagerSessionTests {
 
     @Test("a sign-in that lands while a refresh re-reads the store under the lock wins over what the re-read finds")
     func signInDuringLockedReread() async throws {
-        defer { try? FileManager.default.removeItem(at: lockDirectory) }
         let store = ControlledAuthStore(auth("0", expiresIn: 100))
         let endpoint = ScriptedTokenEndpoint(wallClock: clock.wallClock)
         let manager = try await loadedThenExpired(store, endpoint)
@@ -88,7 +90,6 @@ struct AuthManagerSessionTests {
 
     @Test("a refresh that finds, under the lock, that the loaded entry is gone signs out and writes nothing")
     func signedOutInAnotherProcess() async throws {
-        defer { try? FileManager.default.removeItem(at: lockDirectory) }
         let store = ControlledAuthStore(auth("0", expiresIn: 100))
         let endpoint = ScriptedTokenEndpoint(wallClock: clock.wallClock)
         let manager = try await loadedThenExpired(store, endpoint)
@@ -106,7 +107,6 @@ struct AuthManagerSessionTests {
 
     @Test("a retried save of refreshed tokens never re-creates an entry that was signed out in another process")
     func retriedSaveAfterSignOutElsewhere() async throws {
-        defer { try? FileManager.default.removeItem(at: lockDirectory) }
         let store = ControlledAuthStore(auth("0", expiresIn: -10))
         let endpoint = ScriptedTokenEndpoint(wallClock: clock.wallClock)
         let manager = manager(store, endpoint)

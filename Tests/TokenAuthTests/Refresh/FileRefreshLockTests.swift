@@ -1,12 +1,17 @@
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 import TokenAuth
 import TokenAuthTesting
 
 @Suite("FileRefreshLock: releases and failures")
 struct FileRefreshLockTests {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tokenauth-lock-\(UUID().uuidString)")
+    /// Made by the lock itself, in a directory of the test's own that goes with the test.
+    let temporary: TemporaryDirectory
+    var directory: URL { temporary.url.appendingPathComponent("locks") }
+
+    init() throws { temporary = try TemporaryDirectory() }
 
     func lock(maximumWait: Duration = .seconds(30), clock: any Clock<Duration> = ContinuousClock()) -> FileRefreshLock {
         FileRefreshLock(service: "lock.example", account: "ada", directory: directory, maximumWait: maximumWait, clock: clock)
@@ -14,7 +19,6 @@ struct FileRefreshLockTests {
 
     @Test("a release by another holder of the same lock is announced; the stream ends when its consumer stops")
     func releasesAreAnnounced() async throws {
-        defer { try? FileManager.default.removeItem(at: directory) }
         let watched = lock()
         let releases = watched.releases()
         let next = Task { await releases.first { _ in true } != nil }
@@ -24,7 +28,6 @@ struct FileRefreshLockTests {
 
     @Test("a holder that keeps the lock past maximumWait: lockTimedOut, transient, the body never run")
     func timesOut() async throws {
-        defer { try? FileManager.default.removeItem(at: directory) }
         let holding = Gate(isOpen: false)
         let entered = Gate(isOpen: false)
         let holder = Task {
@@ -53,7 +56,6 @@ struct FileRefreshLockTests {
     @Test("a lock directory that cannot exist: lockUnavailable, not transient, with a fix")
     func unavailable() async throws {
         try Data().write(to: directory)  // a file where the directory should be
-        defer { try? FileManager.default.removeItem(at: directory) }
         let error = await #expect(throws: TokenAuthError.self) { try await lock().withLock {} }
         #expect(error?.code == .lockUnavailable)
         #expect(error?.isTransient == false && error?.isLoginRequired == false)

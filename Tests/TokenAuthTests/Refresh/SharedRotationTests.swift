@@ -12,7 +12,11 @@ import TokenAuthURLSession
 /// server counts — grants, reuse detections, revocations — and by what the store holds; never by timing.
 @Suite("Rotation shared by processes: no rotated refresh token is spent, and writes are ordered")
 struct SharedRotationTests {
-    let lockDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("tokenauth-rotation-\(UUID().uuidString)")
+    /// Made by the lock itself, in a directory of the test's own that goes with the test.
+    let temporary: TemporaryDirectory
+    var lockDirectory: URL { temporary.url.appendingPathComponent("locks") }
+
+    init() throws { temporary = try TemporaryDirectory() }
 
     /// A manager of one "process": the shared store, a lock file of the shared directory, and revocation.
     func process(_ fixture: RefreshFixture, _ store: any AuthStore) -> AuthManager {
@@ -24,10 +28,8 @@ struct SharedRotationTests {
             wallClock: fixture.clock.wallClock)
     }
 
-    /// Runs `body` with a fixture, then awaits its server's shutdown and removes the lock directory, also when
-    /// `body` throws.
+    /// Runs `body` with a fixture, then awaits its server's shutdown, also when `body` throws.
     func withFixture(_ body: (RefreshFixture) async throws -> Void) async throws {
-        defer { try? FileManager.default.removeItem(at: lockDirectory) }
         try await RefreshFixture.with { try await body($0) }
     }
 

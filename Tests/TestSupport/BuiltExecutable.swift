@@ -1,10 +1,10 @@
 import Foundation
 
 /// An executable of this package that `swift build --build-tests` put next to the test bundle.
-public enum BuiltExecutable {
+package enum BuiltExecutable {
     /// Where to look for `name`, in order: beside the test bundle (SwiftPM's products directory), then the
     /// repository's default debug build.
-    public static func candidates(_ name: String) -> [URL] {
+    package static func candidates(_ name: String) -> [URL] {
         var directories = [
             URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
             Bundle.main.bundleURL,
@@ -17,7 +17,7 @@ public enum BuiltExecutable {
     }
 
     /// The first candidate for `name` that is an executable file.
-    public static func path(_ name: String) -> String? {
+    package static func path(_ name: String) -> String? {
         candidates(name).map(\.path).first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 }

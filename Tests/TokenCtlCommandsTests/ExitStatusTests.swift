@@ -8,6 +8,7 @@ import TokenCtlCommands
 /// tokenctl's exit status is computed from the error's category, so that it can never classify a code otherwise than
 /// the library does. For every code of every error type, the status expected is derived here from the category the
 /// library puts it in, by the table of the shared error vocabulary, and compared with what tokenctl computes.
+/// `ExitStatus` is the base's; these tests are the commands', whose target gives `SignInError` its categories.
 @Suite("exit statuses from the categories, for every code of every error type")
 struct ExitStatusTests {
     /// The vocabulary's table: each category and the status it exits with, in the order they are asked.

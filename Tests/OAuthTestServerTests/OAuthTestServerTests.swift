@@ -3,6 +3,7 @@ import HTTPTypes
 import OAuthTestServer
 import OAuthTestSupport
 import Testing
+import TestSupport
 import TokenAuth
 import TokenAuthURLSession
 import TokenAuthTesting
@@ -236,17 +237,14 @@ struct OAuthTestServerTests {
 
     @Test("the oauth-test-server executable prints one line once bound and exits cleanly on SIGTERM")
     func executable() async throws {
-        let executable = try #require(Self.executableURL(), "build the oauth-test-server product first")
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = ["--client-id", "cli", "--client-secret", "cli-secret", "--user", "bob:builder", "--expires-in", "120"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        defer { if process.isRunning { process.terminate() } }
+        let server = try startCommand(
+            try Self.executable(),
+            ["--client-id", "cli", "--client-secret", "cli-secret", "--user", "bob:builder", "--expires-in", "120"])
+        defer { if server.isRunning { kill(server.pid, SIGTERM) } }
 
-        let line = try #require(try await Self.firstLine(of: output.fileHandleForReading, orTerminate: process.processIdentifier))
+        let printed = try await server.waitForStdout(containing: "\n", within: .seconds(60))
+        try #require(printed, "it ended without printing a line: \(server.stderrSoFar)")
+        let line = String(server.stdoutSoFar.prefix { $0 != "\n" })
         #expect(line.hasPrefix("listening on http://127.0.0.1:"))
         let baseURL = try #require(URL(string: String(line.dropFirst("listening on ".count))))
 
@@ -262,72 +260,25 @@ struct OAuthTestServerTests {
         let stats = try await call(.get, baseURL.appendingPathComponent("_admin/stats"))
         #expect(stats.json["passwordGrants"] as? Int == 1)
 
-        process.terminate()
-        process.waitUntilExit()
-        #expect(process.terminationReason == .exit)
-        #expect(process.terminationStatus == 0)
-        let rest = output.fileHandleForReading.readDataToEndOfFile()
-        #expect(rest.isEmpty)
+        kill(server.pid, SIGTERM)
+        let result = await server.finish()
+        #expect(result.signal == nil && result.status == 0, "exited by itself, with status 0: \(result.stderr)")
+        #expect(result.stdout == line + "\n", "nothing more on standard output")
     }
 
     @Test("oauth-test-server --help names the device verification page and the admin call that decides a code")
     func helpNamesTheDeviceFlow() async throws {
-        let executable = try #require(Self.executableURL(), "build the oauth-test-server product first")
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = ["--help"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let help = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        #expect(help.contains("its verification_uri is the page /device"), "\(help)")
-        #expect(help.contains("/_admin/device/decide"), "\(help)")
-        #expect(help.contains("GET /_admin/device/pending"), "\(help)")
+        let result = try await runCommand(try Self.executable(), ["--help"])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("its verification_uri is the page /device"), "\(result.stdout)")
+        #expect(result.stdout.contains("/_admin/device/decide"), "\(result.stdout)")
+        #expect(result.stdout.contains("GET /_admin/device/pending"), "\(result.stdout)")
     }
 
-    /// The executable next to the test bundle, where SwiftPM builds products.
-    static func executableURL() -> URL? {
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for _ in 0..<4 {
-            let candidate = directory.appendingPathComponent("oauth-test-server")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            directory.deleteLastPathComponent()
-        }
-        return nil
-    }
-
-    /// Reads up to the first newline, without blocking the cooperative pool. After 10 seconds without one it
-    /// terminates `pid`, which ends the read.
-    static func firstLine(of handle: FileHandle, orTerminate pid: Int32) async throws -> String? {
-        try await withThrowingTaskGroup(of: String?.self) { group in
-            group.addTask {
-                await withCheckedContinuation { continuation in
-                    DispatchQueue.global().async {
-                        var bytes: [UInt8] = []
-                        while true {
-                            let byte = handle.readData(ofLength: 1)
-                            guard let first = byte.first else { break }
-                            if first == UInt8(ascii: "\n") { break }
-                            bytes.append(first)
-                        }
-                        continuation.resume(returning: String(decoding: bytes, as: UTF8.self))
-                    }
-                }
-            }
-            group.addTask {
-                // A server that has not bound in a minute never will; on a loaded machine starting it takes
-                // seconds. Once the line came the sleep is cancelled, so no server that answered is stopped.
-                try await Task.sleep(for: .seconds(60))
-                try Task.checkCancellation()
-                kill(pid, SIGTERM)
-                return nil
-            }
-            let first = try await group.next() ?? nil
-            group.cancelAll()
-            return first
-        }
+    /// The executable that `swift build --build-tests` put beside the test bundle.
+    static func executable() throws -> String {
+        try #require(
+            BuiltExecutable.path("oauth-test-server"),
+            "no oauth-test-server among \(BuiltExecutable.candidates("oauth-test-server").map(\.path)); build it first")
     }
 }

@@ -1,12 +1,12 @@
 import Foundation
 
 /// A directory of a test's own under the system's temporary directory, removed when the value is released.
-public final class TemporaryDirectory: Sendable {
+package final class TemporaryDirectory: Sendable {
     /// The directory.
-    public let url: URL
+    package let url: URL
 
     /// Creates an empty directory.
-    public init() throws {
+    package init() throws {
         url = FileManager.default.temporaryDirectory.appendingPathComponent("tokenkeyring-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: false)
     }
@@ -16,7 +16,7 @@ public final class TemporaryDirectory: Sendable {
     }
 
     /// Writes an executable script `name` with `contents` and returns its path.
-    public func script(_ name: String, _ contents: String) throws -> String {
+    package func script(_ name: String, _ contents: String) throws -> String {
         let path = url.appendingPathComponent(name).path
         try contents.write(toFile: path, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: path)
