@@ -3,7 +3,7 @@ import Testing
 import TokenCtlBase
 
 /// `--version`: one constant for both executables (``TokenCtlVersion``), held to CHANGELOG.md, where releases are
-/// made. (tokenctlTests' `TokenctlVersionTests` runs both executables.)
+/// made. (tokenctlTests' `TokenCtlVersionTests` runs both executables.)
 @Suite("tokenctl's version, held to CHANGELOG.md")
 struct ChangelogVersionTests {
     /// The `## ` headings of CHANGELOG.md, newest first.

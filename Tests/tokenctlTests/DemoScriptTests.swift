@@ -10,7 +10,7 @@ import TestSupport
 struct DemoScriptTests {
     @Test("signs in through headless Chromium, runs to the end against the session's keyring, reports exactly 1 refresh for 200 concurrent requests, and cleans up")
     func demoRuns() async throws {
-        let tokenctlPath = try #require(TokenctlBinary.path, "no built tokenctl; run `swift build --build-tests`")
+        let tokenctlPath = try #require(TokenCtlBinary.path, "no built tokenctl; run `swift build --build-tests`")
         let binaries = URL(fileURLWithPath: tokenctlPath).deletingLastPathComponent()
         for program in ["oauth-test-server", "tokenkeyring-demo"] {
             try #require(
