@@ -1,7 +1,4 @@
 import CLibSecret
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// One call of systemd-logind's `org.freedesktop.login1.Manager.Inhibit`, on a connection of its own: the blocking
 /// half of ``SleepInhibitor``.
