@@ -114,9 +114,9 @@ struct KeyringStore {
         addRatios(latencies, to: &report)
         addBusyRatios(busy, to: &report)
         report.notes.append(
-            "Per operation, in D-Bus round trips: ours = Keyring.store, 3 (SearchItems; the items' GetAll; SetSecret) or "
-                + "Keyring.lookup, 2 (SearchItems; GetSecrets, with the items' Get Attributes unless remembered), for a "
-                + "remembered gnome-keyring item without a blocking thread; floor = secret_password_storev_sync, 1 (CreateItem replacing) / secret_password_lookupv_sync, "
+            "Per operation, in D-Bus round trips, for an item this process found before (a hint): ours = Keyring.store, 2 "
+                + "(SearchItems with the item's GetAll; SetSecret) or Keyring.lookup, 1 (SearchItems with the item's Get "
+                + "Attributes and GetSecrets), 3 and 2 without a hint; floor = secret_password_storev_sync, 1 (CreateItem replacing) / secret_password_lookupv_sync, "
                 + "2 (SearchItems; GetSecrets); Python keyring opens a D-Bus connection per call.")
         return report
     }
