@@ -52,9 +52,20 @@ run_watched() {
 }
 
 # Installs whatever of TOKENKEYRING_APT_PACKAGES is missing. Needs root or sudo for that.
-ensure_system_packages() {
-    local missing=()
-    for package in "${TOKENKEYRING_APT_PACKAGES[@]}"; do
+ensure_system_packages() { install_missing_apt_packages "${TOKENKEYRING_APT_PACKAGES[@]}"; }
+
+# Installs whatever of TOKENKEYRING_DESKTOP_APT_PACKAGES is missing, without Recommends. Needs root or sudo.
+ensure_desktop_packages() { install_missing_apt_packages --no-install-recommends "${TOKENKEYRING_DESKTOP_APT_PACKAGES[@]}"; }
+
+# Installs the Debian packages named that are missing (`--no-install-recommends` first: without Recommends), with
+# one `apt-get update` before; as root, else through sudo, else says the command to run and fails.
+install_missing_apt_packages() {
+    local options=() missing=() package
+    if [ "${1:-}" = --no-install-recommends ]; then
+        options=(--no-install-recommends)
+        shift
+    fi
+    for package in "$@"; do
         dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' || missing+=("$package")
     done
     [ ${#missing[@]} -eq 0 ] && return 0
@@ -64,31 +75,14 @@ ensure_system_packages() {
             sudo=(sudo)
         else
             say "Missing Debian packages: ${missing[*]}. Installing them needs root or sudo:"
-            say "  apt-get update && apt-get install -y ${missing[*]}"
+            say "  apt-get update && apt-get install -y ${options[*]} ${missing[*]}"
             return 1
         fi
     fi
-    say "Installing ${missing[*]} (apt-get; needs root or sudo)…"
-    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
-    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >&2
-}
-
-# Installs whatever of TOKENKEYRING_DESKTOP_APT_PACKAGES is missing, without Recommends. Needs root or sudo.
-ensure_desktop_packages() {
-    local missing=() package
-    for package in "${TOKENKEYRING_DESKTOP_APT_PACKAGES[@]}"; do
-        dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' || missing+=("$package")
-    done
-    [ ${#missing[@]} -eq 0 ] && return 0
-    local sudo=()
-    if [ "$(id -u)" -ne 0 ]; then
-        command -v sudo >/dev/null 2>&1 || { say "Missing Debian packages (needs root or sudo): ${missing[*]}"; return 1; }
-        sudo=(sudo)
-    fi
-    say "Installing ${missing[*]} (apt-get --no-install-recommends)…"
+    say "Installing ${missing[*]} (apt-get ${options[*]})…"
     local started=$SECONDS
     "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
-    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${options[@]}" "${missing[@]}" >&2
     say "Installed them in $((SECONDS - started)) s."
 }
 

@@ -20,21 +20,7 @@ TOKENKEYRING_FLATPAK_APT_PACKAGES=(bubblewrap xdg-dbus-proxy xdg-desktop-portal 
     python3-gi)
 # GNOME/libsecret issue 58 (a missed portal answer leaves the call waiting forever) is fixed from 0.21.4 on.
 TOKENKEYRING_LIBSECRET_MINIMUM=0.21.4
-ensure_flatpak_packages() {
-    local missing=() package
-    for package in "${TOKENKEYRING_FLATPAK_APT_PACKAGES[@]}"; do
-        dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' || missing+=("$package")
-    done
-    [ ${#missing[@]} -eq 0 ] && return 0
-    local sudo=()
-    if [ "$(id -u)" -ne 0 ]; then
-        command -v sudo >/dev/null 2>&1 || { say "Missing Debian packages (needs root or sudo): ${missing[*]}"; return 1; }
-        sudo=(sudo)
-    fi
-    say "Installing ${missing[*]} (apt-get --no-install-recommends)…"
-    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
-    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
-}
+ensure_flatpak_packages() { install_missing_apt_packages --no-install-recommends "${TOKENKEYRING_FLATPAK_APT_PACKAGES[@]}"; }
 
 # The Debian mirror this machine installs from (its deb.debian.org-style URI), for trixie's source index.
 _flatpak_debian_mirror() {
