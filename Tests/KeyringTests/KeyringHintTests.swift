@@ -94,3 +94,19 @@ struct KeyringHintTests {
         }
     }
 }
+
+/// The recorder's filter: an item's path names that item, not every item whose number starts the same (a whole run
+/// once counted `…/login/30`'s calls as those of `…/login/3`).
+@Suite("BusRecorder: a call concerns the names it mentions whole")
+struct BusRecorderNameTests {
+    @Test("a path or service name matches whole, not as the start of a longer one")
+    func wholeNames() {
+        let path = "/org/freedesktop/secrets/collection/login/3"
+        #expect(BusRecorder.text("GetAll \(path) ('org.freedesktop.Secret.Item',)", names: path))
+        #expect(BusRecorder.text("GetSecrets /org/freedesktop/secrets (['\(path)'], 's1')", names: path))
+        #expect(!BusRecorder.text("GetAll \(path)0 ('org.freedesktop.Secret.Item',)", names: path))
+        #expect(BusRecorder.text("GetAll \(path)0 x \(path) y", names: path), "a later whole mention counts")
+        #expect(BusRecorder.text("SearchItems ({'service': 'svc.A1'},)", names: "svc.A1"))
+        #expect(!BusRecorder.text("SearchItems ({'service': 'svc.A12'},)", names: "svc.A1"))
+    }
+}

@@ -79,7 +79,7 @@ final class BusRecorder: Sendable {
         var answeredSinceLastCall = true
         for event in recorded {
             switch event {
-            case .call(let serial, let text) where names.contains { text.contains($0) }:
+            case .call(let serial, let text) where names.contains { Self.text(text, names: $0) }:
                 if answeredSinceLastCall { round += 1 }
                 answeredSinceLastCall = false
                 ours.insert(serial)
@@ -91,6 +91,18 @@ final class BusRecorder: Sendable {
             }
         }
         return result
+    }
+
+    /// Whether `text` names `name` whole: not as the start of a longer name (`…/login/3` is not in `…/login/30`).
+    static func text(_ text: String, names name: String) -> Bool {
+        var start = text.startIndex
+        while let range = text.range(of: name, range: start..<text.endIndex) {
+            guard range.upperBound < text.endIndex else { return true }
+            let next = text[range.upperBound]
+            if !(next.isLetter || next.isNumber || next == "_") { return true }
+            start = text.index(after: range.lowerBound)
+        }
+        return false
     }
 
     /// How many round trips the calls concerning `names` took.
