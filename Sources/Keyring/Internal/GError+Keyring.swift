@@ -6,7 +6,6 @@ struct GErrorInfo: Sendable {
     let domain: String
     let code: Int32
     let message: String
-    let isCancellation: Bool
     let kind: Kind
 
     /// `noReply` is D-Bus's `NoReply`: a timeout, or a provider that left the bus before answering.
@@ -17,7 +16,6 @@ struct GErrorInfo: Sendable {
         domain = String(cString: g_quark_to_string(quark))
         code = error.pointee.code
         message = error.pointee.message.map { String(cString: $0) } ?? ""
-        isCancellation = quark == g_io_error_quark() && code == Int32(G_IO_ERROR_CANCELLED.rawValue)
         if quark == secret_error_get_quark() {
             switch code {
             case Int32(SECRET_ERROR_IS_LOCKED.rawValue): kind = .locked
@@ -51,6 +49,9 @@ struct GErrorInfo: Sendable {
 
     /// The error as a value for ``KeyringError/underlying``.
     var error: GLibError { GLibError(domain: domain, code: code, message: message) }
+
+    /// Whether it is GIO's `G_IO_ERROR_CANCELLED`: the call's `GCancellable` was cancelled.
+    var isCancellation: Bool { isIO(G_IO_ERROR_CANCELLED) }
 
     /// Whether it is the GIO error `code`.
     func isIO(_ code: GIOErrorEnum) -> Bool { domain == Self.ioDomain && self.code == Int32(code.rawValue) }
