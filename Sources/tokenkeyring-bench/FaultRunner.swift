@@ -8,7 +8,7 @@ import TokenAuthURLSession
 struct FaultRunner: Sendable {
     let tokenctl: String
     let server: OAuthTestServer
-    let provider: PrivateProvider
+    let provider: PrivateBusProcess
     let service: String
     /// Holds `state` (`XDG_STATE_HOME`, where the file store is) and `config` (`XDG_CONFIG_HOME`) of every call.
     let home: URL

@@ -41,7 +41,7 @@ struct SessionFaults {
         }
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("tokenkeyring-bench-faults-\(UUID())")
         let server: OAuthTestServer
-        let provider: PrivateProvider
+        let provider: PrivateBusProcess
         do {
             for directory in ["state", "config"] {
                 try FileManager.default.createDirectory(
@@ -52,7 +52,7 @@ struct SessionFaults {
             server = try await OAuthTestServer.start(.init(host: "127.0.0.1"))
             server.updateFaults { $0.tokenLatencyMilliseconds = Int(Self.latency.milliseconds) }
             do {
-                provider = try await PrivateProvider.start(script)
+                provider = try await PrivateBusProcess.start(URL(fileURLWithPath: script), ["gnome-keyring"], startLimit: .seconds(120))
             } catch {
                 await server.shutdown()
                 throw error
