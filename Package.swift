@@ -1,6 +1,17 @@
 // swift-tools-version:6.1
 import PackageDescription
 
+// The products several targets name, named once; the adapters' only where their trait is on.
+let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
+let httpTypes: Target.Dependency = .product(name: "HTTPTypes", package: "swift-http-types")
+let httpTypesFoundation: Target.Dependency = .product(name: "HTTPTypesFoundation", package: "swift-http-types")
+let crypto: Target.Dependency = .product(name: "Crypto", package: "swift-crypto")
+let jwtKit: Target.Dependency = .product(name: "JWTKit", package: "jwt-kit")
+let openCombine: Target.Dependency = .product(
+    name: "OpenCombine", package: "OpenCombine", condition: .when(traits: ["OpenCombine"]))
+let openAPIRuntime: Target.Dependency = .product(
+    name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: .when(traits: ["OpenAPI"]))
+
 let package = Package(
     name: "TokenKeyring",
     platforms: [.macOS(.v14)],
@@ -51,113 +62,70 @@ let package = Package(
             providers: [.apt(["libsecret-1-dev"])]
         ),
         // Items in the freedesktop Secret Service, keyed by attributes. Knows nothing about tokens.
-        .target(
-            name: "Keyring",
-            dependencies: ["CLibSecret", .product(name: "Logging", package: "swift-log")]
-        ),
+        .target(name: "Keyring", dependencies: ["CLibSecret", logging]),
         // The core: OAuth token bundles, the storage protocols, the refresher, the token and revocation clients, the
         // HTTP transport protocol. swift-log and swift-http-types only, on FoundationEssentials: no libsecret, no NIO,
         // no crypto, no JWT, no full Foundation in its build graph — it keeps a session alive wherever Swift runs,
         // and an app that only does that links nothing more.
-        .target(
-            name: "TokenAuth",
-            dependencies: [
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-            ]
-        ),
+        .target(name: "TokenAuth", dependencies: [logging, httpTypes]),
         // The core's HTTP transport over URLSession (FoundationNetworking, libcurl on Linux).
-        .target(
-            name: "TokenAuthURLSession",
-            dependencies: [
-                "TokenAuth",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
-            ]
-        ),
+        .target(name: "TokenAuthURLSession", dependencies: ["TokenAuth", logging, httpTypes, httpTypesFoundation]),
         // Signing in: discovery, the browser with its loopback redirect, the device flow, the grants without a
         // browser, and OpenID Connect identity. swift-nio serves the loopback redirect, swift-crypto hashes the PKCE
         // verifier, and jwt-kit checks id_tokens against the issuer's JWKS: only apps that sign users in link them.
         .target(
             name: "TokenAuthSignIn",
             dependencies: [
-                "TokenAuthURLSession", "TokenAuth",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
+                "TokenAuthURLSession", "TokenAuth", logging, httpTypes, httpTypesFoundation,
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "JWTKit", package: "jwt-kit"),
+                crypto, jwtKit,
             ]
         ),
         // Token bundles in the Secret Service: the keyring store, the sleep inhibitor's window guard, and keyring
         // conveniences. The stored format and the write rules it shares with the file store are the core's.
-        .target(
-            name: "TokenAuthKeyring",
-            dependencies: ["TokenAuth", "Keyring", .product(name: "Logging", package: "swift-log")]
-        ),
+        .target(name: "TokenAuthKeyring", dependencies: ["TokenAuth", "Keyring", logging]),
         // Token bundles in plain 0600 files, for machines without a Secret Service, by explicit choice: the core and
         // swift-log only — no libsecret, no Keyring, no GLib in its build graph, so that an app for a container links
         // none of them.
-        .target(
-            name: "TokenAuthFileStore",
-            dependencies: ["TokenAuth", .product(name: "Logging", package: "swift-log")]
-        ),
+        .target(name: "TokenAuthFileStore", dependencies: ["TokenAuth", logging]),
         // An app's session with its provider: sign-in, the keyring item, the refresher, sign-out, accounts — put
         // together as the articles recommend. Re-exports the modules its API hands out, so an app imports one.
         .target(
             name: "TokenKeyring",
             dependencies: [
-                "TokenAuth", "TokenAuthKeyring", "TokenAuthFileStore", "TokenAuthSignIn", "TokenAuthURLSession", "Keyring",
-                .product(name: "Logging", package: "swift-log"),
+                "TokenAuth", "TokenAuthKeyring", "TokenAuthFileStore", "TokenAuthSignIn", "TokenAuthURLSession",
+                "Keyring", logging,
             ]
         ),
         // Test doubles for apps and for this package's tests: clocks, a scripted token endpoint, stores and
         // transports that count, fail or hold their answer on demand.
-        .target(
-            name: "TokenAuthTesting",
-            dependencies: [
-                "TokenAuth",
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-            ]
-        ),
+        .target(name: "TokenAuthTesting", dependencies: ["TokenAuth", httpTypes]),
         // The base of tokenctl's two executables: every option's spelling, default and bound; the store lookup (the
         // keyring, then the file); the plain `tokenctl token` call, read without the argument parser; the exit
         // statuses, computed from the errors' categories; the keyring errors' sentences, the log set-up and the
         // hand-over to `tokenctl-full`. On FoundationEssentials, like everything `tokenctl` links.
         .target(
             name: "TokenCtlBase",
-            dependencies: [
-                "Keyring", "TokenAuth", "TokenAuthKeyring", "TokenAuthFileStore",
-                .product(name: "Logging", package: "swift-log"),
-            ]
+            dependencies: ["Keyring", "TokenAuth", "TokenAuthKeyring", "TokenAuthFileStore", logging]
         ),
         // tokenctl's commands, sign-in included, for `tokenctl-full`: one file per subcommand, on the base's options.
         .target(
             name: "TokenCtlCommands",
             dependencies: [
-                "TokenAuthURLSession", "TokenAuth", "TokenAuthKeyring", "TokenAuthFileStore", "TokenAuthSignIn", "Keyring",
-                "TokenCtlBase",
+                "TokenAuthURLSession", "TokenAuth", "TokenAuthKeyring", "TokenAuthFileStore", "TokenAuthSignIn",
+                "Keyring", "TokenCtlBase",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
+                logging, httpTypes,
             ]
         ),
         // `tokenctl`: the plain `token` call on a fresh item, read and printed; everything else runs as
         // `tokenctl-full`, beside it. No argument parser, no HTTP, no full Foundation: it starts about as fast as
         // `secret-tool lookup` (figure 6 of docs/Benchmarks.md).
-        .executableTarget(
-            name: "tokenctl",
-            dependencies: ["TokenCtlBase", "TokenAuth"]
-        ),
+        .executableTarget(name: "tokenctl", dependencies: ["TokenCtlBase", "TokenAuth"]),
         // Every command, with the sign-in library.
-        .executableTarget(
-            name: "tokenctl-full",
-            dependencies: ["TokenCtlCommands"]
-        ),
+        .executableTarget(name: "tokenctl-full", dependencies: ["TokenCtlCommands"]),
         // A real OAuth 2.0 authorization server and protected resource on loopback, for tests and the demo.
         // jwt-kit and swift-crypto sign its OpenID Connect id_tokens and publish their keys.
         .target(
@@ -165,34 +133,20 @@ let package = Package(
             dependencies: [
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "JWTKit", package: "jwt-kit"),
+                crypto, jwtKit,
                 .product(name: "CryptoExtras", package: "swift-crypto"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
+                logging, httpTypes,
             ]
         ),
-        .executableTarget(
-            name: "oauth-test-server",
-            dependencies: ["OAuthTestServer"]
-        ),
+        .executableTarget(name: "oauth-test-server", dependencies: ["OAuthTestServer"]),
         // scripts/demo's burst: many concurrent AuthorizedClient requests over one keyring item, as an app makes.
         .executableTarget(
             name: "tokenkeyring-demo",
-            dependencies: [
-                "TokenAuthURLSession", "TokenAuth",
-                "TokenAuthKeyring",
-                "Keyring",
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-            ]
+            dependencies: ["TokenAuthURLSession", "TokenAuth", "TokenAuthKeyring", "Keyring", httpTypes]
         ),
         // The README's library example, compiled with everything else so that it cannot rot
         // (ReadmeExampleTests checks that the README shows exactly this file).
-        .executableTarget(
-            name: "readme-example",
-            dependencies: ["TokenKeyring"],
-            path: "Examples/ReadmeExample"
-        ),
+        .executableTarget(name: "readme-example", dependencies: ["TokenKeyring"], path: "Examples/ReadmeExample"),
         // Child processes of the tests and the benchmarks, the one runner of both: standard input, environment
         // changes, output read as it comes, a time limit, the pid to signal. In no product and on no package, so that
         // an app neither builds nor resolves anything for it.
@@ -201,20 +155,14 @@ let package = Package(
         .executableTarget(
             name: "tokenkeyring-bench",
             dependencies: [
-                "TokenAuthURLSession", "TokenAuth", "TokenAuthKeyring", "TokenAuthTesting", "Keyring", "OAuthTestServer",
-                "ChildProcesses",
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
+                "TokenAuthURLSession", "TokenAuth", "TokenAuthKeyring", "TokenAuthTesting", "Keyring",
+                "OAuthTestServer", "ChildProcesses", httpTypes, httpTypesFoundation,
             ]
         ),
         // What every test target may need, whatever it tests: the one bounded wait (`waitUntil`), the one scope
         // (`cleaningUp`), temporary directories, the package's built executables, and child processes with the
         // tests' defaults. Depends on ChildProcesses alone: the keyring-free test targets use it too.
-        .target(
-            name: "TestSupport",
-            dependencies: ["ChildProcesses"],
-            path: "Tests/TestSupport"
-        ),
+        .target(name: "TestSupport", dependencies: ["ChildProcesses"], path: "Tests/TestSupport"),
         // Shared by the keyring's test targets: the Secret Service requirement, keyring admin, private providers and
         // buses.
         .target(
@@ -226,42 +174,32 @@ let package = Package(
         .target(
             name: "OAuthTestSupport",
             dependencies: [
-                "TokenAuthURLSession", "TokenAuth", "TokenAuthSignIn", "TokenAuthTesting", "OAuthTestServer", "TestSupport",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
+                "TokenAuthURLSession", "TokenAuth", "TokenAuthSignIn", "TokenAuthTesting", "OAuthTestServer",
+                "TestSupport", logging, httpTypes, httpTypesFoundation,
             ],
             path: "Tests/OAuthTestSupport"
         ),
-        .testTarget(
-            name: "KeyringTests",
-            dependencies: ["Keyring", "KeyringTestSupport", "TestSupport", "CLibSecret"]
-        ),
+        .testTarget(name: "KeyringTests", dependencies: ["Keyring", "KeyringTestSupport", "TestSupport", "CLibSecret"]),
         // The core's tests: no keyring. Doubles from TokenAuthTesting, real HTTP from OAuthTestServer.
         .testTarget(
             name: "TokenAuthTests",
             dependencies: [
-                "TokenAuthURLSession", "TokenAuth", "TokenAuthTesting", "OAuthTestServer", "OAuthTestSupport", "TestSupport",
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
+                "TokenAuthURLSession", "TokenAuth", "TokenAuthTesting", "OAuthTestServer", "OAuthTestSupport",
+                "TestSupport", httpTypes, httpTypesFoundation,
             ]
         ),
         // The local OAuth server itself, and its executable: what the other tests rely on.
         .testTarget(
             name: "OAuthTestServerTests",
             dependencies: [
-                "OAuthTestServer", "OAuthTestSupport", "TestSupport", "TokenAuth", "TokenAuthURLSession", "TokenAuthTesting",
-                "oauth-test-server",
-                .product(name: "HTTPTypes", package: "swift-http-types"),
+                "OAuthTestServer", "OAuthTestSupport", "TestSupport", "TokenAuth", "TokenAuthURLSession",
+                "TokenAuthTesting", "oauth-test-server", httpTypes,
             ]
         ),
         // The URLSession transport against a real server on loopback.
         .testTarget(
             name: "TokenAuthURLSessionTests",
-            dependencies: [
-                "TokenAuthURLSession", "TokenAuth", "OAuthTestServer", "OAuthTestSupport",
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-            ]
+            dependencies: ["TokenAuthURLSession", "TokenAuth", "OAuthTestServer", "OAuthTestSupport", httpTypes]
         ),
         // Sign-in's tests: discovery, the browser and device flows, OpenID identity, and AuthManager checking
         // refreshed id_tokens — against a real OAuth server on loopback.
@@ -270,17 +208,17 @@ let package = Package(
             dependencies: [
                 "TokenAuthURLSession", "TokenAuthSignIn", "TokenAuth", "TokenAuthTesting", "OAuthTestServer", "OAuthTestSupport",
                 "TestSupport",
-                .product(name: "HTTPTypes", package: "swift-http-types"),
+                httpTypes,
                 // The fuzz corpus replay signs id_tokens with the fuzz keys and reads JWKs, as the targets do.
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "JWTKit", package: "jwt-kit"),
+                crypto,
+                jwtKit,
             ]
         ),
         // A process of the file store's tests: writes an item without end (to be killed mid-write), or refreshes it.
         // An app of the file store alone, as one for a container is: `scripts/test` checks that it links no libsecret.
         .executableTarget(
             name: "file-store-child",
-            dependencies: ["TokenAuthURLSession", "TokenAuthFileStore", "TokenAuth", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["TokenAuthURLSession", "TokenAuthFileStore", "TokenAuth", logging],
             path: "Tests/FileStoreChild"
         ),
         // The keyring store against a real Secret Service.
@@ -288,22 +226,19 @@ let package = Package(
             name: "TokenAuthKeyringTests",
             dependencies: [
                 "TokenAuthURLSession", "TokenAuthKeyring", "TokenAuth", "TokenAuthSignIn", "TokenAuthTesting",
-                "Keyring", "OAuthTestServer", "KeyringTestSupport", "OAuthTestSupport", "TestSupport",
-                .product(name: "HTTPTypes", package: "swift-http-types"),
+                "Keyring", "OAuthTestServer", "KeyringTestSupport", "OAuthTestSupport", "TestSupport", httpTypes,
             ]
         ),
         // The file store: in a directory of each test's own, and with processes of its own. No keyring.
         .testTarget(
             name: "TokenAuthFileStoreTests",
             dependencies: [
-                "TokenAuthFileStore", "TokenAuth", "OAuthTestServer", "OAuthTestSupport", "TestSupport", "file-store-child",
+                "TokenAuthFileStore", "TokenAuth", "OAuthTestServer", "OAuthTestSupport", "TestSupport",
+                "file-store-child",
             ]
         ),
         // The command line's base, without running it: the plain token call read without the parser, the version.
-        .testTarget(
-            name: "TokenCtlBaseTests",
-            dependencies: ["TokenCtlBase", "Keyring"]
-        ),
+        .testTarget(name: "TokenCtlBaseTests", dependencies: ["TokenCtlBase", "Keyring"]),
         // The commands, without running them: the parser against the base's reader, the exit statuses of every error
         // type (SignInError's categories are the commands' conformance), the summary of stored credentials.
         .testTarget(
@@ -317,36 +252,22 @@ let package = Package(
         .testTarget(
             name: "tokenctlTests",
             dependencies: [
-                "TokenAuthURLSession", "KeyringTestSupport", "Keyring", "TokenAuth", "TokenAuthKeyring", "TokenAuthFileStore",
-                "TokenAuthSignIn", "OAuthTestServer", "OAuthTestSupport", "TestSupport", "ChildProcesses", "TokenCtlCommands",
-                "TokenCtlBase", "tokenctl", "tokenctl-full",
-                .product(name: "HTTPTypes", package: "swift-http-types"),
+                "TokenAuthURLSession", "KeyringTestSupport", "Keyring", "TokenAuth", "TokenAuthKeyring",
+                "TokenAuthFileStore", "TokenAuthSignIn", "OAuthTestServer", "OAuthTestSupport", "TestSupport",
+                "ChildProcesses", "TokenCtlCommands", "TokenCtlBase", "tokenctl", "tokenctl-full", httpTypes,
             ]
         ),
         // The session object against a real OAuth server on loopback and the real keyring.
         .testTarget(
             name: "TokenKeyringTests",
             dependencies: [
-                "TokenKeyring", "TokenAuthFileStore", "OAuthTestServer", "OAuthTestSupport", "KeyringTestSupport", "TestSupport",
-                .product(name: "HTTPTypes", package: "swift-http-types"),
+                "TokenKeyring", "TokenAuthFileStore", "OAuthTestServer", "OAuthTestSupport", "KeyringTestSupport",
+                "TestSupport", httpTypes,
             ]
         ),
         // Adapters over AuthorizedClient, each its own product so apps that do not want them do not build them.
-        .target(
-            name: "TokenAuthOpenCombine",
-            dependencies: [
-                "TokenAuth", .product(name: "OpenCombine", package: "OpenCombine", condition: .when(traits: ["OpenCombine"])),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-            ]
-        ),
-        .target(
-            name: "TokenAuthOpenAPI",
-            dependencies: [
-                "TokenAuth",
-                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: .when(traits: ["OpenAPI"])),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-            ]
-        ),
+        .target(name: "TokenAuthOpenCombine", dependencies: ["TokenAuth", openCombine, httpTypes]),
+        .target(name: "TokenAuthOpenAPI", dependencies: ["TokenAuth", openAPIRuntime, httpTypes]),
         // GLib's main loop, found through pkg-config. Only TokenAuthGLib imports it.
         .systemLibrary(
             name: "CGLib",
@@ -356,35 +277,25 @@ let package = Package(
         ),
         // Delivery to a GLib main context (GTK's thread): a SerialExecutor and the global actor GLibMainActor on it.
         // Depends on GLib alone: the core knows nothing of it, and takes completions isolated to any actor.
-        .target(
-            name: "TokenAuthGLib",
-            dependencies: ["CGLib"]
-        ),
+        .target(name: "TokenAuthGLib", dependencies: ["CGLib"]),
         // The executor and the actor against a real GMainLoop on a thread of the test's own, and the callback API
         // delivering through them.
         .testTarget(
             name: "TokenAuthGLibTests",
-            dependencies: [
-                "TokenAuthGLib", "CGLib", "TokenAuth", "TokenAuthTesting", "TestSupport",
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-            ]
+            dependencies: ["TokenAuthGLib", "CGLib", "TokenAuth", "TokenAuthTesting", "TestSupport", httpTypes]
         ),
         .testTarget(
             name: "TokenAuthOpenCombineTests",
             dependencies: [
-                "TokenAuthURLSession", "TokenAuthOpenCombine", "TokenAuth", "TokenAuthTesting", "OAuthTestServer", "OAuthTestSupport",
-                .product(name: "OpenCombine", package: "OpenCombine", condition: .when(traits: ["OpenCombine"])),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
+                "TokenAuthURLSession", "TokenAuthOpenCombine", "TokenAuth", "TokenAuthTesting", "OAuthTestServer",
+                "OAuthTestSupport", openCombine, httpTypes, httpTypesFoundation,
             ]
         ),
         .testTarget(
             name: "TokenAuthOpenAPITests",
             dependencies: [
-                "TokenAuthURLSession", "TokenAuthOpenAPI", "TokenAuth", "TokenAuthTesting", "OAuthTestServer", "OAuthTestSupport",
-                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime", condition: .when(traits: ["OpenAPI"])),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
+                "TokenAuthURLSession", "TokenAuthOpenAPI", "TokenAuth", "TokenAuthTesting", "OAuthTestServer",
+                "OAuthTestSupport", openAPIRuntime, httpTypes, httpTypesFoundation,
             ]
         ),
     ]
