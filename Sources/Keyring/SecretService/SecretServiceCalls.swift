@@ -54,15 +54,19 @@ struct SecretServiceCalls {
         guard let service = connected else { throw KeyringError.serviceUnavailable("libsecret returned no service") }
         defer { g_object_unref(service) }
         do {
-            return try body(SecretServiceCalls(service: service, cancellable: cancellable))
+            let result = try body(SecretServiceCalls(service: service, cancellable: cancellable))
+            OpenService.remember(service)
+            return result
         } catch is UndecodableSecret where session < 3 {
             // The session's keys disagree (see UndecodableSecret): drop libsecret's shared service, so that the
             // next one opens a new session, and run `body` again. Only reads decode, so nothing was written.
+            OpenService.forget()
             secret_service_disconnect()
             return try with(cancellable, session: session + 1, body)
         } catch let failure as GLibFailure where session < 3 && failure.info.message.contains("Can't find session") {
             // kwalletd5 sometimes forgets (or never registers) the session it has just opened for us; the call
             // that needed it was refused, so nothing was written. A new session.
+            OpenService.forget()
             secret_service_disconnect()
             return try with(cancellable, session: session + 1, body)
         } catch let undecodable as UndecodableSecret where undecodable.decryptedToBinary {
