@@ -15,15 +15,34 @@ import CLibSecret
 /// Nothing here blocks the cooperative pool: sending a message only queues it for GDBus's worker thread, which writes it;
 /// the replies are awaited on a continuation; reading them and decrypting the secret are CPU work on memory at hand.
 extension SecretServiceBackend {
+    /// The item with exactly `attributes`, read at its hint; `nil` when this cannot answer (no hint, no service at
+    /// hand, anything unusual), and the lookup is then to run as a blocking call.
+    /// - Throws: `timedOut` after the configuration's timeout, `CancellationError` when the task is cancelled.
     func hintedLookup(_ attributes: [String: String]) async throws -> KeyringSecret? {
         guard let hint = hints.path(for: attributes), let service = OpenService.current else { return nil }
         let cancellable = BlockingCall.Cancellable()
+        let outcome = ResumeOnce<Void>()
+        // Started before the batch's own (longer) timer, so that the watchdog thread is woken for neither when its
+        // next wake-up is earlier already (see `Deadlines`). The result is settled before the cancellation, whose
+        // answering of the batch must not win the race.
+        let timeout = configuration.timeout
+        let timer = Timeout(after: timeout) {
+            if outcome.finish(.failure(KeyringError.timedOut(after: timeout, nil))) { cancellable.cancel() }
+        }
+        defer { timer.cancel() }
         let calls = SecretServiceCalls(service: service.pointer, cancellable: cancellable.pointer)
         // Reads the connection libsecret's service holds, and its bus name: no call.
         guard let batch = try? calls.makeBatch(size: SecretServiceCalls.hintedReadSize) else { return nil }
         // Not blocking: reads the session's path from the service (`getSecretsParameters`) and queues the messages.
         calls.sendHintedRead(attributes, hint: hint, in: batch)
-        try await Self.awaitReplies(of: batch, cancellable: cancellable, timeout: configuration.timeout)
+        // Called on GDBus's worker thread with the last reply (or here, if they are all in already); resuming a
+        // continuation only schedules the task.
+        batch.whenDone { outcome.finish(.success(())) }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { outcome.install($0) }
+        } onCancel: {
+            if outcome.finish(.failure(CancellationError())) { cancellable.cancel() }
+        }
         // The batch is done: what follows reads its replies and decrypts with the session's key, on this thread.
         do {
             guard case .read(let candidate, let secrets?) = try calls.takeHintedRead(hint, from: batch) else { return nil }
@@ -37,28 +56,6 @@ extension SecretServiceBackend {
         } catch {
             // An error reply, or a secret this session did not decode: the blocking path knows what to do with it.
             return nil
-        }
-    }
-
-    /// Suspends until `batch` is done, bounded as ``BlockingCall/run(timeout:abandoning:timedOut:_:)`` bounds a call:
-    /// at `timeout` it throws `timedOut`, when the task is cancelled `CancellationError`; either cancels `cancellable`,
-    /// which gives up the batch's calls.
-    private static func awaitReplies(
-        of batch: borrowing DBusBatch, cancellable: BlockingCall.Cancellable, timeout: Duration
-    ) async throws {
-        let outcome = ResumeOnce<Void>()
-        // Called on GDBus's worker thread with the last reply (or here, if they are all in already); resuming a
-        // continuation only schedules the task.
-        batch.whenDone { outcome.finish(.success(())) }
-        // The result is settled before the cancellation, whose answering of the batch must not win the race.
-        let timer = Timeout(after: timeout) {
-            if outcome.finish(.failure(KeyringError.timedOut(after: timeout, nil))) { cancellable.cancel() }
-        }
-        defer { timer.cancel() }
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { outcome.install($0) }
-        } onCancel: {
-            if outcome.finish(.failure(CancellationError())) { cancellable.cancel() }
         }
     }
 }
