@@ -18,6 +18,36 @@ struct DBusRepliesTests {
         #expect(outcome.lateReplyArrived, "the late reply never reached this process: the test proved nothing")
     }
 
+    @Test("an error reply becomes its registered GError, a reply of another type than expected an invalid argument")
+    func errorsAndTypes() async throws {
+        let outcome = try #require(await onThread { () throws -> [GLibError?] in
+            let ours = try withGError("connecting") { g_bus_get_sync(G_BUS_TYPE_SESSION, nil, $0) }!
+            defer { g_object_unref(UnsafeMutableRawPointer(ours)) }
+            let batch = DBusBatch(connection: ours, destination: "org.freedesktop.DBus", size: 3, cancellable: nil)
+            let path = "/org/freedesktop/DBus", interface = "org.freedesktop.DBus"
+            batch.call(0, path: path, interface: interface, method: "GetId", parameters: nil, replyType: "(s)")
+            batch.call(1, path: path, interface: interface, method: "GetId", parameters: nil, replyType: "(u)")
+            batch.call(2, path: path, interface: interface, method: "NoSuchMethod", parameters: nil, replyType: nil)
+            batch.wait()
+            return (0..<3).map { index in
+                do {
+                    _ = try batch.take(index, "calling") { _ in () }
+                    return nil
+                } catch let failure as GLibFailure {
+                    return failure.info.error
+                } catch {
+                    return GLibError(domain: "?", code: -1, message: "\(error)")
+                }
+            }
+        }, "the test's thread never finished")
+        #expect(outcome[0] == nil)
+        #expect(outcome[1]?.domain == "g-io-error-quark")
+        #expect(outcome[1]?.code == Int32(G_IO_ERROR_INVALID_ARGUMENT.rawValue))
+        #expect(outcome[1]?.message.contains("expected “(u)”") == true, "\(String(describing: outcome[1]))")
+        #expect(outcome[2]?.domain == "g-dbus-error-quark")
+        #expect(outcome[2]?.code == Int32(G_DBUS_ERROR_UNKNOWN_METHOD.rawValue), "\(String(describing: outcome[2]))")
+    }
+
     private struct LateReply: Sendable {
         let first: String
         let second: String

@@ -51,7 +51,8 @@ struct DBusBatch: ~Copyable {
     deinit {
         timer.cancel()
         if let cancellable {
-            // Waits for a cancellation handler running on another thread: after this, none touches the slots.
+            // Waits for a cancellation handler running on another thread (it only takes two short locks): after
+            // this, none touches the slots.
             g_cancellable_disconnect(cancellable, cancelHandler)
             g_object_unref(cancellable)
         }
