@@ -11,6 +11,17 @@ import Synchronization
 enum BlockingCall {
     private static let queue = DispatchQueue(label: "TokenKeyring.Keyring.blocking", attributes: .concurrent)
 
+    /// Counts the calls ``run(timeout:abandoning:timedOut:_:)`` starts in the task that binds it (and its child
+    /// tasks): for tests that count the blocking threads an operation needs, while other tests run beside them.
+    @TaskLocal static var counter: Counter?
+
+    /// A count of blocking calls (see ``counter``).
+    final class Counter: Sendable {
+        private let count = Atomic<Int>(0)
+        var value: Int { count.load(ordering: .relaxed) }
+        func increment() { count.add(1, ordering: .relaxed) }
+    }
+
     /// Runs `body` on a thread of the blocking queue; throws `timedOut` when it has not returned within `timeout`.
     ///
     /// - Parameters:
@@ -24,6 +35,7 @@ enum BlockingCall {
         timedOut: @escaping @Sendable (Duration) -> KeyringError = { .timedOut(after: $0, nil) },
         _ body: @escaping @Sendable (UnsafeMutablePointer<GCancellable>) throws -> T
     ) async throws -> T {
+        counter?.increment()
         let cancellable = Cancellable()
         let outcome = ResumeOnce<T>()
         return try await withTaskCancellationHandler {
@@ -91,12 +103,13 @@ enum BlockingCall {
         }
     }
 
-    /// Owns one reference to a `GCancellable` and releases it when the last closure using it is gone.
+    /// Owns one reference to a `GCancellable` and releases it when the last closure using it is gone. Also what a
+    /// call awaited without a blocking thread is cancelled with (`SecretServiceBackend+HintedLookup.swift`).
     ///
     /// `@unchecked Sendable` is safe: the pointer never changes, and `g_cancellable_cancel` is documented
     /// as callable from any thread (GCancellable guards its state with a mutex). The reference is released
     /// only in `deinit`, after the timer, the cancellation handler and the blocking body have all let go.
-    private final class Cancellable: @unchecked Sendable {
+    final class Cancellable: @unchecked Sendable {
         let pointer: UnsafeMutablePointer<GCancellable>
 
         init() { pointer = g_cancellable_new() }

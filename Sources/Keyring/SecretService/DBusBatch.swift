@@ -1,21 +1,28 @@
 import CLibSecret
+import Dispatch
 
 /// Method calls to one D-Bus peer that go out together and are awaited together: their round trips overlap, so a
 /// batch costs about one. Every D-Bus method call of ``Keyring`` is one of these, on libsecret's connection; libsecret
 /// itself only opens the session and runs the calls that may show a prompt.
 ///
-/// Replies are delivered on the batch's own `GMainContext`, which only ``wait()`` iterates: waiting never runs
-/// anybody else's callbacks, and nothing else runs the batch's. A call is bounded by the cancellable (and GDBus's
-/// default timeout).
+/// Each call is sent with `g_dbus_connection_send_message`, and its reply taken by ``DBusReplies``' filter on GDBus's
+/// worker thread: the waiter is woken once, when the last reply is in, and nothing iterates a main context. A call is
+/// bounded by the cancellable (whose cancellation fails the calls still out at once) and by GDBus's default timeout of
+/// a call, ``callTimeout``.
 ///
-/// Use: ``call(_:path:interface:method:parameters:replyType:)`` once per slot, ``wait()``, then
-/// ``take(_:_:skippingMissing:_:)`` for each slot. `wait()` blocks its thread: only on a ``BlockingCall`` thread.
-/// A batch belongs to the one thread that made it.
+/// Use: ``call(_:path:interface:method:parameters:replyType:)`` once per slot, ``wait()`` (or ``whenDone(_:)``), then
+/// ``take(_:_:skippingMissing:_:)`` for each slot. `wait()` blocks its thread: only on a ``BlockingCall`` thread. A
+/// batch belongs to the one thread or task that made it; only its slots are touched by others.
 struct DBusBatch: ~Copyable {
+    /// What `g_dbus_connection_call` waits for a reply by default (its timeout `-1`).
+    static let callTimeout = Duration.seconds(25)
+
     private let slots: Slots
     private let connection: OpaquePointer
     private let destination: String
     private let cancellable: UnsafeMutablePointer<GCancellable>?
+    private let cancelHandler: gulong
+    private let timer: Timeout
 
     /// A batch of `size` slots for calls to `destination` (a bus name), bounded by `cancellable`.
     init(connection: OpaquePointer, destination: String, size: Int, cancellable: UnsafeMutablePointer<GCancellable>?) {
@@ -23,26 +30,51 @@ struct DBusBatch: ~Copyable {
         self.connection = connection
         self.destination = destination
         self.cancellable = cancellable
-        if let cancellable { g_object_ref(cancellable) }
-        slots = Slots(size: size)
+        let slots = Slots(size: size)
+        self.slots = slots
+        timer = Timeout(after: Self.callTimeout) {
+            DBusReplies.abandon(slots, with: G_IO_ERROR_TIMED_OUT, "Timeout was reached")
+        }
+        if let cancellable {
+            g_object_ref(cancellable)
+            // Runs on the cancelling thread (or here, when already cancelled: nothing is out yet then).
+            cancelHandler = g_cancellable_connect(
+                cancellable,
+                unsafeBitCast(Self.onCancel, to: GCallback.self),
+                Unmanaged.passRetained(slots).toOpaque(),
+                { data in Unmanaged<Slots>.fromOpaque(data!).release() })
+        } else {
+            cancelHandler = 0
+        }
     }
 
     deinit {
-        // The replies' callbacks point into `slots`: wait for every outstanding one first.
-        slots.waitForAll()
-        if let cancellable { g_object_unref(cancellable) }
+        timer.cancel()
+        if let cancellable {
+            // Waits for a cancellation handler running on another thread (it only takes two short locks): after
+            // this, none touches the slots.
+            g_cancellable_disconnect(cancellable, cancelHandler)
+            g_object_unref(cancellable)
+        }
+        // A reply still out (a batch given up on before its wait) is dropped when it comes.
+        DBusReplies.abandon(slots, with: G_IO_ERROR_CANCELLED, "The batch was dropped")
         g_object_unref(UnsafeMutableRawPointer(connection))
+    }
+
+    private static let onCancel: @convention(c) (UnsafeMutablePointer<GCancellable>?, UnsafeMutableRawPointer?) -> Void = { _, data in
+        let slots = Unmanaged<Slots>.fromOpaque(data!).takeUnretainedValue()
+        DBusReplies.abandon(slots, with: G_IO_ERROR_CANCELLED, "Operation was cancelled")
     }
 
     /// Sends one method call into slot `index` without waiting. Consumes a floating `parameters`.
     /// `replyType` is a GVariant type string such as `(a{sv})`, or `nil` to accept any reply.
     ///
     /// An invalid object path, interface or method name or reply type sends nothing: the slot fails with
-    /// `G_IO_ERROR_INVALID_ARGUMENT`. (GDBus returns without calling back on those, so ``wait()`` would wait for ever.)
+    /// `G_IO_ERROR_INVALID_ARGUMENT`. Never blocks: GDBus's worker thread writes the message.
     func call(
         _ index: Int, path: String, interface: String, method: String, parameters: OpaquePointer?, replyType: String?
     ) {
-        precondition(slots.replies.indices.contains(index), "no slot \(index) in a batch of \(slots.replies.count)")
+        precondition(slots.size > index && index >= 0, "no slot \(index) in a batch of \(slots.size)")
         let invalid: (what: String, value: String)? =
             g_variant_is_object_path(path) == 0 ? ("object path", path)
             : g_dbus_is_interface_name(interface) == 0 ? ("interface name", interface)
@@ -50,35 +82,38 @@ struct DBusBatch: ~Copyable {
             : replyType.map { g_variant_type_string_is_valid($0) == 0 } == true ? ("reply type", replyType!)
             : nil
         if let invalid {
-            slots.refuse(index, "“\(invalid.value)” is not a valid D-Bus \(invalid.what)")
+            slots.fail([index], code: G_IO_ERROR_INVALID_ARGUMENT, "“\(invalid.value)” is not a valid D-Bus \(invalid.what)")
             // A floating reference is sunk, then released.
             if let parameters { g_variant_unref(g_variant_ref_sink(parameters)) }
             return
         }
-        slots.pending += 1
-        let context = Unmanaged.passRetained(Slot(slots, index)).toOpaque()
-        g_main_context_push_thread_default(slots.context)
-        defer { g_main_context_pop_thread_default(slots.context) }
-        let (connection, destination, cancellable) = (connection, destination, cancellable)
-        func send(_ type: OpaquePointer?) {
-            g_dbus_connection_call(
-                connection, destination, path, interface, method, parameters, type, G_DBUS_CALL_FLAGS_NONE, -1,
-                cancellable, { source, result, context in
-                    let slot = Unmanaged<Slot>.fromOpaque(context!).takeRetainedValue()
-                    slot.slots.finish(slot.index, source: source, result: result)
-                }, context)
+        let message = g_dbus_message_new_method_call(destination, path, interface, method)!
+        defer { g_object_unref(UnsafeMutableRawPointer(message)) }
+        // Sinks a floating `parameters`.
+        if let parameters { g_dbus_message_set_body(message, parameters) }
+        slots.expect(index, replyType: replyType)
+        if let refused = DBusReplies.send(message, on: connection, into: slots, index, cancellable: cancellable) {
+            slots.fail([index], error: refused)
         }
-        if let replyType { Variant.withType(replyType, send) } else { send(nil) }
     }
 
-    /// Blocks until every call sent so far has its reply or error.
+    /// Blocks until every call sent so far has its reply or error (or was given up by the cancellable or the
+    /// timeout): one wake-up, whatever the number of calls.
     func wait() {
-        slots.waitForAll()
+        let done = DispatchSemaphore(value: 0)
+        whenDone { done.signal() }
+        done.wait()
+    }
+
+    /// Runs `done` once every call sent so far has its reply or error: at once on this thread when they have, else
+    /// on the thread that completes the batch (GDBus's worker, or the cancelling one). `done` must not block.
+    func whenDone(_ done: @escaping @Sendable () -> Void) {
+        slots.whenDone(done)
     }
 
     /// Reads the reply in slot `index` with `read` and releases it; `nil` for a slot that had no call. A failed
     /// call throws through ``withGError(_:_:)``; with `skippingMissing`, an object that no longer exists
-    /// (deleted since it was found) gives `nil` instead. Only after ``wait()``.
+    /// (deleted since it was found) gives `nil` instead. Only after ``wait()`` (or ``whenDone(_:)``'s call).
     func take<T>(
         _ index: Int, _ action: @autoclosure () -> String, skippingMissing: Bool = false, _ read: (OpaquePointer) throws -> T
     ) throws -> T? {
@@ -91,64 +126,5 @@ struct DBusBatch: ~Copyable {
         guard let reply else { return nil }
         defer { g_variant_unref(reply) }
         return try read(reply)
-    }
-
-    /// The slots' replies and errors, and the main context their callbacks run on. Only ever touched by the batch's
-    /// thread: the callbacks run inside ``waitForAll()``, which that thread calls.
-    private final class Slots {
-        let context: OpaquePointer
-        var replies: [OpaquePointer?]
-        var errors: [UnsafeMutablePointer<GError>?]
-        var pending = 0
-
-        init(size: Int) {
-            context = g_main_context_new()
-            replies = Array(repeating: nil, count: size)
-            errors = Array(repeating: nil, count: size)
-        }
-
-        deinit {
-            for reply in replies { if let reply { g_variant_unref(reply) } }
-            for error in errors { if let error { g_error_free(error) } }
-            g_main_context_unref(context)
-        }
-
-        func waitForAll() {
-            while pending > 0 { g_main_context_iteration(context, 1) }
-        }
-
-        func finish(_ index: Int, source: UnsafeMutablePointer<GObject>?, result: OpaquePointer?) {
-            var error: UnsafeMutablePointer<GError>?
-            replies[index] = g_dbus_connection_call_finish(OpaquePointer(source), result, &error)
-            errors[index] = error
-            pending -= 1
-        }
-
-        func refuse(_ index: Int, _ message: String) {
-            if let old = errors[index] { g_error_free(old) }
-            errors[index] = g_error_new_literal(g_io_error_quark(), Int32(G_IO_ERROR_INVALID_ARGUMENT.rawValue), message)
-        }
-
-        /// The reply in slot `index`, which the caller releases, or `nil` with `error` set; `nil` without an error
-        /// for a slot that had no call.
-        func take(_ index: Int, _ error: UnsafeMutablePointer<UnsafeMutablePointer<GError>?>) -> OpaquePointer? {
-            let reply = replies[index]
-            replies[index] = nil
-            if reply == nil, let failure = errors[index] {
-                error.pointee = failure
-                errors[index] = nil
-            }
-            return reply
-        }
-    }
-
-    /// What a reply's callback needs: the slots and the index its reply goes to.
-    private final class Slot {
-        let slots: Slots
-        let index: Int
-        init(_ slots: Slots, _ index: Int) {
-            self.slots = slots
-            self.index = index
-        }
     }
 }

@@ -11,15 +11,19 @@ extension SecretServiceBackend {
         }
     }
 
-    /// ``call(timeout:_:)`` for an operation that searches.
+    /// ``call(timeout:_:)`` for an operation that searches. `first`, when given, is tried before: its answer, unless
+    /// `nil`, is the operation's, and its timeout is the call's.
     ///
     /// KeePassXC, with its default `UnlockBeforeSearch`, answers a search of a locked database only once the user has
     /// closed its unlock dialog. So when the call times out while the default collection says it is locked, the
     /// service is taken to be waiting for that dialog: without prompting that is `locked`; with prompting the call
     /// runs once more with the prompt's time limit, and its timeout says that the keyring may be waiting for the user.
     /// A service that does not answer at all fails the `Locked` question too, and keeps its plain `timedOut`.
-    func searchingCall<T: Sendable>(_ body: @escaping @Sendable (SecretServiceCalls) throws -> T) async throws -> T {
+    func searchingCall<T: Sendable>(
+        first: (() async throws -> T?)? = nil, _ body: @escaping @Sendable (SecretServiceCalls) throws -> T
+    ) async throws -> T {
         do {
+            if let first, let answer = try await first() { return answer }
             return try await call(body)
         } catch let error as KeyringError where error.code == .timedOut {
             let locked = try? await call { calls in try calls.collection(.default)?.isLocked ?? false }

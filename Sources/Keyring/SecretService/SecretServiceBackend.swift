@@ -29,7 +29,10 @@ struct SecretServiceBackend: KeyringBackend {
 
     func lookup(_ attributes: [String: String]) async throws -> KeyringSecret? {
         try await withUnlocking {
-            try await searchingCall { calls in try find(attributes, calls: calls) }
+            // An item found before is read without a blocking thread when it can be (see `hintedLookup`).
+            try await searchingCall(first: { try await hintedLookup(attributes).map { .some($0) } }) { calls in
+                try find(attributes, calls: calls)
+            }
         }
     }
 

@@ -65,17 +65,15 @@ extension SecretServiceCalls {
     func searchForReading<T>(_ attributes: [String: String], hint: String? = nil, _ body: (Readable) throws -> T) throws -> T {
         let found: Found
         if let hint {
-            let batch = try makeBatch(size: 3)
-            sendSearch(attributes, in: batch, slot: 0)
-            sendGetAttributes(hint, in: batch, slot: 1)
-            sendGetSecrets([hint], in: batch, slot: 2)
+            let batch = try makeBatch(size: Self.hintedReadSize)
+            sendHintedRead(attributes, hint: hint, in: batch)
             batch.wait()
-            found = try takeSearch(from: batch, slot: 0)
-            if found.locked.isEmpty, found.unlocked == [hint],
-               let candidate = try takeCandidate(hint, from: batch, slot: 1, isLocked: false) {
-                let secrets = try takeSecrets(from: batch, slot: 2)
+            switch try takeHintedRead(hint, from: batch) {
+            case .read(let candidate, let secrets):
                 defer { if let secrets { g_variant_unref(secrets) } }
                 return try body(Readable(candidates: [candidate], secrets: secrets, calls: self))
+            case .searched(let searched):
+                found = searched
             }
         } else {
             found = try searchPaths(attributes)
@@ -91,6 +89,32 @@ extension SecretServiceCalls {
         let secrets = found.unlocked.isEmpty ? nil : try takeSecrets(from: batch, slot: paths.count)
         defer { if let secrets { g_variant_unref(secrets) } }
         return try body(Readable(candidates: candidates, secrets: secrets, calls: self))
+    }
+
+    /// The slots of a hinted read's batch.
+    static let hintedReadSize = 3
+
+    /// Sends a search for `attributes` with the calls reading the item at `hint`: its attributes and its secret.
+    func sendHintedRead(_ attributes: [String: String], hint: String, in batch: borrowing DBusBatch) {
+        sendSearch(attributes, in: batch, slot: 0)
+        sendGetAttributes(hint, in: batch, slot: 1)
+        sendGetSecrets([hint], in: batch, slot: 2)
+    }
+
+    /// What a hinted read's batch gave: the item at the hint, when the search found it alone and unlocked, with the
+    /// `a{o(oayays)}` of its secret (`nil`: locked meanwhile) for the caller to release; else what the search found.
+    enum HintedRead {
+        case read(Candidate, secrets: OpaquePointer?)
+        case searched(Found)
+    }
+
+    /// The answers of ``sendHintedRead(_:hint:in:)``. CPU only: the batch is done.
+    func takeHintedRead(_ hint: String, from batch: borrowing DBusBatch) throws -> HintedRead {
+        let found = try takeSearch(from: batch, slot: 0)
+        guard found.locked.isEmpty, found.unlocked == [hint],
+              let candidate = try takeCandidate(hint, from: batch, slot: 1, isLocked: false)
+        else { return .searched(found) }
+        return .read(candidate, secrets: try takeSecrets(from: batch, slot: 2))
     }
 
     /// Sends `Get` of the `Attributes` of the item at `path` into `slot`.

@@ -12,13 +12,14 @@ struct NeedsUnlock: Error {
 /// The D-Bus calls of one blocking operation, sharing its `GCancellable`, split by job: searching
 /// (`+Search`), secrets (`+Secrets`), items, collections and locks (`+Items`), and the service's signals (`+Changes`).
 ///
-/// One way to the bus: every method call is a ``DBusBatch`` on libsecret's connection, sent from the blocking call's
-/// thread. Items are addressed by D-Bus object path, not through libsecret's `SecretItem` proxies: a proxy costs a
+/// One way to the bus: every method call is a ``DBusBatch`` on libsecret's connection. Items are addressed by D-Bus object path, not through libsecret's `SecretItem` proxies: a proxy costs a
 /// `GetAll` round trip and a bus match rule of its own. Calls whose answers do not depend on each other go out in
 /// one batch and cost one round trip. libsecret opens the encrypted session (and encrypts and decrypts secrets
 /// with its keys), and runs the calls that may show a prompt: creating, deleting, locking and unlocking.
 ///
-/// Only ever used on a ``BlockingCall`` thread, inside one call: it is neither stored nor sent anywhere.
+/// Only ever used on a ``BlockingCall`` thread, inside one call: it is neither stored nor sent anywhere. The one
+/// exception, a hinted lookup (`SecretServiceBackend+HintedLookup.swift`), uses it in its task for the calls that do
+/// not block: sending a batch and reading its replies.
 struct SecretServiceCalls {
     let service: UnsafeMutablePointer<SecretService>
     let cancellable: UnsafeMutablePointer<GCancellable>
@@ -54,15 +55,19 @@ struct SecretServiceCalls {
         guard let service = connected else { throw KeyringError.serviceUnavailable("libsecret returned no service") }
         defer { g_object_unref(service) }
         do {
-            return try body(SecretServiceCalls(service: service, cancellable: cancellable))
+            let result = try body(SecretServiceCalls(service: service, cancellable: cancellable))
+            OpenService.remember(service)
+            return result
         } catch is UndecodableSecret where session < 3 {
             // The session's keys disagree (see UndecodableSecret): drop libsecret's shared service, so that the
             // next one opens a new session, and run `body` again. Only reads decode, so nothing was written.
+            OpenService.forget()
             secret_service_disconnect()
             return try with(cancellable, session: session + 1, body)
         } catch let failure as GLibFailure where session < 3 && failure.info.message.contains("Can't find session") {
             // kwalletd5 sometimes forgets (or never registers) the session it has just opened for us; the call
             // that needed it was refused, so nothing was written. A new session.
+            OpenService.forget()
             secret_service_disconnect()
             return try with(cancellable, session: session + 1, body)
         } catch let undecodable as UndecodableSecret where undecodable.decryptedToBinary {
