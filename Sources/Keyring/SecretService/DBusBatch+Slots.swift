@@ -21,10 +21,15 @@ extension DBusBatch {
         }
 
         let size: Int
+        /// Which batch of the process this is, counting from 1: what tells, on the bus, the calls of one batch (one
+        /// round trip) from those of the next (``DBusReplies/batch(sentAs:on:)``).
+        let number: Int
         private let state: Mutex<State>
+        private static let made = Atomic<Int>(0)
 
         init(size: Int) {
             self.size = size
+            number = Self.made.add(1, ordering: .relaxed).newValue
             state = Mutex(State(
                 messages: Array(repeating: nil, count: size), errors: Array(repeating: nil, count: size),
                 replyTypes: Array(repeating: nil, count: size)))

@@ -85,6 +85,13 @@ enum DBusReplies {
     /// How many calls await a reply, in every batch of the process: for tests.
     static var pendingCount: Int { state.withLock { $0.pending.count } }
 
+    /// The number of the batch (``DBusBatch/Slots/number``) that sent the call with `serial` on `connection`, while it
+    /// awaits its reply; `nil` for a call sent otherwise (libsecret's own). For tests that count round trips on the bus
+    /// (a message filter sees an outgoing call on GDBus's worker thread before it is written, so before its reply).
+    static func batch(sentAs serial: UInt32, on connection: OpaquePointer) -> Int? {
+        state.withLock { $0.pending[Key(connection, serial)]?.slots.number }
+    }
+
     /// The filter: gives a reply (or error) to the call awaiting it, and passes every message on as it is.
     /// Runs on GDBus's worker thread and never blocks: one short lock, and the batch's.
     private static let filter: GDBusMessageFilterFunction = { connection, message, incoming, _ in

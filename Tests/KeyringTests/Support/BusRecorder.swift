@@ -1,16 +1,16 @@
 import CLibSecret
+@testable import Keyring
 import Synchronization
 
-/// What this process sends to the Secret Service on libsecret's connection, and the answers, in the order GDBus's
-/// worker thread sees them (a message filter): enough to count the round trips of one operation, by counting, not
+/// What this process sends on libsecret's connection, in the order GDBus's worker thread writes it (a message filter),
+/// each call with the `DBusBatch` that sent it: enough to count the round trips of one operation, by counting, not
 /// timing. Other tests' traffic passes the same connection; ``roundTrips(concerning:)`` keeps only the calls that
 /// name one test's own item or attributes.
 final class BusRecorder: Sendable {
     enum Event: Sendable {
-        /// A method call sent: its serial, and its member, object path and arguments as text.
-        case call(serial: UInt32, text: String)
-        /// An answer (a return or an error) received to the call with that serial.
-        case answer(to: UInt32)
+        /// A method call sent: its member, object path and arguments as text, and the number of the `DBusBatch` that
+        /// sent it (`nil`: a call of libsecret's own, a round trip by itself).
+        case call(text: String, batch: Int?)
     }
 
     private let events = Mutex<[Event]>([])
@@ -35,9 +35,9 @@ final class BusRecorder: Sendable {
         }
         g_object_ref(UnsafeMutableRawPointer(connection))
         let context = Unmanaged.passRetained(self).toOpaque()
-        let filter = g_dbus_connection_add_filter(connection, { _, message, incoming, context in
+        let filter = g_dbus_connection_add_filter(connection, { connection, message, incoming, context in
             let recorder = Unmanaged<BusRecorder>.fromOpaque(context!).takeUnretainedValue()
-            recorder.record(message!, incoming: incoming != 0)
+            recorder.record(message!, on: connection!, incoming: incoming != 0)
             return message
         }, context, { context in Unmanaged<BusRecorder>.fromOpaque(context!).release() })
         installed.withLock { $0 = Installed(connection: connection, filter: filter) }
@@ -50,45 +50,38 @@ final class BusRecorder: Sendable {
         g_object_unref(UnsafeMutableRawPointer(current.connection))
     }
 
-    private func record(_ message: OpaquePointer, incoming: Bool) {
-        switch g_dbus_message_get_message_type(message) {
-        case G_DBUS_MESSAGE_TYPE_METHOD_CALL where !incoming:
-            var text = String(cString: g_dbus_message_get_member(message)) + " "
-                + String(cString: g_dbus_message_get_path(message))
-            if let body = g_dbus_message_get_body(message), let printed = g_variant_print(body, 0) {
-                text += " " + String(cString: printed)
-                g_free(printed)
-            }
-            let serial = g_dbus_message_get_serial(message)
-            events.withLock { $0.append(.call(serial: serial, text: text)) }
-        case G_DBUS_MESSAGE_TYPE_METHOD_RETURN where incoming, G_DBUS_MESSAGE_TYPE_ERROR where incoming:
-            let serial = g_dbus_message_get_reply_serial(message)
-            events.withLock { $0.append(.answer(to: serial)) }
-        default:
-            break
+    private func record(_ message: OpaquePointer, on connection: OpaquePointer, incoming: Bool) {
+        guard !incoming, g_dbus_message_get_message_type(message) == G_DBUS_MESSAGE_TYPE_METHOD_CALL else { return }
+        var text = String(cString: g_dbus_message_get_member(message)) + " "
+            + String(cString: g_dbus_message_get_path(message))
+        if let body = g_dbus_message_get_body(message), let printed = g_variant_print(body, 0) {
+            text += " " + String(cString: printed)
+            g_free(printed)
         }
+        // Before the message is written: a batch's call is still awaiting its reply.
+        let batch = DBusReplies.batch(sentAs: g_dbus_message_get_serial(message), on: connection)
+        events.withLock { $0.append(.call(text: text, batch: batch)) }
     }
 
-    /// The calls whose text contains any of `names`, each with its round: a call sent after an answer to an earlier
-    /// such call arrived waited for it, and so begins a new round trip.
+    /// The calls whose text contains any of `names`, each with its round: the calls of one `DBusBatch` go out together
+    /// and are awaited together, one round trip; any other call is one by itself.
+    ///
+    /// Counted by batch, not by when answers came: a batch's calls leave one after the other, and on a busy machine the
+    /// first one's answer can arrive before the last has left, although nothing waited for it (a whole run once
+    /// counted a hinted lookup's three calls as two round trips that way).
     func rounds(concerning names: [String]) -> [(round: Int, call: String)] {
         let recorded = events.withLock { $0 }
-        var ours: Set<UInt32> = []
+        var roundOfBatch: [Int: Int] = [:]
         var result: [(round: Int, call: String)] = []
         var round = 0
-        var answeredSinceLastCall = true
-        for event in recorded {
-            switch event {
-            case .call(let serial, let text) where names.contains { Self.text(text, names: $0) }:
-                if answeredSinceLastCall { round += 1 }
-                answeredSinceLastCall = false
-                ours.insert(serial)
-                result.append((round, text))
-            case .answer(let serial) where ours.contains(serial):
-                answeredSinceLastCall = true
-            default:
-                break
+        for case .call(let text, let batch) in recorded where names.contains(where: { Self.text(text, names: $0) }) {
+            if let batch, let known = roundOfBatch[batch] {
+                result.append((known, text))
+                continue
             }
+            round += 1
+            if let batch { roundOfBatch[batch] = round }
+            result.append((round, text))
         }
         return result
     }
