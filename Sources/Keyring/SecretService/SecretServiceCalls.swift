@@ -12,9 +12,9 @@ struct NeedsUnlock: Error {
 /// The D-Bus calls of one blocking operation, sharing its `GCancellable`, split by job: searching
 /// (`+Search`), secrets (`+Secrets`), items, collections and locks (`+Items`), and the service's signals (`+Changes`).
 ///
-/// One way to the bus: every method call is a ``DBusBatch`` on libsecret's connection. Items are addressed by D-Bus object path, not through libsecret's `SecretItem` proxies: a proxy costs a
-/// `GetAll` round trip and a bus match rule of its own. Calls whose answers do not depend on each other go out in
-/// one batch and cost one round trip. libsecret opens the encrypted session (and encrypts and decrypts secrets
+/// One way to the bus: every method call is a ``DBusBatch`` on libsecret's connection. Items are addressed by D-Bus
+/// object path, not through libsecret's `SecretItem` proxies: a proxy costs a `GetAll` round trip and a bus match rule
+/// of its own. Calls whose answers do not depend on each other go out in one batch and cost one round trip. libsecret opens the encrypted session (and encrypts and decrypts secrets
 /// with its keys), and runs the calls that may show a prompt: creating, deleting, locking and unlocking.
 ///
 /// Only ever used on a ``BlockingCall`` thread, inside one call: it is neither stored nor sent anywhere. The one
