@@ -145,8 +145,12 @@ extension DBusBatch.Slots.State {
 
 /// A reference (a `GDBusMessage`, a `GError`) handed from the thread that made it to the one that reads it.
 ///
-/// `@unchecked Sendable` is safe: a handed reference has one holder at a time — the thread that made it, then the
-/// batch's slots (behind their lock), then the thread that takes it — and only its holder touches it.
+/// `@unchecked Sendable` is safe: a handed reference is owned by one holder at a time — the thread that made it, then
+/// the batch's slots (behind their lock), then the thread that takes it — and only its holder releases it or reads
+/// through it. A reply message is also read, after the filter has passed it on, by GDBus's worker and any later
+/// filters: GDBus locks every incoming message (makes it immutable) before the first filter runs
+/// (`gdbusconnection.c`, `on_worker_message_received`), and references are counted atomically, so those reads race
+/// with nothing.
 struct Handed<Pointer>: @unchecked Sendable {
     let pointer: Pointer
     init(_ pointer: Pointer) { self.pointer = pointer }

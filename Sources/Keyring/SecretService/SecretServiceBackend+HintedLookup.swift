@@ -20,6 +20,9 @@ extension SecretServiceBackend {
     /// - Throws: `timedOut` after the configuration's timeout, `CancellationError` when the task is cancelled.
     func hintedLookup(_ attributes: [String: String]) async throws -> KeyringSecret? {
         guard let hint = hints.path(for: attributes), let service = OpenService.current else { return nil }
+        // The calls below read libsecret's service through its pointer alone: it must outlive them, whatever
+        // `OpenService.forget()` does meanwhile.
+        defer { withExtendedLifetime(service) {} }
         let cancellable = BlockingCall.Cancellable()
         let outcome = ResumeOnce<Void>()
         // Started before the batch's own (longer) timer, so that the watchdog thread is woken for neither when its
