@@ -233,8 +233,8 @@ let package = Package(
         .testTarget(
             name: "TokenAuthFileStoreTests",
             dependencies: [
-                "TokenAuthFileStore", "TokenAuth", "OAuthTestServer", "OAuthTestSupport", "TestSupport",
-                "file-store-child",
+                "TokenAuthFileStore", "TokenAuth", "TokenAuthURLSession", "OAuthTestServer", "OAuthTestSupport",
+                "TestSupport", "file-store-child",
             ]
         ),
         // The command line's base, without running it: the plain token call read without the parser, the version.

@@ -19,7 +19,8 @@ public enum SignOut {
         case notConfigured
         /// The server accepted the revocation of every token sent (the refresh token, then the access token).
         case revoked
-        /// A revocation request failed; the item was deleted all the same.
+        /// A revocation request failed; the item was deleted all the same. The error's `reason` says what failed, and
+        /// its `fix` says so: the tokens stay valid at the server until they expire.
         case failed(TokenAuthError)
     }
 
@@ -82,11 +83,24 @@ public enum SignOut {
             do {
                 try await revoker.revoke(token, hint: hint)
             } catch let error as TokenAuthError {
-                return .failed(error)
+                return .failed(signedOutAllTheSame(error))
             } catch {
-                return .failed(.unreachable("revocation endpoint", host: revoker.endpoint.host ?? "?", because: error))
+                return .failed(signedOutAllTheSame(
+                    .unreachable("revocation endpoint", host: revoker.endpoint.host ?? "?", because: error)))
             }
         }
         return .revoked
+    }
+
+    /// The revocation's error with a fix that holds after a sign-out. The endpoint's own fix is for a request that
+    /// keeps its tokens ("the tokens were kept and the request can be retried"); here the entry is deleted all the
+    /// same, so nothing is left to retry with, and an app that shows `fix` (or the error's description) beside
+    /// "signed out" would contradict itself.
+    private static func signedOutAllTheSame(_ error: TokenAuthError) -> TokenAuthError {
+        TokenAuthError(
+            error.code, error.reason,
+            fix: "The tokens were deleted here all the same; they stay valid at the server until they expire.",
+            underlying: error.underlying, oauthError: error.oauthError, retryAfter: error.retryAfter,
+            statusCode: error.statusCode, challenge: error.challenge, body: error.body)
     }
 }

@@ -38,8 +38,8 @@ extension TokenCtl {
                 case .notConfigured:
                     Terminal.status("Deleted the tokens from \(location.named) (no revocation endpoint is recorded).")
                 case .failed(let error):
-                    // The error's own fix is for a request that keeps its tokens ("the tokens were kept and the
-                    // request can be retried"); here they are deleted, and nothing is left to retry with.
+                    // tokenctl's own sentence, with the server's words; the error's fix says the same for apps
+                    // (`SignOut` gives it one that holds after a sign-out).
                     let said = error.oauthError?.errorDescription.map { " The server said: \"\($0)\"." } ?? ""
                     Terminal.error(
                         "Deleted the tokens from \(location.named), but the server did not revoke them: \(error.reason)"
