@@ -64,5 +64,5 @@ do {
         print(error)  // error.code says exactly what failed
     }
 }
-watcher.cancel()
 // snippet.end
+watcher.cancel()
