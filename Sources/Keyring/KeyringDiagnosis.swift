@@ -30,10 +30,16 @@ public struct KeyringDiagnosis: Sendable, CustomStringConvertible {
     /// The program owning the Secret Service's bus name, when one does and it could be identified.
     public let provider: KeyringProvider?
 
-    init(checks: [Check], error: KeyringError?, provider: KeyringProvider? = nil) {
+    /// Whether the default collection was found locked: only a warning, because each call may show the provider's
+    /// unlock prompt; but where prompting is off (`prompting: .never`, `tokenctl --no-prompt`) every read and write
+    /// fails with `locked` until someone unlocks it.
+    public let isDefaultCollectionLocked: Bool
+
+    init(checks: [Check], error: KeyringError?, provider: KeyringProvider? = nil, isDefaultCollectionLocked: Bool = false) {
         self.checks = checks
         self.error = error
         self.provider = provider
+        self.isDefaultCollectionLocked = isDefaultCollectionLocked
     }
 
     /// Whether every check passed, possibly with warnings.

@@ -25,7 +25,14 @@ package enum DefaultAccounts {
 
     /// The default account of `service`, or `nil` when none was chosen or the file cannot be used (`switch` says why).
     package static func account(for service: String) -> String? {
-        (try? directory.withDirectory(creating: false) { try read(in: $0) })??[service]
+        (try? chosenAccount(for: service)) ?? nil
+    }
+
+    /// The default account of `service`, or `nil` when none was chosen.
+    /// - Throws: `TokenAuthError` with code `storageFailed` when the file cannot be used, as ``set(_:for:)`` would:
+    ///   a command that needs the default says why it has none, instead of asking for a choice `switch` cannot record.
+    package static func chosenAccount(for service: String) throws -> String? {
+        try directory.withDirectory(creating: false) { try read(in: $0) }?[service]
     }
 
     /// Makes `account` the default of `service`, keeping the other services' choices.

@@ -39,6 +39,8 @@ package enum CredentialsImport {
     /// takes one). Tokens with spaces, control or non-ASCII characters are refused: they end up in header fields.
     package static func parse(_ text: String, receivedAt: Date) throws(Failure) -> StoredCredentials {
         let trimmed = text.trimmingWhitespace
+        // What a script pipes in when its variable is unset or empty (`echo "$TOKEN" | tokenctl import`).
+        guard !trimmed.isEmpty else { throw Failure(reason: "it is empty") }
         if !trimmed.hasPrefix("{"), let fields = FormEncoding.fields(of: Data(trimmed.utf8)),
             fields["access_token"] != nil || fields["error"] != nil
         {

@@ -20,6 +20,10 @@ struct CredentialsImportRefusalTests {
         Refused(name: "JSON true", text: "true", reason: "JSON true"),
         Refused(name: "a JSON array of one object", text: #"[{"access_token":"leak-me"}]"#, reason: "not an object"),
         Refused(name: "a JSON string", text: #""leak-me""#, reason: "neither JSON nor a bare access token"),
+        // `echo "$TOKEN" | tokenctl import` with TOKEN unset: not "neither JSON nor a token", which sends one
+        // looking for what is wrong with the text.
+        Refused(name: "nothing", text: "", reason: "it is empty"),
+        Refused(name: "only white space", text: " \n\n", reason: "it is empty"),
         Refused(name: "a token response with a trailing comma", text: #"{"access_token":"leak-me","expires_in":3600,}"#,
                 reason: "comma before a closing"),
         Refused(name: "a stored bundle with a trailing comma",

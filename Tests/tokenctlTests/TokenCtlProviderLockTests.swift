@@ -55,6 +55,23 @@ struct TokenCtlProviderLockTests {
         }
     }
 
+    @Test("locked: doctor --no-prompt exits 4, as every command with --no-prompt then fails; unlocked, it exits 0")
+    func doctorWithoutPromptOnLockedKeyring() async throws {
+        let unlocked = try await tokenctl(["doctor", "--no-prompt"])
+        #expect(unlocked.status == 0, "\(unlocked.allOutput)")
+        try await withDefaultCollectionLocked {
+            let doctor = try await tokenctl(["doctor", "--no-prompt"])
+            #expect(doctor.status == 4, "a script's `tokenctl doctor --no-prompt && …` must stop here: \(doctor.allOutput)")
+            if provider == .gnomeKeyring {
+                // gnome-keyring shows its locked collection: a warning, and usable for commands that may prompt.
+                #expect(doctor.stdout.contains("[warning] default collection"), "\(doctor.allOutput)")
+                #expect(doctor.stdout.contains("is locked"), "\(doctor.allOutput)")
+                let prompting = try await tokenctl(["doctor"])
+                #expect(prompting.status == 0, "\(prompting.allOutput)")
+            }
+        }
+    }
+
     @Test("locked: KeyringAuthStore load, save and delete throw locked and write nothing; unlocked, the bundle is intact")
     func authStoreOnLockedKeyring() async throws {
         let store = KeyringAuthStore(service: TestKeyring.uniqueService(), account: "ada", keyring: keyring)

@@ -93,6 +93,37 @@ struct TokenCtlSwitchTests {
         }
     }
 
+    @Test("a default accounts' file that cannot be used: a command without --account exits 4 naming it and its fix, not sending the user to `switch`, which fails on it too")
+    func unusableFileNamed() async throws {
+        let service = TestKeyring.uniqueService()
+        let config = try TemporaryDirectory()
+        let environment: [String: String?] = ["XDG_CONFIG_HOME": config.url.path]
+        let directory = config.url.appendingPathComponent("tokenctl")
+        let file = directory.appendingPathComponent("default-accounts.json")
+        try await cleaningUp({ _ = try? await TestKeyring.keyring.delete(["service": service, "account": "ada"]) }) {
+            let bundle = #"{"version":1,"access_token":"token-of-ada","expires_at":"2099-01-01T00:00:00Z"}"#
+            try await TestKeyring.keyring.store(bundle, label: "x", attributes: ["service": service, "account": "ada"])
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+            let broken = #"{"\#(service)": "#
+            #expect(FileManager.default.createFile(atPath: file.path, contents: Data(broken.utf8), attributes: [.posixPermissions: 0o600]))
+            let item = ["--service", service, "--no-prompt"]
+
+            let token = try await tokenctl(["token"] + item, environment: environment)
+            #expect(token.status == 4, "\(token.allOutput)")
+            #expect(token.stdout.isEmpty)
+            #expect(token.stderr.contains("The file of default accounts \(file.path) could not be used"), "\(token.stderr)")
+            #expect(token.stderr.contains("Correct it, or remove it"), "\(token.stderr)")
+            #expect(!token.stderr.contains("tokenctl switch"), "switch fails on the same file: \(token.stderr)")
+            #expect(try await tokenctl(["switch", "--account", "ada"] + item, environment: environment).status == 4)
+
+            // --account needs no default: it still works, and the file is left as it was.
+            let named = try await tokenctl(["token", "--account", "ada"] + item, environment: environment)
+            #expect(named.status == 0, "\(named.allOutput)")
+            #expect(named.stdout == "token-of-ada\n")
+            #expect(try String(contentsOf: file, encoding: .utf8) == broken)
+        }
+    }
+
     private func mode(_ path: String) throws -> Int {
         try #require(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int)
     }

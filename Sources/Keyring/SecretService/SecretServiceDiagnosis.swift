@@ -137,7 +137,8 @@ struct SecretServiceDiagnosis {
                 } else {
                     checks.append(Check(name: "default collection", status: .ok, detail: "\(described) is unlocked", fix: nil))
                 }
-                return KeyringDiagnosis(checks: checks, error: nil, provider: provider)
+                return KeyringDiagnosis(
+                    checks: checks, error: nil, provider: provider, isDefaultCollectionLocked: collection.isLocked)
             }
         } catch let error as KeyringError {
             return fail(checks.count == 2 ? "session" : "default collection", error)

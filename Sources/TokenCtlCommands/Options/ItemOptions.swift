@@ -33,7 +33,16 @@ package struct ItemOptions: ParsableArguments {
     }
 
     package func validate() throws {
-        guard accountOption != nil || DefaultAccounts.account(for: service) != nil else {
+        guard accountOption == nil else { return }
+        let chosen: String?
+        do {
+            chosen = try DefaultAccounts.chosenAccount(for: service)
+        } catch {
+            // The file's own sentence and fix (exit 4, as `switch` on it): "choose a default" would send the user to
+            // `switch`, which cannot record a choice in a file it cannot use.
+            throw reported(error)
+        }
+        guard chosen != nil else {
             let service = Terminal.printable(service)
             throw ValidationError(
                 "Give --account, or choose a default account for \"\(service)\" with `tokenctl switch --service "
