@@ -11,7 +11,8 @@ import TokenAuth
 /// - 5 `transient`: a network or server failure (the tokens were kept), or no answer in time;
 /// - 6 `requestRefused`: `tokenctl request`'s resource refused the request (the body is printed);
 /// - 64 `usage`: a usage error, or an endpoint, issuer, client or option that cannot work as configured;
-/// - 65 `badInput`: malformed standard input, or a stored item that cannot be read.
+/// - 65 `badInput`: malformed standard input, or a stored item that cannot be read;
+/// - 74 `outputFailed`: standard output could not be written (``StandardStreams``), sysexits' `EX_IOERR`.
 ///
 /// A library error's status is computed from its category (``init(_:)``), never looked up by its code: the
 /// categories are the libraries' own (`isLoginRequired`, `isStorageFailure`, …, the same on every error type), so
@@ -19,6 +20,7 @@ import TokenAuth
 /// says without a change here.
 package enum ExitStatus: Int32, Sendable, CaseIterable {
     case success = 0, loginRequired = 3, storageFailure = 4, transient = 5, requestRefused = 6, usage = 64, badInput = 65
+    case outputFailed = 74
 
     /// The status of an error of the libraries, from its category: 3 login required, 4 storage failure, 6 request
     /// refused, 65 unreadable entry, 5 transient, and 64 for a misconfiguration and anything else.

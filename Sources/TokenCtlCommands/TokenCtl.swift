@@ -8,9 +8,12 @@ package enum Main {
     /// ``TokenCtlLogging`` sets them up.
     @MainActor
     package static func run() async {
+        StandardStreams.occupyClosed()
         DetachedRefresh.runDetachedIfRefreshing(CommandLine.arguments)
         TokenCtlLogging.bootstrap()
+        // Returns only when the command succeeded: the argument parser exits with the status of a failure itself.
         await TokenCtl.main()
+        StandardStreams.finishOutput()
     }
 }
 
@@ -43,6 +46,7 @@ package struct TokenCtl: AsyncParsableCommand {
               64  usage error, or an endpoint or issuer that cannot be used as configured
               65  bad input: malformed standard input, or a stored item that cannot be
                   read
+              74  standard output could not be written (a full disk, a closed stdout)
 
             Errors are one sentence each, naming the cause in words. Set \
             TOKENCTL_LOG_LEVEL=debug to see the library's log on standard error, and after \

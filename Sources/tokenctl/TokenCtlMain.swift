@@ -16,15 +16,16 @@ import TokenCtlBase
 @main
 enum TokenCtlMain {
     static func main() {
+        StandardStreams.occupyClosed()
         if TokenCtlVersion.isRequested(by: CommandLine.arguments.dropFirst()) {
-            print(TokenCtlVersion.current)
+            StandardStreams.printLine(TokenCtlVersion.current)
             return
         }
         TokenCtlLogging.bootstrap()
         if let call = PlainTokenCall(CommandLine.arguments.dropFirst()) {
             switch call.read(at: systemWallClock()) {
             case .fresh(let token):
-                print(token)
+                StandardStreams.printLine(token)
                 return
             case .failed(let error):
                 StandardError.report(error.report)

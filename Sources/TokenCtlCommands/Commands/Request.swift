@@ -101,9 +101,11 @@ extension TokenCtl {
                 let reason = head.status.reasonPhrase.isEmpty ? "" : " \(head.status.reasonPhrase)"
                 var text = "HTTP/1.1 \(head.status.code)\(reason)\n"
                 for field in head.headerFields { text += "\(field.name): \(field.value)\n" }
-                FileHandle.standardOutput.write(Data((text + "\n").utf8))
+                print(text)
             }
-            FileHandle.standardOutput.write(body)
+            // Through `print`'s buffer, which `StandardStreams.finishOutput()` checks: `FileHandle.write(_:)` traps
+            // on a write that fails (a full disk).
+            body.withUnsafeBytes { StandardStreams.write($0) }
             if head.status.kind != .successful {
                 Terminal.status("The server answered with status \(head.status.code).")
                 throw ExitCode(.requestRefused)

@@ -1,5 +1,6 @@
 import Foundation
 import TokenAuth
+import TokenCtlBase
 
 /// Where output goes: data on stdout, messages on stderr.
 ///
@@ -35,15 +36,19 @@ package enum Terminal {
     /// input (`</dev/zero`, a pipe that never closes its end after the limit) is refused as soon as the byte over
     /// the limit arrives, instead of filling memory.
     package static func readStandardInput(limit: Int = 64 * 1024) throws -> String {
-        let data: Data
-        do {
-            data = try FileHandle.standardInput.read(upToCount: limit + 1) ?? Data()
-        } catch {
-            throw Failure.badInput("Standard input cannot be read (\(error.localizedDescription)).")
+        guard StandardStreams.isStandardInputReadable else {
+            throw Failure.badInput("Standard input is closed, so there is nothing to read. Give the input on it: a pipe, or `<file`.")
         }
-        guard data.count <= limit else {
+        let bytes: [UInt8]?
+        do throws(SystemCallError) {
+            bytes = try readToEnd(STDIN_FILENO, limit: limit)
+        } catch {
+            throw Failure.badInput("Standard input cannot be read (\(error.sentence)).")
+        }
+        guard let bytes else {
             throw Failure.badInput("Standard input is larger than \(limit) bytes; give the tokens alone.")
         }
+        let data = Data(bytes)
         guard let text = String(data: data, encoding: .utf8) else { throw Failure.badInput("Standard input is not UTF-8 text.") }
         return text
     }
