@@ -89,6 +89,22 @@ public struct KeyringItem: Sendable, Hashable {
         return own == wanted
     }
 
+    /// The names of the attributes this item shows only hashed: gnome-keyring's `gkr:compat:hashed:NAME`, on an item
+    /// of a collection it loaded locked from disk (at start, every collection but the login one), until that
+    /// collection is unlocked. Their values are not known from the item; ``hasExactly(_:)`` matches them by hash.
+    public var hashedAttributeNames: Set<String> {
+        Set(attributes.keys.filter { $0.hasPrefix(Self.hashedPrefix) }.map { String($0.dropFirst(Self.hashedPrefix.count)) })
+    }
+
+    /// Whether the item's attributes are exactly `attributes` and, besides them, the ones named in `hashed`, whose
+    /// values it shows only hashed (``hashedAttributeNames``): for listing the items of a locked collection by the
+    /// attributes that are known, as `["service": S]` with `["account"]` hidden.
+    public func hasExactly(_ attributes: [String: String], besidesHashed hashed: Set<String>) -> Bool {
+        guard hashed.isSubset(of: hashedAttributeNames) else { return false }
+        let hidden = Set(hashed.map { Self.hashedPrefix + $0 })
+        return Self.attributes(self.attributes.filter { !hidden.contains($0.key) }, matchExactly: attributes)
+    }
+
     /// gnome-keyring's name prefixes for the hashed form of an attribute, and for the marker of one that older
     /// versions stored as a number (hashed differently; never one of ours).
     private static let hashedPrefix = "gkr:compat:hashed:"

@@ -12,7 +12,8 @@ extension KeyringAuthStore {
     public typealias AccountState = StoredAccountState
 
     /// Every stored account of `service` and the state of its session at `now`, read without refreshing, writing or
-    /// unlocking anything: items of a locked collection are `.locked` unread.
+    /// unlocking anything: items of a locked collection are `.locked` unread, with an empty `account` where
+    /// gnome-keyring hides its name until the collection is unlocked (see ``accounts(of:keyring:)``).
     ///
     /// ```swift
     /// for account in try await KeyringAuthStore.accountStates(of: "api.example.com", at: Date.now) {

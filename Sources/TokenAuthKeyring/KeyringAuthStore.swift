@@ -107,11 +107,15 @@ public struct KeyringAuthStore: CredentialsStore {
     }
 
     /// Every stored account of `service`, with its metadata (not its tokens).
+    ///
+    /// An item of a collection that gnome-keyring loaded locked from disk shows its attributes only hashed until the
+    /// collection is unlocked: it is listed too, locked and without an `account` attribute
+    /// (``KeyringItem/hashedAttributeNames`` has `account`), so that a locked session is never taken for none.
     public static func accounts(of service: String, keyring: Keyring = Keyring()) async throws -> [KeyringItem] {
         try await keyring.items(matching: ["service": service])
             .filter { item in
-                guard let account = item.attributes["account"] else { return false }
-                return item.hasExactly(["service": service, "account": account])
+                if let account = item.attributes["account"] { return item.hasExactly(["service": service, "account": account]) }
+                return item.isLocked && item.hasExactly(["service": service], besidesHashed: ["account"])
             }
             .sorted { ($0.attributes["account"] ?? "") < ($1.attributes["account"] ?? "") }
     }

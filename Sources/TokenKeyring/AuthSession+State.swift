@@ -57,6 +57,10 @@ extension AuthSession {
             if name == nil {
                 // Nothing chosen: a service with exactly one account has that one.
                 let stored = try await KeyringAuthStore.accounts(of: configuration.service, keyring: configuration.keyring)
+                // An account whose name gnome-keyring hides until its collection is unlocked: not "signed out".
+                if let hidden = stored.first(where: { $0.attributes["account"] == nil }) {
+                    return .unavailable(.hashedWhileLocked(hidden))
+                }
                 if stored.count == 1, let only = stored[0].attributes["account"] {
                     chosenAccount = only
                     name = only

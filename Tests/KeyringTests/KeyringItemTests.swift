@@ -40,6 +40,28 @@ struct KeyringItemTests {
         #expect(!item(number).hasExactly(ours), "an attribute once stored as a number is not ours")
     }
 
+    @Test("a locked item's hashed account: named as hashed, and matched by the attributes that are known besides it")
+    func hashedAccountBesidesKnown() {
+        let hashed = [
+            "gkr:compat:hashed:account": "8c8d357b5e872bbacd45197626bd5759",
+            "gkr:compat:hashed:service": "d2a57dc1d883fd21fb9951699df71cc7",
+            "xdg:schema": "org.freedesktop.Secret.Generic",
+        ]
+        #expect(item(hashed).hashedAttributeNames == ["account", "service"])
+        #expect(item(["service": "app", "account": "ada"]).hashedAttributeNames.isEmpty)
+        #expect(item(hashed).hasExactly(["service": "app"], besidesHashed: ["account"]))
+        #expect(!item(hashed).hasExactly(["service": "other"], besidesHashed: ["account"]), "another service's hash")
+        #expect(!item(hashed).hasExactly(["service": "app"], besidesHashed: ["user"]), "no hashed attribute of that name")
+        var more = hashed
+        more["gkr:compat:hashed:extra"] = "0"
+        #expect(!item(more).hasExactly(["service": "app"], besidesHashed: ["account"]), "an extra attribute: another tool's")
+        #expect(!item(["service": "app", "account": "ada"]).hasExactly(["service": "app"], besidesHashed: ["account"]))
+        let error = KeyringError.hashedWhileLocked(item(hashed))
+        #expect(error.code == .locked)
+        #expect(error.isStorageFailure)
+        #expect(error.description.contains("account, service"), "\(error)")
+    }
+
     @Test("the collection path is the item path without its last component")
     func collectionPath() {
         #expect(item([:]).collectionPath == "/org/freedesktop/secrets/collection/login")

@@ -68,9 +68,9 @@ extension TokenCtlKeyringTests {
                 #expect(imported.status == 4, "must not create a second item beside the locked one")
                 #expect(imported.stderr.contains("locked"))
 
-                let listed = try await tokenctl(["list", "--service", service, "--json"])
+                let listed = try await tokenctl(["list", "--service", service, "--json"], environment: ["TOKENCTL_LOG_LEVEL": "trace"])
                 #expect(listed.status == 0)
-                #expect(try listed.json(as: [[String: Any]].self).map { $0["locked"] as? Bool } == [true])
+                #expect(try listed.json(as: [[String: Any]].self).map { $0["locked"] as? Bool } == [true], "\(listed.stdout) \(listed.stderr)")
 
                 try await TestKeyring.unlockCollection(collection.path)
                 #expect(try await secretToolLookup(service) == before)

@@ -8,7 +8,7 @@ import Testing
 /// is unlocked. Our items there were taken for another tool's and reported absent.
 @Suite("gnome-keyring: a collection that is locked from the start", .needsPrivateProvider)
 struct TokenCtlLockedAtStartTests {
-    @Test("an item in a collection gnome-keyring loaded locked is reported locked, and import over it writes nothing")
+    @Test("an item in a collection gnome-keyring loaded locked is reported locked, import over it writes nothing, and list and status show it")
     func lockedFromTheStart() async throws {
         let provider = TestProvider.current
         try #require(provider == .gnomeKeyring, "this test copies gnome-keyring's files; the run's provider is \(provider.rawValue)")
@@ -60,6 +60,19 @@ struct TokenCtlLockedAtStartTests {
                 "{'service': '\(service)', 'account': 'ada'}",
             ])
             #expect(searchedAgain.stdout == search.stdout, "import wrote an item beside the locked one")
+
+            // Listed, locked, its name hidden: never "no accounts".
+            let listed = try await tokenctl(["list", "--service", service, "--json", "--no-prompt"], environment: environment)
+            #expect(listed.status == 0, "\(listed.allOutput)")
+            let rows = try listed.json(as: [[String: Any]].self)
+            #expect(rows.map { $0["locked"] as? Bool } == [true], "\(listed.stdout)")
+            #expect(rows.first?["account"] as? String == "", "\(listed.stdout)")
+            let text = try await tokenctl(["list", "--service", service, "--no-prompt"], environment: environment)
+            #expect(text.stdout.hasPrefix("(name hidden until the keyring is unlocked)\t"), "\(text.allOutput)")
+            #expect(text.stdout.contains("\tlocked"), "\(text.stdout)")
+            let status = try await tokenctl(["status", "--service", service, "--no-prompt"], environment: environment)
+            #expect(status.status == 0, "\(status.allOutput)")
+            #expect(status.stdout.hasPrefix("(name hidden until the keyring is unlocked)\tkeyring locked"), "\(status.stdout)")
         }
     }
 }

@@ -38,6 +38,18 @@ extension KeyringError {
             underlying: detail)
     }
 
+    /// `locked`, for an item found in a collection that its provider shows only hashed until it is unlocked
+    /// (``KeyringItem/hashedAttributeNames``): what the item is cannot be told before the collection is unlocked.
+    public static func hashedWhileLocked(_ item: KeyringItem) -> KeyringError {
+        let names = item.hashedAttributeNames.sorted().joined(separator: ", ")
+        return KeyringError(
+            .locked,
+            "An item in the locked collection \(item.collectionPath) shows its attributes (\(names)) only hashed until "
+                + "the collection is unlocked.",
+            fix: "Unlock the keyring (for example the login keyring in Seahorse, or `secret-tool search --unlock …`) and "
+                + "try again; the stored items are intact.")
+    }
+
     static func timedOut(after timeout: Duration, _ detail: Detail?) -> KeyringError {
         KeyringError(
             .timedOut,

@@ -53,7 +53,7 @@ extension TokenCtl {
                 for located in rows {
                     let row = located.row
                     let modified = row.modified?.formatted(date: .abbreviated, time: .shortened) ?? "?"
-                    print("\(Terminal.printable(row.account))\t\(modified)\(row.locked ? "\tlocked" : "")\(located.location.path == nil ? "" : "\tfile")")
+                    print("\(Terminal.accountName(row.account))\t\(modified)\(row.locked ? "\tlocked" : "")\(located.location.path == nil ? "" : "\tfile")")
                 }
             }
         }

@@ -32,6 +32,12 @@ package enum Terminal {
             .joined(separator: "\n")
     }
 
+    /// An account's name as `list` and `status` print it: ``printable(_:)``, and for the empty name of an item whose
+    /// attributes gnome-keyring hides until its collection is unlocked, a sentence that says so.
+    package static func accountName(_ account: String) -> String {
+        account.isEmpty ? "(name hidden until the keyring is unlocked)" : printable(account)
+    }
+
     /// Reads all of standard input, refusing more than `limit` bytes: it reads at most `limit` + 1, so an endless
     /// input (`</dev/zero`, a pipe that never closes its end after the limit) is refused as soon as the byte over
     /// the limit arrives, instead of filling memory.
