@@ -110,7 +110,7 @@ public struct KeyringAuthStore: CredentialsStore {
     ///
     /// An item of a collection that gnome-keyring loaded locked from disk shows its attributes only hashed until the
     /// collection is unlocked: it is listed too, locked and without an `account` attribute
-    /// (``KeyringItem/hashedAttributeNames`` has `account`), so that a locked session is never taken for none.
+    /// (`KeyringItem.hashedAttributeNames` has `account`), so that a locked session is never taken for none.
     public static func accounts(of service: String, keyring: Keyring = Keyring()) async throws -> [KeyringItem] {
         try await keyring.items(matching: ["service": service])
             .filter { item in

@@ -23,14 +23,18 @@ struct AuthSessionHiddenAccountTests {
                 try await store.save(Auth(accessToken: issued.accessToken, refreshToken: issued.refreshToken))
                 try await TestKeyring.lockWithGDBus(collection.path)
 
-                // gnome-keyring re-reads a collection's file that changed on disk (on its next use): locked, it then
-                // shows the item's attributes hashed, as it shows every collection but the login one after a start.
-                let file = URL(fileURLWithPath: data).appendingPathComponent("keyrings/\(label).keyring")
+                // gnome-keyring re-reads a collection's file that changed on disk, on its next use, when the directory
+                // changed too (its file tracker looks at the directory's time first): locked, it then shows the item's
+                // attributes hashed, as it shows every collection but the login one after a start.
+                let directory = URL(fileURLWithPath: data).appendingPathComponent("keyrings")
+                let file = directory.appendingPathComponent("\(label).keyring")
                 var minutes = 0.0
                 try await waitUntil("gnome-keyring to show the locked item's attributes hashed") {
                     minutes += 1
-                    try FileManager.default.setAttributes(
-                        [.modificationDate: Date(timeIntervalSinceNow: minutes * 60)], ofItemAtPath: file.path)
+                    for changed in [file, directory] {
+                        try FileManager.default.setAttributes(
+                            [.modificationDate: Date(timeIntervalSinceNow: minutes * 60)], ofItemAtPath: changed.path)
+                    }
                     let items = try await TestKeyring.keyring.items(matching: ["service": service])
                     return items.first?.hashedAttributeNames.contains("account") == true
                 }
