@@ -59,18 +59,13 @@ struct TokenCtlSwitchTests {
 
     @Test("the default accounts' file is reached through no link: a link at the file or its directory is refused, exit 4, and what it points at is unchanged")
     func linksRefused() async throws {
-        let service = TestKeyring.uniqueService()
-        let config = try TemporaryDirectory()
-        let environment: [String: String?] = ["XDG_CONFIG_HOME": config.url.path]
-        let directory = config.url.appendingPathComponent("tokenctl")
-        let file = directory.appendingPathComponent("default-accounts.json")
-        try await cleaningUp({ _ = try? await TestKeyring.keyring.delete(["service": service, "account": "ada"]) }) {
-            let bundle = #"{"version":1,"access_token":"token-of-ada","expires_at":"2099-01-01T00:00:00Z"}"#
-            try await TestKeyring.keyring.store(bundle, label: "x", attributes: ["service": service, "account": "ada"])
+        try await withAdaAndConfiguration { service, config, environment in
+            let directory = config.appendingPathComponent("tokenctl")
+            let file = directory.appendingPathComponent("default-accounts.json")
             let item = ["--service", service, "--account", "ada", "--no-prompt"]
 
             // A link planted at the file.
-            let elsewhere = config.url.appendingPathComponent("elsewhere.json")
+            let elsewhere = config.appendingPathComponent("elsewhere.json")
             let planted = #"{"other.example":"zed"}"#
             try planted.write(to: elsewhere, atomically: false, encoding: .utf8)
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
@@ -83,7 +78,7 @@ struct TokenCtlSwitchTests {
 
             // A link planted at the directory.
             try FileManager.default.removeItem(at: directory)
-            let real = config.url.appendingPathComponent("real")
+            let real = config.appendingPathComponent("real")
             try FileManager.default.createDirectory(at: real, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
             try FileManager.default.createSymbolicLink(atPath: directory.path, withDestinationPath: real.path)
             let atDirectory = try await tokenctl(["switch"] + item, environment: environment)
@@ -95,14 +90,9 @@ struct TokenCtlSwitchTests {
 
     @Test("a default accounts' file that cannot be used: a command without --account exits 4 naming it and its fix, not sending the user to `switch`, which fails on it too")
     func unusableFileNamed() async throws {
-        let service = TestKeyring.uniqueService()
-        let config = try TemporaryDirectory()
-        let environment: [String: String?] = ["XDG_CONFIG_HOME": config.url.path]
-        let directory = config.url.appendingPathComponent("tokenctl")
-        let file = directory.appendingPathComponent("default-accounts.json")
-        try await cleaningUp({ _ = try? await TestKeyring.keyring.delete(["service": service, "account": "ada"]) }) {
-            let bundle = #"{"version":1,"access_token":"token-of-ada","expires_at":"2099-01-01T00:00:00Z"}"#
-            try await TestKeyring.keyring.store(bundle, label: "x", attributes: ["service": service, "account": "ada"])
+        try await withAdaAndConfiguration { service, config, environment in
+            let directory = config.appendingPathComponent("tokenctl")
+            let file = directory.appendingPathComponent("default-accounts.json")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
             let broken = #"{"\#(service)": "#
             #expect(FileManager.default.createFile(atPath: file.path, contents: Data(broken.utf8), attributes: [.posixPermissions: 0o600]))
@@ -121,6 +111,20 @@ struct TokenCtlSwitchTests {
             #expect(named.status == 0, "\(named.allOutput)")
             #expect(named.stdout == "token-of-ada\n")
             #expect(try String(contentsOf: file, encoding: .utf8) == broken)
+        }
+    }
+
+    /// Runs `body` with an item `ada` of a service of its own, fresh for an hour and more, and a configuration
+    /// directory of its own (`XDG_CONFIG_HOME` in `environment`), where tokenctl keeps the default accounts.
+    private func withAdaAndConfiguration(
+        _ body: (_ service: String, _ config: URL, _ environment: [String: String?]) async throws -> Void
+    ) async throws {
+        let service = TestKeyring.uniqueService()
+        let config = try TemporaryDirectory()
+        try await cleaningUp({ _ = try? await TestKeyring.keyring.delete(["service": service, "account": "ada"]) }) {
+            let bundle = #"{"version":1,"access_token":"token-of-ada","expires_at":"2099-01-01T00:00:00Z"}"#
+            try await TestKeyring.keyring.store(bundle, label: "x", attributes: ["service": service, "account": "ada"])
+            try await body(service, config.url, ["XDG_CONFIG_HOME": config.url.path])
         }
     }
 
