@@ -44,28 +44,3 @@ extension ChildResult {
             "stdout is not JSON of the expected shape: \(stdout)", sourceLocation: sourceLocation)
     }
 }
-
-/// A Secret Service that owns its bus name and never answers: `scripts/lib/hung-secret-service.py`, which runs
-/// a private `dbus-daemon` of its own and stops it when its standard input closes or it receives SIGTERM.
-enum HungSecretService {
-    /// Runs `body` with a hung Secret Service, and stops the service and its bus afterwards, also when `body` throws.
-    static func with<T>(_ body: (PrivateBusProcess) async throws -> T) async throws -> T {
-        try await PrivateBusProcess.with(
-            URL(fileURLWithPath: "/usr/bin/python3"),
-            [TestKeyring.scriptsDirectory.appendingPathComponent("lib/hung-secret-service.py").path],
-            startLimit: .seconds(15), body)
-    }
-}
-
-/// A Secret Service that closes its connection, without answering, when `method` is called:
-/// `scripts/lib/vanishing-secret-service.py`, a provider that crashes in the middle of a call. Its private bus
-/// activates nothing, so the name stays without an owner afterwards.
-enum VanishingSecretService {
-    /// Runs `body` with such a service, and stops its bus afterwards, also when `body` throws.
-    static func with<T>(leavingOn method: String, _ body: (PrivateBusProcess) async throws -> T) async throws -> T {
-        try await PrivateBusProcess.with(
-            URL(fileURLWithPath: "/usr/bin/python3"),
-            [TestKeyring.scriptsDirectory.appendingPathComponent("lib/vanishing-secret-service.py").path, method],
-            startLimit: .seconds(15), body)
-    }
-}

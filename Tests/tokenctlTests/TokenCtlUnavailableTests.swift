@@ -1,4 +1,5 @@
 import Foundation
+import KeyringTestSupport
 import Testing
 
 /// `tokenctl` where no Secret Service can be used: no session bus, a dead one, or a service that never answers.
@@ -96,6 +97,25 @@ struct TokenCtlUnavailableTests {
             #expect(shown.stderr.hasPrefix("tokenctl: The Secret Service provider left the session bus during the call"),
                     "\(shown.stderr)")
             #expect(!shown.stderr.contains("did not answer"))
+        }
+    }
+
+    /// GDBus fails the calls it awaits when its connection closes, but says so to the rest of the process only in the
+    /// main context the connection was made in, which no command-line tool iterates: the package's own calls must
+    /// notice the closed connection themselves, or they wait for their timeout.
+    @Test("a session bus that goes away during a call (a logout) is 'no Secret Service', at once, not a timeout",
+          arguments: [["token"], ["show"]])
+    func busLeavesDuringCall(command: [String]) async throws {
+        try await VanishingSecretService.with(leavingOn: "SearchItems", busToo: true) { service in
+            let environment: [String: String?] = ["DBUS_SESSION_BUS_ADDRESS": service.address]
+            // A timeout no test waits for: a "did not answer" message is the failure this guards against.
+            let result = try await tokenctl(
+                command + ["--service", "S", "--account", "A", "--timeout", "60"], environment: environment)
+            #expect(result.status == 4, "\(result.allOutput)")
+            #expect(result.stderr.hasPrefix("tokenctl: No Secret Service is reachable on the D-Bus session bus"),
+                    "\(result.stderr)")
+            #expect(result.stderr.contains("The connection is closed"), "\(result.stderr)")
+            #expect(!result.stderr.contains("did not answer"))
         }
     }
 }

@@ -5,12 +5,14 @@ Starts a dbus-daemon of its own (private-bus.conf: nothing is D-Bus-activated, s
 name afterwards), takes org.freedesktop.secrets on it and prints the bus address on one line. It answers the
 Service's properties, refuses encrypted sessions and opens a "plain" one, like a minimal provider; when METHOD is
 called (SearchItems unless given), it closes its connection without answering, as a provider that crashes does.
-The bus stays up, so the caller finds the name without an owner. Runs until its standard input closes (or
-SIGTERM/SIGINT), then stops its dbus-daemon.
+The bus stays up, so the caller finds the name without an owner. With --bus-too it kills the dbus-daemon instead,
+as a session that ends (a logout) does: the caller's connection to the bus closes in the middle of its call. Runs
+until its standard input closes (or SIGTERM/SIGINT), then stops its dbus-daemon.
 
-  vanishing-secret-service.py [METHOD]
+  vanishing-secret-service.py [METHOD] [--bus-too]
 """
 import os
+import signal
 import sys
 
 import dbus
@@ -26,13 +28,19 @@ PROPERTIES = "org.freedesktop.DBus.Properties"
 
 
 def main() -> int:
-    leave_on = sys.argv[1] if len(sys.argv) > 1 else "SearchItems"
+    arguments = [argument for argument in sys.argv[1:] if argument != "--bus-too"]
+    bus_too = "--bus-too" in sys.argv[1:]
+    leave_on = arguments[0] if arguments else "SearchItems"
     # No service directories: once this provider is gone, nothing is D-Bus-activated in its place.
     config = os.path.join(os.path.dirname(os.path.abspath(__file__)), "private-bus.conf")
     with private_dbus_daemon(config) as address:
         dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
         bus = dbus.bus.BusConnection(address)
         loop = GLib.MainLoop()
+        # The daemon's own process id, which it reports for its name like for any connection's.
+        daemon_pid = bus.call_blocking(
+            "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetConnectionUnixProcessID",
+            "s", ["org.freedesktop.DBus"])
 
         def reply(message, signature, *values):
             answer = dbus.lowlevel.MethodReturnMessage(message)
@@ -47,7 +55,10 @@ def main() -> int:
             if not isinstance(message, dbus.lowlevel.MethodCallMessage):
                 return dbus.lowlevel.HANDLER_RESULT_NOT_YET_HANDLED
             member, interface = message.get_member(), message.get_interface()
-            if member == leave_on:
+            if member == leave_on and bus_too:
+                # No answer and no bus: every connection to it closes, the caller's with its call still out.
+                os.kill(int(daemon_pid), signal.SIGKILL)
+            elif member == leave_on:
                 # No answer: the daemon answers the caller with NoReply, and the name loses its owner.
                 connection.close()
             elif interface == PROPERTIES and member == "GetAll":

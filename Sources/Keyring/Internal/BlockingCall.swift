@@ -54,7 +54,7 @@ enum BlockingCall {
                     do {
                         outcome.finish(.success(try body(cancellable.pointer)))
                     } catch let failure as GLibFailure {
-                        outcome.finish(.failure(map(failure, timeout: timeout)))
+                        outcome.finish(.failure(error(for: failure, timeout: timeout)))
                     } catch {
                         outcome.finish(.failure(error))
                     }
@@ -82,11 +82,12 @@ enum BlockingCall {
             return try body(cancellable.pointer)
         } catch let failure as GLibFailure {
             if timedOut.load(ordering: .sequentiallyConsistent) { throw KeyringError.timedOut(after: timeout, nil) }
-            throw map(failure, timeout: timeout)
+            throw error(for: failure, timeout: timeout)
         }
     }
 
-    private static func map(_ failure: GLibFailure, timeout: Duration) -> any Error {
+    /// The error a call bounded by `timeout` reports for `failure`.
+    static func error(for failure: GLibFailure, timeout: Duration) -> any Error {
         let info = failure.info
         switch info.kind {
         case .locked: return KeyringError.locked(info.detail)

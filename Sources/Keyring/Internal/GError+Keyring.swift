@@ -42,6 +42,9 @@ struct GErrorInfo: Sendable {
             }
         } else if quark == g_io_error_quark() && code == Int32(G_IO_ERROR_CLOSED.rawValue) {
             kind = .noProvider
+        } else if quark == g_io_error_quark() && code == Int32(G_IO_ERROR_TIMED_OUT.rawValue) {
+            // GDBus's own timeout of a call (25 s by default), and ``DBusBatch``'s.
+            kind = .dbusTimeout
         } else {
             kind = .other
         }

@@ -7,8 +7,8 @@ import Dispatch
 ///
 /// Each call is sent with `g_dbus_connection_send_message`, and its reply taken by ``DBusReplies``' filter on GDBus's
 /// worker thread: the waiter is woken once, when the last reply is in, and nothing iterates a main context. A call is
-/// bounded by the cancellable (whose cancellation fails the calls still out at once) and by GDBus's default timeout of
-/// a call, ``callTimeout``.
+/// bounded by the cancellable (whose cancellation fails the calls still out at once), by the batch's timeout (GDBus's
+/// default for a call, ``callTimeout``, unless the operation allows longer), and by its connection closing.
 ///
 /// Use: ``call(_:path:interface:method:parameters:replyType:)`` once per slot, ``wait()`` (or ``whenDone(_:)``), then
 /// ``take(_:_:skippingMissing:_:)`` for each slot. `wait()` blocks its thread: only on a ``BlockingCall`` thread. A
@@ -24,15 +24,19 @@ struct DBusBatch: ~Copyable {
     private let cancelHandler: gulong
     private let timer: Timeout
 
-    /// A batch of `size` slots for calls to `destination` (a bus name), bounded by `cancellable`.
-    init(connection: OpaquePointer, destination: String, size: Int, cancellable: UnsafeMutablePointer<GCancellable>?) {
+    /// A batch of `size` slots for calls to `destination` (a bus name), bounded by `cancellable` and by `timeout`,
+    /// after which the calls still out fail with `G_IO_ERROR_TIMED_OUT`.
+    init(
+        connection: OpaquePointer, destination: String, size: Int, cancellable: UnsafeMutablePointer<GCancellable>?,
+        timeout: Duration = callTimeout
+    ) {
         g_object_ref(UnsafeMutableRawPointer(connection))
         self.connection = connection
         self.destination = destination
         self.cancellable = cancellable
         let slots = Slots(size: size)
         self.slots = slots
-        timer = Timeout(after: Self.callTimeout) {
+        timer = Timeout(after: timeout) {
             DBusReplies.abandon(slots, with: G_IO_ERROR_TIMED_OUT, "Timeout was reached")
         }
         if let cancellable {

@@ -20,6 +20,12 @@ import Synchronization
 /// The read lock is only ever taken on the worker thread, and nothing takes ``state``'s lock while holding a GDBus
 /// lock but the filter, so the two orders cannot meet in a cycle. Batches' own locks are taken after ``state``'s,
 /// never before.
+///
+/// A connection that closes (the bus daemon gone: a logout) fails its calls still awaiting a reply with
+/// `G_IO_ERROR_CLOSED`, as GDBus fails its own: ``failCallsOfClosedConnections()`` looks while any call is out. GDBus
+/// says so only through its `closed` signal, which it emits in the main context the connection was made in, and
+/// nothing here iterates that one (a command-line tool iterates none): what it sets at once, from its worker thread, is
+/// the flag `g_dbus_connection_is_closed` reads.
 enum DBusReplies {
     /// A sent call: on which connection, with which serial.
     struct Key: Hashable, Sendable {
@@ -36,9 +42,15 @@ enum DBusReplies {
     private struct State {
         var pending: [Key: (slots: DBusBatch.Slots, index: Int)] = [:]
         var filtered: Set<UInt> = []
+        /// Whether ``failCallsOfClosedConnections()`` is due: from the first call out until none is.
+        var closingWatched = false
     }
 
     private static let state = Mutex(State())
+
+    /// How often ``failCallsOfClosedConnections()`` looks while calls are out: a call on a connection that closed
+    /// fails within this, not at its timeout.
+    static let closingCheckInterval = Duration.milliseconds(200)
 
     /// Sends `message` (a method call) on `connection`; its reply or error goes to slot `index` of `slots`.
     /// - Returns: The error GDBus refused to send it with (a closed connection), or `G_IO_ERROR_CANCELLED` when
@@ -47,7 +59,7 @@ enum DBusReplies {
         _ message: OpaquePointer, on connection: OpaquePointer, into slots: DBusBatch.Slots, _ index: Int,
         cancellable: UnsafeMutablePointer<GCancellable>?
     ) -> UnsafeMutablePointer<GError>? {
-        let refused = state.withLock { state -> Handed<UnsafeMutablePointer<GError>>? in
+        let (refused, watch) = state.withLock { state -> (Handed<UnsafeMutablePointer<GError>>?, Bool) in
             let id = Key(connection, 0).connection
             if !state.filtered.contains(id) {
                 // Once per connection, kept for the process's life: libsecret's connection is the process's shared
@@ -59,17 +71,45 @@ enum DBusReplies {
             // Checked under the lock that the cancellation handler (``abandon(_:with:)``) takes: either the call is
             // refused here, or it is recorded before the handler looks, which then fails it.
             var error: UnsafeMutablePointer<GError>?
-            if g_cancellable_set_error_if_cancelled(cancellable, &error) != 0 { return error.map(Handed.init) }
+            if g_cancellable_set_error_if_cancelled(cancellable, &error) != 0 { return (error.map(Handed.init), false) }
             var serial: guint32 = 0
-            // Not blocking: GDBus serialises the message and queues it for its worker thread, which writes it.
+            // Not blocking: GDBus serialises the message and queues it for its worker thread, which writes it. On a
+            // connection that has closed, it refuses with `G_IO_ERROR_CLOSED`.
             guard g_dbus_connection_send_message(connection, message, G_DBUS_SEND_MESSAGE_FLAGS_NONE, &serial, &error) != 0
-            else { return error.map(Handed.init) }
+            else { return (error.map(Handed.init), false) }
             let key = Key(connection, serial)
             state.pending[key] = (slots, index)
             slots.record(key, index)
-            return nil
+            defer { state.closingWatched = true }
+            return (nil, !state.closingWatched)
         }
+        if watch { watchClosing() }
         return refused?.pointer
+    }
+
+    private static func watchClosing() {
+        _ = Timeout(after: closingCheckInterval) { failCallsOfClosedConnections() }
+    }
+
+    /// Fails the calls awaiting a reply on a connection that has closed, with `G_IO_ERROR_CLOSED`, and looks again
+    /// after ``closingCheckInterval`` while calls are out. Runs on the watchdog thread of ``Timeout``.
+    private static func failCallsOfClosedConnections() {
+        let (failed, again) = state.withLock { state in
+            var closed: [UInt: Bool] = [:]
+            let keys = state.pending.keys.filter { key in
+                // An atomic read of GDBus's flag, no lock. The connection is alive: the filter's reference keeps it.
+                closed[key.connection] ?? {
+                    let isClosed = g_dbus_connection_is_closed(OpaquePointer(bitPattern: key.connection)) != 0
+                    closed[key.connection] = isClosed
+                    return isClosed
+                }()
+            }
+            let failed = keys.compactMap { state.pending.removeValue(forKey: $0) }
+            state.closingWatched = !state.pending.isEmpty
+            return (failed, state.closingWatched)
+        }
+        for call in failed { call.slots.fail([call.index], code: G_IO_ERROR_CLOSED, "The connection is closed") }
+        if again { watchClosing() }
     }
 
     /// Forgets the calls of `slots` still awaiting a reply and fails their slots with a `G_IO_ERROR` of `code`: its

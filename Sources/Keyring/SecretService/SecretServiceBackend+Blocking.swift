@@ -13,10 +13,14 @@ extension SecretServiceBackend {
     /// collection means a KeePassXC that waits for its unlock dialog (see `searchingCall`), which only a prompt ends.
     private func searchingCallHere<T>(_ body: (SecretServiceCalls) throws -> T) throws -> T {
         do {
-            return try BlockingCall.runHere(timeout: configuration.timeout) { try SecretServiceCalls.with($0, body) }
+            return try BlockingCall.runHere(timeout: configuration.timeout) {
+                try SecretServiceCalls.with($0, timeout: configuration.timeout, body)
+            }
         } catch let error as KeyringError where error.code == .timedOut {
             let locked = try? BlockingCall.runHere(timeout: configuration.timeout) { cancellable in
-                try SecretServiceCalls.with(cancellable) { calls in try calls.collection(.default)?.isLocked ?? false }
+                try SecretServiceCalls.with(cancellable, timeout: configuration.timeout) { calls in
+                    try calls.collection(.default)?.isLocked ?? false
+                }
             }
             guard locked == true else { throw error }
             guard configuration.prompting == .allowed else { throw KeyringError.searchWaitsForUnlock(after: configuration.timeout) }

@@ -6,8 +6,9 @@ extension SecretServiceBackend {
         timeout: Duration? = nil,
         _ body: @escaping @Sendable (SecretServiceCalls) throws -> T
     ) async throws -> T {
-        try await BlockingCall.run(timeout: timeout ?? configuration.timeout) { cancellable in
-            try SecretServiceCalls.with(cancellable, body)
+        let timeout = timeout ?? configuration.timeout
+        return try await BlockingCall.run(timeout: timeout) { cancellable in
+            try SecretServiceCalls.with(cancellable, timeout: timeout, body)
         }
     }
 

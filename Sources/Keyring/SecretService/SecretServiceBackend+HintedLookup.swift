@@ -10,7 +10,9 @@ import CLibSecret
 ///
 /// Only the usual case is read here: the search finds the item at the hint alone, unlocked, with exactly the attributes,
 /// and its secret decodes. Anything else (a wrong hint, a locked item, an error reply, a session that does not decode)
-/// gives `nil`, and the lookup runs on a blocking thread as without this, which handles every case.
+/// gives `nil`, and the lookup runs on a blocking thread as without this, which handles every case. A service that did
+/// not answer in time, or a connection that closed, is the lookup's error: the blocking path would only meet it again,
+/// after as long once more.
 ///
 /// Nothing here blocks the cooperative pool: sending a message only queues it for GDBus's worker thread, which writes it;
 /// the replies are awaited on a continuation; reading them and decrypting the secret are CPU work on memory at hand.
@@ -33,7 +35,7 @@ extension SecretServiceBackend {
             if outcome.finish(.failure(KeyringError.timedOut(after: timeout, nil))) { cancellable.cancel() }
         }
         defer { timer.cancel() }
-        let calls = SecretServiceCalls(service: service.pointer, cancellable: cancellable.pointer)
+        let calls = SecretServiceCalls(service: service.pointer, cancellable: cancellable.pointer, timeout: timeout)
         // Reads the connection libsecret's service holds, and its bus name: no call.
         guard let batch = try? calls.makeBatch(size: SecretServiceCalls.hintedReadSize) else { return nil }
         // Not blocking: reads the session's path from the service (`getSecretsParameters`) and queues the messages.
@@ -56,6 +58,10 @@ extension SecretServiceBackend {
             defer { g_variant_unref(encoded) }
             let secret = try calls.decodeText(encoded, path: hint)
             return KeyringSecret(path: hint, attributes: candidate.attributes, secret: secret)
+        } catch let failure as GLibFailure where failure.info.kind == .dbusTimeout || failure.info.isIO(G_IO_ERROR_CLOSED) {
+            // Not a provider that left the bus (`ServiceUnknown`): D-Bus may start another, which the blocking path,
+            // opening its session anew, then finds.
+            throw BlockingCall.error(for: failure, timeout: timeout)
         } catch {
             // An error reply, or a secret this session did not decode: the blocking path knows what to do with it.
             return nil

@@ -23,6 +23,15 @@ struct NeedsUnlock: Error {
 struct SecretServiceCalls {
     let service: UnsafeMutablePointer<SecretService>
     let cancellable: UnsafeMutablePointer<GCancellable>
+    /// How long a batch waits for its replies: GDBus's default for a call, or the operation's timeout when that is
+    /// longer (a search that KeePassXC answers once its unlock dialog is closed may take the prompt's time).
+    let replyTimeout: Duration
+
+    init(service: UnsafeMutablePointer<SecretService>, cancellable: UnsafeMutablePointer<GCancellable>, timeout: Duration) {
+        self.service = service
+        self.cancellable = cancellable
+        replyTimeout = max(timeout, DBusBatch.callTimeout)
+    }
 
     static let itemInterface = "org.freedesktop.Secret.Item"
     static let collectionInterface = "org.freedesktop.Secret.Collection"
@@ -30,14 +39,16 @@ struct SecretServiceCalls {
     static let propertiesInterface = "org.freedesktop.DBus.Properties"
     static let servicePath = "/org/freedesktop/secrets"
 
-    /// Connects to the Secret Service (libsecret shares one connection and session per process) and runs `body`.
-    /// Any failure to connect is "no Secret Service", except the cancellation of the call.
+    /// Connects to the Secret Service (libsecret shares one connection and session per process) and runs `body`, whose
+    /// calls may each wait `timeout` (never less than GDBus's default). Any failure to connect is "no Secret Service",
+    /// except the cancellation of the call.
     ///
     /// `session` counts the sessions tried: a session kwalletd5 cannot decode for, or forgets, is replaced, up to
     /// three sessions in all. One new session was not enough: both failures, one after the other, made one of 300
     /// `tokenctl show` runs fail in a full test run.
     static func with<T>(
         _ cancellable: UnsafeMutablePointer<GCancellable>,
+        timeout: Duration,
         session: Int = 1,
         _ body: (SecretServiceCalls) throws -> T
     ) throws -> T {
@@ -55,7 +66,7 @@ struct SecretServiceCalls {
         guard let service = connected else { throw KeyringError.serviceUnavailable("libsecret returned no service") }
         defer { g_object_unref(service) }
         do {
-            let result = try body(SecretServiceCalls(service: service, cancellable: cancellable))
+            let result = try body(SecretServiceCalls(service: service, cancellable: cancellable, timeout: timeout))
             OpenService.remember(service)
             return result
         } catch is UndecodableSecret where session < 3 {
@@ -63,13 +74,13 @@ struct SecretServiceCalls {
             // next one opens a new session, and run `body` again. Only reads decode, so nothing was written.
             OpenService.forget()
             secret_service_disconnect()
-            return try with(cancellable, session: session + 1, body)
+            return try with(cancellable, timeout: timeout, session: session + 1, body)
         } catch let failure as GLibFailure where session < 3 && failure.info.message.contains("Can't find session") {
             // kwalletd5 sometimes forgets (or never registers) the session it has just opened for us; the call
             // that needed it was refused, so nothing was written. A new session.
             OpenService.forget()
             secret_service_disconnect()
-            return try with(cancellable, session: session + 1, body)
+            return try with(cancellable, timeout: timeout, session: session + 1, body)
         } catch let undecodable as UndecodableSecret where undecodable.decryptedToBinary {
             throw KeyringError.notText(undecodable.path)
         } catch let undecodable as UndecodableSecret {
@@ -122,7 +133,7 @@ struct SecretServiceCalls {
     func makeBatch(size: Int) throws -> DBusBatch {
         DBusBatch(
             connection: try connection, destination: String(cString: clibsecret_service_bus_name(service)), size: size,
-            cancellable: cancellable)
+            cancellable: cancellable, timeout: replyTimeout)
     }
 
     /// Calls `method` of the Secret Service object itself, alone, and reads its reply of type `replyType` with `read`.

@@ -9,6 +9,8 @@ import Foundation
 /// session with it, and the default collection and its lock state, run on one blocking thread.
 struct SecretServiceDiagnosis {
     let cancellable: UnsafeMutablePointer<GCancellable>
+    /// The checks' bound, which the calls of the last checks may each wait when it is longer than GDBus's default.
+    let timeout: Duration
     /// The process's environment: the bus address, and what ``KeyringSetupAdvice`` reads.
     let environment: [String: String]
     static let serviceName = "org.freedesktop.secrets"
@@ -22,7 +24,7 @@ struct SecretServiceDiagnosis {
         let environment = ProcessInfo.processInfo.environment
         do {
             return try await BlockingCall.run(timeout: timeout) { cancellable in
-                SecretServiceDiagnosis(cancellable: cancellable, environment: environment).run()
+                SecretServiceDiagnosis(cancellable: cancellable, timeout: timeout, environment: environment).run()
             }
         } catch let error as KeyringError {
             let check = KeyringDiagnosis.Check(name: "Secret Service", status: .failed, detail: error.reason, fix: error.fix)
@@ -121,7 +123,7 @@ struct SecretServiceDiagnosis {
 
         // 3. A session with it, and 4. the default collection.
         do {
-            return try SecretServiceCalls.with(cancellable) { calls in
+            return try SecretServiceCalls.with(cancellable, timeout: timeout) { calls in
                 checks.append(Check(name: "session", status: .ok, detail: "opened a session with the Secret Service", fix: nil))
                 guard let collection = try calls.collection(.default) else {
                     return fail(

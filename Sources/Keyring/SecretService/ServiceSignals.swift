@@ -55,7 +55,8 @@ enum ServiceSignals {
         }
         if !isNew, watched.withLock({ $0?.rulesConfirmed == true }) { return }
         // The filter is in place: every signal the rules let through from here on reaches it.
-        let batch = DBusBatch(connection: connection, destination: "org.freedesktop.DBus", size: rules.count, cancellable: calls.cancellable)
+        let batch = DBusBatch(connection: connection, destination: "org.freedesktop.DBus", size: rules.count, cancellable: calls.cancellable,
+            timeout: calls.replyTimeout)
         for (index, rule) in rules.enumerated() {
             batch.call(
                 index, path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus", method: "AddMatch",
