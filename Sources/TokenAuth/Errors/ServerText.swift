@@ -1,5 +1,13 @@
 /// Text a server sent — an error description, a user code, a display name — made safe to show on a terminal.
 package enum ServerText {
+    /// ` The server said: "…".`, for an error's description, quoting the server's `error_description`; empty without
+    /// one. The full stop is left out after a text that ends a sentence itself (`"The user declined."`, not `….".`).
+    package static func said(_ description: String?) -> String {
+        guard let description, !description.isEmpty else { return "" }
+        let ended = description.last.map { ".!?".contains($0) } ?? false
+        return " The server said: \"\(description)\"\(ended ? "" : ".")"
+    }
+
     /// `text` without terminal escape sequences (ESC and what it introduces: CSI `ESC [ … final`, OSC `ESC ] … BEL`
     /// or `ESC \`, and two-character escapes) and without control and format characters (C0, DEL, C1, and the
     /// bidirectional overrides and isolates that can make text read otherwise than it is). Letters of any script

@@ -70,7 +70,7 @@ public struct TokenAuthError: Error, Sendable, Equatable, CustomStringConvertibl
     /// What happened, what the server said, how long it asked to wait, and what to do.
     public var description: String {
         var text = reason
-        if let said = oauthError?.errorDescription, !said.isEmpty { text += " The server said: \"\(said)\"." }
+        text += ServerText.said(oauthError?.errorDescription)
         if let retryAfter, code != .backingOff {
             let (seconds, attoseconds) = retryAfter.components
             text += " Retry after \(seconds + (attoseconds > 0 ? 1 : 0)) s."

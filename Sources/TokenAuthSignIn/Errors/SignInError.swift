@@ -62,9 +62,7 @@ public struct SignInError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What happened, what the server said (cleaned), and what to do.
     public var description: String {
         var text = reason
-        if let said = oauthError?.errorDescription, !said.isEmpty, !reason.contains(said) {
-            text += " The server said: \"\(said)\"."
-        }
+        if let said = oauthError?.errorDescription, !reason.contains(said) { text += ServerText.said(said) }
         return text + " " + fix
     }
 

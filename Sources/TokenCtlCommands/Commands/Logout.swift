@@ -40,7 +40,7 @@ extension TokenCtl {
                 case .failed(let error):
                     // tokenctl's own sentence, with the server's words; the error's fix says the same for apps
                     // (`SignOut` gives it one that holds after a sign-out).
-                    let said = error.oauthError?.errorDescription.map { " The server said: \"\($0)\"." } ?? ""
+                    let said = ServerText.said(error.oauthError?.errorDescription)
                     Terminal.error(
                         "Deleted the tokens from \(location.named), but the server did not revoke them: \(error.reason)"
                             + "\(said) They stay valid at the server until they expire.")
