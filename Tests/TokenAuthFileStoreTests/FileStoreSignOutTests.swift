@@ -36,4 +36,37 @@ struct FileStoreSignOutTests {
         #expect(!error.fix.contains("kept"), "the fix says the deleted tokens were kept: \(error.fix)")
         #expect(error.fix.contains("stay valid at the server until they expire"))
     }
+
+    @Test("an answer kept because the store failed in the refresh window: its newest tokens are revoked first, and the kept answer goes with the file")
+    func keptAnswerSignedOut() async throws {
+        try await withServer { server in
+            let temporary = try TemporaryDirectory()
+            let store = FileAuthStore(
+                service: "signout.example", account: "ada", directory: temporary.url.appendingPathComponent("tokenkeyring"))
+            let client = OAuthClient(
+                tokenEndpoint: server.tokenEndpoint, clientID: "test-client", revocationEndpoint: server.revocationEndpoint)
+            let issued = server.issueTokens(clientID: "test-client", subject: "ada")
+            let stored = Auth(
+                accessToken: issued.accessToken, refreshToken: issued.refreshToken, expiresAt: issued.expiresAt)
+            try await store.signIn(StoredCredentials(auth: stored, client: client))
+            // What AuthManager does in the refresh window: the grant rotates the refresh token, the answer is kept,
+            // and the store cannot take it (a keyring that died, a full disk).
+            let transport = URLSessionHTTPTransport()
+            let answer = try await TokenEndpointClient(client: client, transport: transport)
+                .refresh(refreshToken: try #require(issued.refreshToken)).auth(updating: stored)
+            try store.refreshJournal.keep(answer, replacing: stored)
+            try await cleaningUp({ try? store.refreshJournal.discard() }) {
+                server.resetStats()
+
+                let outcome = try await SignOut.perform(store: store, transport: transport)
+
+                #expect(outcome.deleted)
+                #expect(outcome.revocation == .revoked)
+                #expect(try await store.loadCredentials() == nil)
+                #expect(try store.refreshJournal.keptAnswer() == nil, "no live token of the session is left behind")
+                // Each token once: the kept refresh token, the stored (retired) one, then both access tokens.
+                #expect(server.stats.revocationRequests == 4)
+            }
+        }
+    }
 }

@@ -12,6 +12,11 @@ import Foundation
 /// not be revoked stays valid only until it expires; ``Outcome/revocation`` says what happened so the caller can
 /// tell the user. Everything runs under the entry's lock (``CredentialsStore/itemLock(maximumWait:)``), so a refresh in another
 /// process finishes first — the tokens revoked are the newest — and cannot write tokens back after the delete.
+///
+/// A refresh whose answer the store did not take (a keyring that died or was locked in the refresh window) kept it in
+/// the entry's ``CredentialsStore/refreshJournal``: those tokens are the session's newest, and the stored refresh
+/// token was retired when they were issued. They are revoked first, and the kept answer is discarded with the entry,
+/// so that no live token of a signed-out session is left on the machine.
 public enum SignOut {
     /// What happened at the revocation endpoint.
     public enum Revocation: Sendable, Equatable {
@@ -64,21 +69,30 @@ public enum SignOut {
             guard let credentials = try await store.loadCredentials() else {
                 return Outcome(deleted: false, revocation: .notConfigured)
             }
+            // An answer kept that cannot be read is left alone: nothing is deleted because of an error.
+            let kept = try? store.refreshJournal.keptAnswer()
             var revocation = Revocation.notConfigured
             if let client = credentials.client, let revoker = TokenRevocationClient(client: client, transport: transport) {
-                revocation = await revoke(credentials.auth, with: revoker, wallClock: wallClock)
+                let sessions = [kept?.answer, credentials.auth].compactMap { $0 }
+                revocation = await revoke(sessions, with: revoker, wallClock: wallClock)
             }
             _ = try await store.remove()  // the lock is held: `delete()` would wait for it
+            if kept != nil { try? store.refreshJournal.discard() }
             return Outcome(deleted: true, revocation: revocation)
         }
     }
 
-    /// Revokes the refresh token first (at most servers that also ends its access tokens), then the access token
-    /// unless it has expired. Stops at the first failure.
-    private static func revoke(_ auth: Auth, with revoker: TokenRevocationClient, wallClock: WallClock) async -> Revocation {
+    /// Revokes the refresh tokens first (at most servers that also ends their access tokens), newest first, then the
+    /// access tokens that have not expired; each token once. Stops at the first failure.
+    private static func revoke(_ sessions: [Auth], with revoker: TokenRevocationClient, wallClock: WallClock) async -> Revocation {
+        let now = wallClock()
         var tokens: [(String, TokenRevocationClient.TokenTypeHint)] = []
-        if let refreshToken = auth.refreshToken { tokens.append((refreshToken, .refreshToken)) }
-        if auth.isValid(at: wallClock()) { tokens.append((auth.accessToken, .accessToken)) }
+        for refreshToken in sessions.compactMap(\.refreshToken) where !tokens.contains(where: { $0.0 == refreshToken }) {
+            tokens.append((refreshToken, .refreshToken))
+        }
+        for auth in sessions where auth.isValid(at: now) && !tokens.contains(where: { $0.0 == auth.accessToken }) {
+            tokens.append((auth.accessToken, .accessToken))
+        }
         for (token, hint) in tokens {
             do {
                 try await revoker.revoke(token, hint: hint)
