@@ -57,7 +57,12 @@ package enum RuntimeDirectory {
                 atPath: parent, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         }
         if mkdir(path, 0o700) != 0, errno != EEXIST {
-            throw unusable(path, "it cannot be made (\(String(cString: strerror(errno))))")
+            // Nothing is there to remove: what is wrong is the directory it belongs in.
+            throw TokenAuthError.lockUnavailable(
+                "the directory \(path) for the refresh locks cannot be made (\(String(cString: strerror(errno))))",
+                fix: "Make \(parent.isEmpty ? "/" : parent) a directory this user can write to: the user's runtime "
+                    + "directory that systemd-logind makes at login (/run/user/UID), or else the shared-memory tmpfs "
+                    + "/dev/shm (a container needs one, writable).")
         }
         var info = stat()
         guard lstat(path, &info) == 0 else {
