@@ -41,6 +41,27 @@ extension TokenCtlNetworkTests {
             }
         }
 
+        @Test("the refreshing child runs in a session and process group of its own, not in the caller's")
+        func childInASessionOfItsOwn() async throws {
+            try await NetworkFixture.with { fixture in
+                try await fixture.login()
+                try await fixture.retimeStoredTokens(issuedAgo: 3600, expiringIn: -1)
+                fixture.server.holdTokenAnswers()
+                let running = try startCommand(try tokenctlPath(), fixture.item("token"))
+                try await fixture.server.waitForHeldTokenRequests(1)
+                // The child sent the grant, so it exists: the one process whose parent is the supervisor.
+                let children = try ProcessStat.all().filter { $0.parent == running.pid }
+                fixture.server.releaseTokenAnswers()
+                let finished = await running.finish()
+                #expect(finished.status == 0, "\(finished.stderr)")
+                let child = try #require(children.first, "no child of \(running.pid)")
+                #expect(children.count == 1)
+                let callers = try ProcessStat.own().session
+                #expect(child.session == child.pid, "a session of its own, not the caller's (\(callers))")
+                #expect(child.group == child.pid)
+            }
+        }
+
         @Test("a SIGTERM that reaches tokenctl before its refreshing child exists ends the call; the next refreshes once")
         func stoppedBeforeTheChildStarts() async throws {
             try await NetworkFixture.with { fixture in

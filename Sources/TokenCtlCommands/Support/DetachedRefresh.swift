@@ -31,7 +31,8 @@ package enum DetachedRefresh {
     package static func runDetachedIfRefreshing(_ arguments: [String]) {
         guard let command = arguments.dropFirst().first, commands.contains(command) else { return }
         if getenv(childVariable) != nil {
-            _ = setsid()  // no controlling terminal: nothing of the caller's session reaches it any more
+            // Spawned in a session of its own (``spawnNewSession``): no controlling terminal, nothing of the caller's
+            // session reaches it any more.
             signal(SIGPIPE, SIG_IGN)  // a caller that stopped reading must not end a refresh
             SignalDeferral.install()
             unblockTerminatingSignals()
@@ -39,6 +40,12 @@ package enum DetachedRefresh {
         }
         supervise(arguments)
     }
+
+    /// `POSIX_SPAWN_SETSID` (0x80 in glibc, since 2.26, and in musl), which their headers declare only for
+    /// `_GNU_SOURCE`, and so Swift's C module does not: the child calls `setsid()` before it runs, so that it starts
+    /// in a session and process group of its own, never in the caller's foreground group. (A `setsid()` of the child
+    /// itself fails with EPERM once `POSIX_SPAWN_SETPGROUP` has made it a group leader, which it was before.)
+    private static let spawnNewSession: Int32 = 0x80
 
     /// Spawns the child, passes SIGINT, SIGTERM and SIGHUP on to it, waits for it, and ends as it ended.
     private static func supervise(_ arguments: [String]) -> Never {
@@ -52,9 +59,8 @@ package enum DetachedRefresh {
         sigemptyset(&mask)
         posix_spawnattr_setsigdefault(&attributes, &defaults)
         posix_spawnattr_setsigmask(&attributes, &mask)
-        posix_spawnattr_setpgroup(&attributes, 0)
         posix_spawnattr_setflags(
-            &attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+            &attributes, Int16(spawnNewSession | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
         let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         var environment: [UnsafeMutablePointer<CChar>?] = []
         var entry = environ
