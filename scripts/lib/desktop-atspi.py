@@ -4,6 +4,7 @@
   desktop-atspi.py wait PID REGEX SECONDS     # waits until a label of process PID is named REGEX; prints the name
   desktop-atspi.py button PID NAME SECONDS    # waits until the button NAME is enabled; prints its centre "X Y"
   desktop-atspi.py labels PID                 # prints every label's name, one a line
+  desktop-atspi.py enabled PID                # prints the name of every enabled button, one a line
 
 `wait` and `button` look again every 100 ms until SECONDS pass, then exit 1 saying what they saw last: a bounded
 wait that never gives up in silence. Button coordinates are the window's own (GTK 4 reports no screen position)
@@ -71,9 +72,17 @@ def bounded(seconds, what, attempt):
 
 def main():
     command, pid = sys.argv[1], int(sys.argv[2])
+    if command in ("labels", "enabled") and application(pid) is None:
+        # Nothing to list is not "no label" or "no enabled button": say so, and fail.
+        print(f"desktop-atspi: no application of process {pid} on the accessibility bus", file=sys.stderr)
+        sys.exit(1)
     if command == "labels":
         for name, _ in nodes(pid, pyatspi.ROLE_LABEL):
             print(name)
+    elif command == "enabled":
+        for name, node in nodes(pid, pyatspi.ROLE_PUSH_BUTTON):
+            if node.getState().contains(pyatspi.STATE_SENSITIVE):
+                print(name)
     elif command == "wait":
         pattern, seconds = re.compile(sys.argv[3]), float(sys.argv[4])
 

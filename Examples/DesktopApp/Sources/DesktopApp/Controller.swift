@@ -19,6 +19,8 @@ final class Controller {
     private var following: Task<Void, Never>?
     /// How many times "Call API" was clicked: each outcome names its call.
     private var apiCalls = 0
+    /// Whether the details show a refresh's failure, which the next successful refresh clears.
+    private var showsRefreshFailure = false
 
     init(session: Session) {
         self.session = session
@@ -32,22 +34,36 @@ final class Controller {
             signOut: { [unowned self] in signOut() }))
         window.present()
         // snippet.states
-        // The session's states: the first at once, then each change, here or in another process (`tokenctl logout`).
+        // The session's states: the first at once, then each change, here or in another process (`tokenctl logout`,
+        // the keyring unlocked). Each is shown as it comes, without reading the keyring again.
         let states = session.auth.states
         following = Task {
-            for await _ in states { await reload() }
+            for await state in states { await present(state) }
         }
         // snippet.end
     }
 
-    /// Reads the item again and shows what it holds: at start, and after each change announced.
-    private func reload() async {
-        do {
-            show(try await session.reload())
-        } catch {
-            window.showDetail("Could not read the keyring: \(error)")
+    // snippet.present
+    /// Shows a state of the session. A keyring that cannot be read is not "signed out": the window says so and
+    /// waits (the states stream tells when it is unlocked). Signed in, it makes sure of a valid token first.
+    private func present(_ state: AuthSession.State) async {
+        switch state {
+        case .signedIn(let account):
+            await refreshNow(account.displayName)
+        case .signedOut:
             show(nil)
+        case .signInRequired(_, let reason):
+            window.showDetail("Sign in again: \(reason)")
+            show(nil)
+        case .unavailable(let error):
+            showUnavailable(error)
         }
+    }
+    // snippet.end
+
+    /// Reads the session's state again and shows it: after an API call found the session ended.
+    private func reload() async {
+        await present(await session.auth.state())
     }
 
     private func show(_ state: Session.SignedIn?) {
@@ -56,33 +72,51 @@ final class Controller {
         scheduleRefresh()
     }
 
+    /// The keyring cannot be read — locked, not running, not answering: nothing can be done until it can, and
+    /// nothing is known about who is signed in.
+    private func showUnavailable(_ error: KeyringError) {
+        signedIn = nil
+        refreshTimer.cancel()
+        window.showUnavailable(
+            error.code == .locked ? "The keyring is locked" : "The keyring cannot be used", detail: "\(error)")
+    }
+
     // snippet.refresh
     /// The background refresh: a GLib timeout at the moment the token enters the manager's leeway, and none while
     /// nobody is signed in.
     private func scheduleRefresh() {
-        guard let due = signedIn?.refreshDue else {
+        guard let name = signedIn?.name, let due = signedIn?.refreshDue else {
             refreshTimer.cancel()
             return
         }
         refreshTimer.schedule(at: due) { [unowned self] in
-            Task { await refreshNow() }
+            Task { await refreshNow(name) }
         }
     }
     // snippet.end
 
-    private func refreshNow() async {
+    // snippet.refreshNow
+    /// Makes sure `name`'s access token is valid, refreshing it when due, and shows the outcome. A refresh that
+    /// failed for now — the network, the provider — leaves the user signed in with the tokens kept: the window says
+    /// so and tries again in a minute (the manager backs off on its own too).
+    private func refreshNow(_ name: String) async {
         do {
-            guard let name = signedIn?.name else { return }
-            show(try await session.signedIn(name))
+            let state = try await session.signedIn(name)
+            if showsRefreshFailure { window.showDetail("") }
+            showsRefreshFailure = false
+            show(state)
         } catch where Session.needsSignIn(error) {
             window.showDetail("Sign in again: \(error)")
-            await reload()
+            show(nil)
+        } catch let error as KeyringError {
+            showUnavailable(error)
         } catch {
-            // Kept tokens (a transient failure): try again in a minute; the manager backs off on its own too.
             window.showDetail("Could not refresh: \(error)")
-            refreshTimer.schedule(at: Date(timeIntervalSinceNow: 60)) { [unowned self] in Task { await refreshNow() } }
+            showsRefreshFailure = true
+            show(Session.SignedIn(name: name, refreshDue: Date(timeIntervalSinceNow: 60)))
         }
     }
+    // snippet.end
 
     // snippet.signIn
     private func signIn() {

@@ -67,6 +67,14 @@ final class MainWindow {
         gtk_widget_set_sensitive(signOutButton, name != nil && !busy ? 1 : 0)
     }
 
+    /// Shows that the keyring cannot be used (`status`) and why (`detail`), with every button disabled: until it
+    /// can be read, nobody is known to be signed in or out.
+    func showUnavailable(_ status: String, detail: String) {
+        setText(self.status, status)
+        setText(self.detail, detail)
+        for button in [signInButton, callAPIButton, signOutButton] { gtk_widget_set_sensitive(button, 0) }
+    }
+
     /// Shows `text` in the status line itself, while something is under way.
     func showProgress(_ text: String) {
         setText(status, text)

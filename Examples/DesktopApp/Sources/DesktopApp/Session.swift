@@ -37,19 +37,6 @@ struct Session: Sendable {
             service: settings.service, account: settings.account))
     }
 
-    /// Who is signed in now, or `nil`; refreshes the access token first when it is due (at start, after a change).
-    /// - Throws: the keyring's error when it cannot be read (locked, not running): the window says so.
-    func reload() async throws -> SignedIn? {
-        switch await auth.state() {
-        case .signedIn(let account):
-            return try await signedIn(account.displayName)
-        case .signedOut, .signInRequired:
-            return nil
-        case .unavailable(let error):
-            throw error
-        }
-    }
-
     // snippet.refreshDue
     /// Makes sure the access token is valid beyond the manager's leeway — refreshing it when it is due — and says
     /// when the next refresh is due.
