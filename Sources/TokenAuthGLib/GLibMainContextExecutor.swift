@@ -18,8 +18,9 @@ import Synchronization
 /// ```
 ///
 /// Jobs wait in a queue of the executor's own, and one idle source at `G_PRIORITY_DEFAULT` (the priority of GTK's
-/// input events and of `g_main_context_invoke`) runs them, one per dispatch, so GTK's events and redraws come in
-/// between. It is attached when the first job arrives and removed when the queue is empty: an idle app has no source
+/// input events, of `g_main_context_invoke` and of GIO's asynchronous results) runs them, one per dispatch, so GTK's
+/// input events come in between. Redraws, at the lower `GDK_PRIORITY_REDRAW`, come once the queue is empty, as after
+/// any source at that priority: keep a job short, and do not enqueue jobs without end. It is attached when the first job arrives and removed when the queue is empty: an idle app has no source
 /// pending and wakes for nothing. Not `g_main_context_invoke`: on a thread that owns the context, or can acquire the
 /// default context because nobody iterates it, that calls the function right away — a job would run nested inside
 /// the job that enqueued it, or on a thread that is not the loop's.
