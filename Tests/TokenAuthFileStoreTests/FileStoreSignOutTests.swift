@@ -7,7 +7,7 @@ import TokenAuthFileStore
 import TokenAuthURLSession
 
 /// `SignOut` of a file item, as an app without a Secret Service signs out: what its outcome tells the user when the
-/// provider cannot be told.
+/// provider cannot be told, and what is left on the machine (nothing, also with `delete()`, which revokes nothing).
 @Suite("Signing out of a file item")
 struct FileStoreSignOutTests {
     @Test("a revocation endpoint that cannot be reached: the file is deleted, and the error's fix says the tokens stay valid at the server, not that they were kept")
@@ -68,5 +68,18 @@ struct FileStoreSignOutTests {
                 #expect(server.stats.revocationRequests == 4)
             }
         }
+    }
+
+    @Test("delete takes the answer a refresh kept for the entry with it, revoking nothing")
+    func deleteDiscardsTheKeptAnswer() async throws {
+        let temporary = try TemporaryDirectory()
+        let store = FileAuthStore(
+            service: "delete.example", account: "ada", directory: temporary.url.appendingPathComponent("tokenkeyring"))
+        let stored = Auth(accessToken: "AT-1", refreshToken: "RT-1")
+        try await store.signIn(StoredCredentials(auth: stored))
+        try store.refreshJournal.keep(Auth(accessToken: "AT-2", refreshToken: "RT-2"), replacing: stored)
+        defer { try? store.refreshJournal.discard() }
+        #expect(try await store.delete())
+        #expect(try store.refreshJournal.keptAnswer() == nil, "the session's newest tokens are left behind")
     }
 }

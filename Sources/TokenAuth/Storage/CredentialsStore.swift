@@ -158,12 +158,15 @@ extension CredentialsStore {
     }
 
     /// Removes the entry under ``itemLock(maximumWait:)``, so that a refresh under way in another process finishes
-    /// first and never writes it back.
-    /// - Returns: whether there was one.
+    /// first and never writes it back, and with it the answer a refresh kept for it (``refreshJournal``), which holds
+    /// the session's newest tokens. Revokes nothing: ``SignOut`` does.
+    /// - Returns: whether there was an entry.
     @discardableResult
     public func delete() async throws -> Bool {
         try await itemLock(maximumWait: Self.signInLockWait).withLock {
-            try await remove()
+            let removed = try await remove()
+            try? refreshJournal.discard()
+            return removed
         }
     }
 }
