@@ -19,8 +19,9 @@ final class Controller {
     private var following: Task<Void, Never>?
     /// How many times "Call API" was clicked: each outcome names its call.
     private var apiCalls = 0
-    /// Whether the details show a refresh's failure, which the next successful refresh clears.
-    private var showsRefreshFailure = false
+    /// Whether the details show a failure that a later state ends — the keyring's, a refresh's: the next state that
+    /// is no failure (signed in with a valid token, signed out) clears it.
+    private var showsFailure = false
 
     init(session: Session) {
         self.session = session
@@ -51,6 +52,7 @@ final class Controller {
         case .signedIn(let account):
             await refreshNow(account.displayName)
         case .signedOut:
+            clearFailure()
             show(nil)
         case .signInRequired(_, let reason):
             window.showDetail("Sign in again: \(reason)")
@@ -76,6 +78,7 @@ final class Controller {
     /// nothing is known about who is signed in.
     private func showUnavailable(_ error: KeyringError) {
         signedIn = nil
+        showsFailure = true
         refreshTimer.cancel()
         window.showUnavailable(
             error.code == .locked ? "The keyring is locked" : "The keyring cannot be used", detail: "\(error)")
@@ -102,8 +105,7 @@ final class Controller {
     private func refreshNow(_ name: String) async {
         do {
             let state = try await session.signedIn(name)
-            if showsRefreshFailure { window.showDetail("") }
-            showsRefreshFailure = false
+            clearFailure()
             show(state)
         } catch where Session.needsSignIn(error) {
             window.showDetail("Sign in again: \(error)")
@@ -112,11 +114,17 @@ final class Controller {
             showUnavailable(error)
         } catch {
             window.showDetail("Could not refresh: \(error)")
-            showsRefreshFailure = true
+            showsFailure = true
             show(Session.SignedIn(name: name, refreshDue: Date(timeIntervalSinceNow: 60)))
         }
     }
     // snippet.end
+
+    /// Empties the details when they show a failure that is over.
+    private func clearFailure() {
+        if showsFailure { window.showDetail("") }
+        showsFailure = false
+    }
 
     // snippet.signIn
     private func signIn() {
