@@ -59,8 +59,13 @@ package enum DetachedRefresh {
         sigemptyset(&mask)
         posix_spawnattr_setsigdefault(&attributes, &defaults)
         posix_spawnattr_setsigmask(&attributes, &mask)
-        posix_spawnattr_setflags(
+        let flagged = posix_spawnattr_setflags(
             &attributes, Int16(spawnNewSession | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+        guard flagged == 0 else {
+            // A C library that does not know POSIX_SPAWN_SETSID refuses the whole set: no child without it.
+            StandardError.report("Could not prepare the process that refreshes (\(String(cString: strerror(flagged)))).")
+            exit(ExitStatus.usage.rawValue)
+        }
         let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         var environment: [UnsafeMutablePointer<CChar>?] = []
         var entry = environ
