@@ -192,6 +192,42 @@ struct SandboxKeyringTests {
         #expect(try await keyring.delete(attributes) == 1)
     }
 
+    // GIO renames its new file over the old one even when writing it failed (a full disk, a file size limit): before,
+    // the keyring file was left cut short, and every item in it was refused as damaged from then on.
+    @Test("a write that fails part-way (as on a full disk) leaves the keyring file and its items as they were")
+    func failedWrite() async throws {
+        let file = Keyring.sandboxKeyringFile
+        let attributes = ["service": TestKeyring.uniqueService(), "account": "ada"]
+        try await keyring.store("kept", label: "Failed write", attributes: attributes)
+        let original = try Data(contentsOf: URL(fileURLWithPath: file))
+        let large = ["service": attributes["service"]!, "account": "large"]
+        let failure = try await withFileSizeLimit(original.count + 512) {
+            await #expect(throws: KeyringError.self) {
+                try await keyring.store(String(repeating: "x", count: 4096), label: "Failed write", attributes: large)
+            }
+        }
+        #expect(failure?.code == .misconfigured, "\(String(describing: failure))")
+        #expect(failure?.reason.contains(file) == true)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == original, "the keyring file was replaced")
+        #expect(try await keyring.lookup(attributes)?.secret == "kept")
+        #expect(try await keyring.lookup(large) == nil)
+        #expect(try await keyring.delete(attributes) == 1)
+    }
+
+    /// Runs `body` while this process cannot write files past `bytes` (`RLIMIT_FSIZE`; such a write fails with EFBIG,
+    /// SIGXFSZ ignored meanwhile): a full disk for the keyring file's writes, without a file system of its own.
+    private func withFileSizeLimit<T>(_ bytes: Int, _ body: () async throws -> T) async throws -> T {
+        var previous = rlimit()
+        try #require(getrlimit(__rlimit_resource_t(RLIMIT_FSIZE.rawValue), &previous) == 0)
+        var limited = previous
+        limited.rlim_cur = rlim_t(bytes)
+        let handler = signal(SIGXFSZ, SIG_IGN)
+        defer { signal(SIGXFSZ, handler) }
+        try #require(setrlimit(__rlimit_resource_t(RLIMIT_FSIZE.rawValue), &limited) == 0)
+        defer { setrlimit(__rlimit_resource_t(RLIMIT_FSIZE.rawValue), &previous) }
+        return try await body()
+    }
+
     @Test("the keyring cannot be locked here, and announces no changes: each says so")
     func unsupported() async throws {
         let lock = await #expect(throws: KeyringError.self) { try await keyring.lock(.default) }
