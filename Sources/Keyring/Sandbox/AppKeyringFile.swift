@@ -189,7 +189,11 @@ extension AppKeyringFile {
         func take(within timeout: Duration, call: SandboxCall) throws {
             guard flock(descriptor, LOCK_EX | LOCK_NB) != 0 else { return }
             owner.waiting.add(1, ordering: .sequentiallyConsistent)
-            defer { owner.waiting.subtract(1, ordering: .sequentiallyConsistent) }
+            call.waitingForLock.store(true, ordering: .sequentiallyConsistent)
+            defer {
+                call.waitingForLock.store(false, ordering: .sequentiallyConsistent)
+                owner.waiting.subtract(1, ordering: .sequentiallyConsistent)
+            }
             let clock = ContinuousClock()
             let deadline = clock.now + timeout
             repeat {
