@@ -28,9 +28,9 @@ public enum DesktopPortal {
     /// or may first ask the user to choose one, and does not wait for it — nor does this.
     ///
     /// Runs off Swift's cooperative thread pool, bounded by `timeout`.
-    /// - Throws: ``KeyringError`` — ``KeyringError/Code/serviceUnavailable`` when no session bus or no portal
-    ///   answers, ``KeyringError/Code/timedOut``, or ``KeyringError/Code/other`` when the portal refuses the request
-    ///   (its reason in ``KeyringError/underlying``); `CancellationError` when the task is cancelled.
+    /// - Throws: ``KeyringError`` — ``KeyringError/Code/portalUnavailable`` when no session bus or no portal
+    ///   answers, ``KeyringError/Code/timedOut``, or ``KeyringError/Code/portalRefused`` when the portal refuses the
+    ///   request (its reason in ``KeyringError/underlying``); `CancellationError` when the task is cancelled.
     public static func openURI(_ uri: URL, timeout: Duration = .seconds(10)) async throws {
         let text = uri.absoluteString
         try await BlockingCall.run(timeout: timeout) { cancellable in

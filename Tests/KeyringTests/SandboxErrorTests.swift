@@ -29,6 +29,7 @@ struct SandboxErrorTests {
         (secret_error_get_quark(), Int32(SECRET_ERROR_PROTOCOL.rawValue), "couldn't derive key", "misconfigured"),
         (secret_error_get_quark(), Int32(SECRET_ERROR_PROTOCOL.rawValue), "couldn't calculate mac", "locked"),
         (g_io_error_quark(), Int32(G_IO_ERROR_PERMISSION_DENIED.rawValue), "Permission denied", "misconfigured"),
+        (g_io_error_quark(), Int32(G_IO_ERROR_NO_SPACE.rawValue), "Error writing to file: No space left on device", "misconfigured"),
         (g_io_error_quark(), Int32(G_IO_ERROR_WRONG_ETAG.rawValue), "The file was externally modified", "other"),
     ] as [(GQuark, Int32, String, String)])
     func mapping(domain: GQuark, code: Int32, message: String, expected: String) {
@@ -46,6 +47,9 @@ struct SandboxErrorTests {
         #expect(locked.fix.contains("on the host"))
         let noPortal = Self.mapped(g_dbus_error_quark(), Int32(G_DBUS_ERROR_SERVICE_UNKNOWN.rawValue), "ServiceUnknown")
         #expect(noPortal.fix.contains("xdg-desktop-portal"))
+        // A full disk says so, not "check the file's owner and mode" (what it said before).
+        let full = Self.mapped(g_io_error_quark(), Int32(G_IO_ERROR_NO_SPACE.rawValue), "Error writing to file: No space left on device")
+        #expect(full.reason.contains("is full") && full.fix.contains("Free some space") && !full.fix.contains("chmod"), "\(full)")
     }
 
     @Test("a keyring file is checked before libsecret reads it: libsecret aborts on a damaged body")

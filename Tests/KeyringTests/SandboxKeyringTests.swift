@@ -192,6 +192,67 @@ struct SandboxKeyringTests {
         #expect(try await keyring.delete(attributes) == 1)
     }
 
+    // Before, the call's own timer (started before the lock was waited for) always ended it first, with the advice for
+    // a portal that does not answer: "check xdg-desktop-portal … bundle libsecret 0.21.4".
+    @Test("another instance holding the keyring file's lock past the timeout: timedOut naming the lock file, nothing written")
+    func lockHeldByAnotherInstance() async throws {
+        let attributes = ["service": TestKeyring.uniqueService(), "account": "ada"]
+        try await keyring.store("before", label: "Lock held", attributes: attributes)
+        let lockPath = Keyring.sandboxKeyringFile + ".lock"
+        let lock = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        try #require(lock >= 0)
+        defer { close(lock) }
+        // The other instance: an open file description of its own, as another process has.
+        try await waitUntil("the keyring file's lock taken") { flock(lock, LOCK_EX | LOCK_NB) == 0 }
+        let quick = Keyring(configuration: .init(timeout: .seconds(1), prompting: .never))
+        let error = await #expect(throws: KeyringError.self) {
+            try await quick.store("never", label: "Lock held", attributes: attributes)
+        }
+        #expect(error?.code == .timedOut, "\(String(describing: error))")
+        #expect(error?.reason.contains(lockPath) == true, "\(String(describing: error))")
+        #expect(error?.fix.contains("0.21.4") == false, "no portal advice for a lock: \(String(describing: error))")
+        flock(lock, LOCK_UN)
+        try await waitUntil("every abandoned call back") { AppKeyringFile.ofThisProcess.abandonedCallsRunning == 0 }
+        #expect(try await keyring.lookup(attributes)?.secret == "before", "nothing was written")
+        #expect(try await keyring.delete(attributes) == 1)
+    }
+
+    // GIO renames its new file over the old one even when writing it failed (a full disk, a file size limit): before,
+    // the keyring file was left cut short, and every item in it was refused as damaged from then on.
+    @Test("a write that fails part-way (as on a full disk) leaves the keyring file and its items as they were")
+    func failedWrite() async throws {
+        let file = Keyring.sandboxKeyringFile
+        let attributes = ["service": TestKeyring.uniqueService(), "account": "ada"]
+        try await keyring.store("kept", label: "Failed write", attributes: attributes)
+        let original = try Data(contentsOf: URL(fileURLWithPath: file))
+        let large = ["service": attributes["service"]!, "account": "large"]
+        let failure = try await withFileSizeLimit(original.count + 512) {
+            await #expect(throws: KeyringError.self) {
+                try await keyring.store(String(repeating: "x", count: 4096), label: "Failed write", attributes: large)
+            }
+        }
+        #expect(failure?.code == .misconfigured, "\(String(describing: failure))")
+        #expect(failure?.reason.contains(file) == true)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == original, "the keyring file was replaced")
+        #expect(try await keyring.lookup(attributes)?.secret == "kept")
+        #expect(try await keyring.lookup(large) == nil)
+        #expect(try await keyring.delete(attributes) == 1)
+    }
+
+    /// Runs `body` while this process cannot write files past `bytes` (`RLIMIT_FSIZE`; such a write fails with EFBIG,
+    /// SIGXFSZ ignored meanwhile): a full disk for the keyring file's writes, without a file system of its own.
+    private func withFileSizeLimit<T>(_ bytes: Int, _ body: () async throws -> T) async throws -> T {
+        var previous = rlimit()
+        try #require(getrlimit(__rlimit_resource_t(RLIMIT_FSIZE.rawValue), &previous) == 0)
+        var limited = previous
+        limited.rlim_cur = rlim_t(bytes)
+        let handler = signal(SIGXFSZ, SIG_IGN)
+        defer { signal(SIGXFSZ, handler) }
+        try #require(setrlimit(__rlimit_resource_t(RLIMIT_FSIZE.rawValue), &limited) == 0)
+        defer { setrlimit(__rlimit_resource_t(RLIMIT_FSIZE.rawValue), &previous) }
+        return try await body()
+    }
+
     @Test("the keyring cannot be locked here, and announces no changes: each says so")
     func unsupported() async throws {
         let lock = await #expect(throws: KeyringError.self) { try await keyring.lock(.default) }

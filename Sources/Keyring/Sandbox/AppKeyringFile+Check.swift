@@ -23,9 +23,16 @@ extension AppKeyringFile {
     /// does not hang the open), refused unless it is a regular file (libsecret would wait on a FIFO's read for ever)
     /// of at most ``maximumSize`` bytes, and read up to one byte more than that, whatever its size said.
     static func check(_ path: String) throws {
+        guard let data = try contents(of: path) else { return }
+        if let problem = problem(in: data) { throw KeyringError.appKeyringFileDamaged(path, problem) }
+    }
+
+    /// The bytes of the file at `path`, read as ``check(_:)`` reads them; `nil` when there is no file there. Throws
+    /// `misconfigured` when it cannot be read, is not a regular file or is larger than ``maximumSize``.
+    static func contents(of path: String) throws -> Data? {
         let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else {
-            if errno == ENOENT { return }
+            if errno == ENOENT { return nil }
             throw KeyringError.appKeyringFileUnusable(path, "cannot be opened", errno: errno)
         }
         defer { close(descriptor) }
@@ -38,7 +45,7 @@ extension AppKeyringFile {
         // The size said is only what it was: read no more than one byte past the limit, whatever it is now.
         let data = try readAtMost(maximumSize + 1, from: descriptor, path: path)
         guard data.count <= maximumSize else { throw KeyringError.appKeyringFileTooLarge(path, limit: maximumSize) }
-        if let problem = problem(in: data) { throw KeyringError.appKeyringFileDamaged(path, problem) }
+        return data
     }
 
     /// Up to `limit` bytes of `descriptor`, read to its end or to the limit.

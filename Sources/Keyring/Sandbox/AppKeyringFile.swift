@@ -132,7 +132,8 @@ final class AppKeyringFile: Sendable {
     ///    modification time changed by a whole second (see docs/notes/flatpak-investigation.md).
     /// 4. `write` begins only if `call` was not abandoned (``SandboxCall/beginWriting()``), and once begun is not
     ///    abandoned at the timeout: nothing is written after the caller was told "timed out". It calls libsecret on the
-    ///    backend that the load left cached (only a call in its turn drops it), so it never talks to the portal.
+    ///    backend that the load left cached (only a call in its turn drops it), so it never talks to the portal. A
+    ///    write that fails is undone where GIO replaced the file anyway (``restoreAfterFailedWrite(original:)``).
     func write<T>(timeout: Duration, call: SandboxCall, load: () throws -> Void, _ write: () throws -> T) throws -> T {
         let lock = try LockFile(path: path + ".lock", owner: self)
         defer { lock.close() }
@@ -146,6 +147,8 @@ final class AppKeyringFile: Sendable {
             let current = Self.stamp(path)
             let unchanged = lastSeen.withLock { $0 == .some(current) }
             guard unchanged, !backendMayBeStale.load(ordering: .sequentiallyConsistent) else { continue }
+            // What the file holds: a failed write may have to be undone (``restoreAfterFailedWrite(original:)``).
+            let original = try? Self.contents(of: path)
             try call.beginWriting()
             do {
                 let result = try write()
@@ -156,6 +159,7 @@ final class AppKeyringFile: Sendable {
             } catch {
                 // libsecret changes its copy before it writes the file, and keeps the change when the write fails.
                 markBackendStale()
+                restoreAfterFailedWrite(original: original)
                 throw error
             }
         }
@@ -185,7 +189,11 @@ extension AppKeyringFile {
         func take(within timeout: Duration, call: SandboxCall) throws {
             guard flock(descriptor, LOCK_EX | LOCK_NB) != 0 else { return }
             owner.waiting.add(1, ordering: .sequentiallyConsistent)
-            defer { owner.waiting.subtract(1, ordering: .sequentiallyConsistent) }
+            call.waitingForLock.store(true, ordering: .sequentiallyConsistent)
+            defer {
+                call.waitingForLock.store(false, ordering: .sequentiallyConsistent)
+                owner.waiting.subtract(1, ordering: .sequentiallyConsistent)
+            }
             let clock = ContinuousClock()
             let deadline = clock.now + timeout
             repeat {

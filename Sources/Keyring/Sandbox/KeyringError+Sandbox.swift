@@ -67,6 +67,16 @@ extension KeyringError {
             underlying: detail)
     }
 
+    /// No space left on the disk that holds the file while `doing` (a write); a failed write is undone
+    /// (`AppKeyringFile.restoreAfterFailedWrite`).
+    static func appKeyringDiskFull(_ path: String, doing: String, _ detail: Detail?) -> KeyringError {
+        KeyringError(
+            .misconfigured,
+            "The disk that holds the app's keyring file \(path) is full: nothing was written while \(doing).",
+            fix: "Free some space on that disk, then retry.",
+            underlying: detail)
+    }
+
     /// The file `what` (“cannot be read”) with `errno`, before libsecret was given it.
     static func appKeyringFileUnusable(_ path: String, _ what: String, errno: Int32) -> KeyringError {
         KeyringError(

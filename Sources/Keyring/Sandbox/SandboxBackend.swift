@@ -74,8 +74,13 @@ struct SandboxBackend: KeyringBackend {
         let file = self.file
         let call = SandboxCall(to: file)
         let timeout = configuration.timeout
+        // The call's timer starts before the keyring file's lock is waited for, so it ends a call kept waiting there
+        // by another instance of the app before the lock's own wait does: it must name the lock, not the portal.
+        let timedOut: @Sendable (Duration) -> KeyringError = { after in
+            call.waitsForLock ? .appKeyringLockHeld(file.path + ".lock", for: after) : .appKeyringTimedOut(after: after, nil)
+        }
         return try await BlockingCall.run(
-            timeout: timeout, abandoning: { call.abandonUnlessWriting() }, timedOut: { .appKeyringTimedOut(after: $0, nil) }
+            timeout: timeout, abandoning: { call.abandonUnlessWriting() }, timedOut: timedOut
         ) { _ in
             // Whatever happens below, the thread ends the call: it gives the turn back, or — abandoned — marks
             // libsecret's backend for dropping by the next call (it may have cached one of its own).

@@ -38,6 +38,11 @@ final class SandboxCall: Sendable {
 
     private let phase = Mutex(Phase.queued)
 
+    /// Whether the call's thread waits for the keyring file's lock, which another process (an instance of the app)
+    /// holds: a timeout then is that process's, not the portal's, and its error names the lock file.
+    var waitsForLock: Bool { waitingForLock.load(ordering: .sequentiallyConsistent) }
+    let waitingForLock = Atomic(false)
+
     /// A call to `file`, queued for its turn.
     init(to file: AppKeyringFile) {
         self.file = file

@@ -24,6 +24,8 @@ enum SandboxFailure: Equatable, CaseIterable {
     case damagedFile
     /// The file does not open with the portal's key.
     case wrongKey
+    /// The disk that holds the file is full (a write).
+    case diskFull
     /// Any other GIO error: the file or its directory cannot be used.
     case unusableFile
     /// Anything else.
@@ -69,6 +71,7 @@ enum SandboxFailure: Equatable, CaseIterable {
         (.secret(SECRET_ERROR_INVALID_FILE_FORMAT), .damagedFile),
         (.secret(saying: ["derive"]), .damagedFile),
         (.secret(), .wrongKey),
+        (.io(G_IO_ERROR_NO_SPACE), .diskFull),
         (.io(), .unusableFile),
     ]
 
@@ -88,6 +91,7 @@ enum SandboxFailure: Equatable, CaseIterable {
         case .portalGaveUnusableKey: .portalRefused("to give a usable key for the app's keyring (\(info.message))", info.detail)
         case .damagedFile: .appKeyringFileDamaged(file, info.message, info.detail)
         case .wrongKey: .appKeyringFileWrongKey(file, info.detail)
+        case .diskFull: .appKeyringDiskFull(file, doing: doing, info.detail)
         case .unusableFile: .appKeyringFileUnusable(file, doing: doing, info.detail)
         case .other: .other("The app's keyring failed while \(doing).", info.detail)
         }
