@@ -71,6 +71,18 @@ struct NetworkFixture {
         return #"{"version":1,"access_token":"\#(issued.accessToken)","refresh_token":"\#(issued.refreshToken ?? "")","expires_at":"\#(expired)","token_endpoint":"\#(server.tokenEndpoint.absoluteString)","client_id":"test-client"}"#
     }
 
+    /// Signs in, makes the access token expired, and starts `tokenctl token`, whose refresh grant the server holds: it
+    /// returns with the refresh window open, the grant at the server, for the test to make its fault in. The caller
+    /// releases the answers (`server.releaseTokenAnswers()`) and finishes the process.
+    func startTokenCallHeldAtTheGrant() async throws -> ChildProcess {
+        try await login()
+        try await retimeStoredTokens(issuedAgo: 3600, expiringIn: -1)
+        server.holdTokenAnswers()
+        let running = try startCommand(try tokenctlPath(), item("token"))
+        try await server.waitForHeldTokenRequests(1)
+        return running
+    }
+
     /// Signs in with `tokenctl login` and the password grant of the public client, recording the revocation endpoint.
     func login(scope: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) async throws {
         var arguments = item(

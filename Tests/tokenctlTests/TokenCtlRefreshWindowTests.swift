@@ -17,11 +17,7 @@ extension TokenCtlNetworkTests {
             arguments: [SIGTERM, SIGHUP, SIGKILL])
         func stoppedWhileGranting(signal: Int32) async throws {
             try await NetworkFixture.with { fixture in
-                try await fixture.login()
-                try await fixture.retimeStoredTokens(issuedAgo: 3600, expiringIn: -1)
-                fixture.server.holdTokenAnswers()
-                let running = try startCommand(try tokenctlPath(), fixture.item("token"))
-                try await fixture.server.waitForHeldTokenRequests(1)
+                let running = try await fixture.startTokenCallHeldAtTheGrant()
                 kill(running.pid, signal)
                 fixture.server.releaseTokenAnswers()
                 let stopped = await running.finish()
@@ -44,11 +40,7 @@ extension TokenCtlNetworkTests {
         @Test("the refreshing child runs in a session and process group of its own, not in the caller's")
         func childInASessionOfItsOwn() async throws {
             try await NetworkFixture.with { fixture in
-                try await fixture.login()
-                try await fixture.retimeStoredTokens(issuedAgo: 3600, expiringIn: -1)
-                fixture.server.holdTokenAnswers()
-                let running = try startCommand(try tokenctlPath(), fixture.item("token"))
-                try await fixture.server.waitForHeldTokenRequests(1)
+                let running = try await fixture.startTokenCallHeldAtTheGrant()
                 // The child sent the grant, so it exists: the one process whose parent is the supervisor.
                 let children = try ProcessStat.all().filter { $0.parent == running.pid }
                 fixture.server.releaseTokenAnswers()
@@ -90,11 +82,7 @@ extension TokenCtlNetworkTests {
         @Test("two processes, one without XDG_RUNTIME_DIR and with another XDG_CACHE_HOME, take one lock: 1 grant")
         func lockIgnoresTheEnvironment() async throws {
             try await NetworkFixture.with { fixture in
-                try await fixture.login()
-                try await fixture.retimeStoredTokens(issuedAgo: 3600, expiringIn: -1)
-                fixture.server.holdTokenAnswers()
-                let first = try startCommand(try tokenctlPath(), fixture.item("token"))
-                try await fixture.server.waitForHeldTokenRequests(1)
+                let first = try await fixture.startTokenCallHeldAtTheGrant()
                 let cache = try TemporaryDirectory()
                 let second = try startCommand(
                     try tokenctlPath(), fixture.item("token"),
