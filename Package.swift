@@ -151,13 +151,15 @@ let package = Package(
         // changes, output read as it comes, a time limit, the pid to signal. In no product and on no package, so that
         // an app neither builds nor resolves anything for it.
         .target(name: "ChildProcesses"),
-        // The figures of `scripts/bench`. No product: SwiftPM builds it only in this package, never for users.
+        // The figures of `scripts/bench`, in Benchmarks/ beside the C floor, the process meter and the Python peer it
+        // drives. No product: SwiftPM builds it only in this package, never for users.
         .executableTarget(
             name: "tokenkeyring-bench",
             dependencies: [
                 "TokenAuthURLSession", "TokenAuth", "TokenAuthKeyring", "TokenAuthTesting", "Keyring",
                 "OAuthTestServer", "ChildProcesses", httpTypes, httpTypesFoundation,
-            ]
+            ],
+            path: "Benchmarks/tokenkeyring-bench"
         ),
         // What every test target may need, whatever it tests: the one bounded wait (`waitUntil`), the one scope
         // (`cleaningUp`), temporary directories, the package's built executables, and child processes with the
