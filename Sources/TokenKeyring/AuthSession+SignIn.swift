@@ -59,7 +59,7 @@ extension AuthSession {
     ) async throws -> Account {
         let metadata = try await discoveredMetadata()
         let credentials: StoredCredentials
-        switch try Self.choose(method, metadata: metadata) {
+        switch try Self.choose(method, metadata: metadata, environment: browserEnvironment) {
         case .browser where method == .automatic && metadata.deviceAuthorizationEndpoint != nil:
             do {
                 credentials = try await signInWithBrowser(metadata, openBrowser: openBrowser)
@@ -94,11 +94,16 @@ extension AuthSession {
             if let openBrowser {
                 try await openBrowser(started.url)
             } else {
-                try await SystemBrowser(portal: { url in try await DesktopPortal.openURI(url) }).open(started.url)
+                try await SystemBrowser(environment: browserEnvironment, portal: { url in
+                    try await DesktopPortal.openURI(url)
+                }).open(started.url)
             }
         } catch {
             // Leaving the scope cancels the listener's wait, and waits for it to end.
             await started.abandon()
+            // A browser not started because the user gave up (SystemBrowser says `browserNotStarted`) is a cancelled
+            // sign-in, as documented: never a reason to fall back to the code.
+            if Task.isCancelled { throw CancellationError() }
             throw error
         }
         return try await received.credentials
@@ -147,9 +152,12 @@ extension AuthSession {
     }
 
     /// The flow `method` means for a provider with `metadata`, here.
-    static func choose(_ method: SignInMethod, metadata: AuthorizationServerMetadata) throws -> SignInMethod {
+    static func choose(
+        _ method: SignInMethod, metadata: AuthorizationServerMetadata, environment: [String: String]
+    ) throws -> SignInMethod {
         guard method == .automatic else { return method }
-        let browserCanOpen = (try? SystemBrowser().commands(for: URL(string: "https://example.invalid/")!)) != nil
+        let browserCanOpen =
+            (try? SystemBrowser(environment: environment).commands(for: URL(string: "https://example.invalid/")!)) != nil
         if browserCanOpen, metadata.authorizationEndpoint != nil { return .browser }
         if metadata.deviceAuthorizationEndpoint != nil { return .deviceCode }
         return .browser  // its error says why no browser can open

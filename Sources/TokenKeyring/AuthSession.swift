@@ -62,6 +62,9 @@ public actor AuthSession {
     var lastState: State?
     var watching: Task<Void, Never>?
     let logger: Logger
+    /// What ``SignInMethod/automatic`` and the default browser read (`BROWSER`, `DISPLAY`, `WAYLAND_DISPLAY`,
+    /// `FLATPAK_ID`, `PATH`): this process's environment, or a test's.
+    nonisolated let browserEnvironment: [String: String]
 
     /// A session with the provider whose issuer is `issuer` (found through its published metadata, RFC 8414 or OpenID
     /// Connect Discovery), for the public client `clientID`.
@@ -85,7 +88,14 @@ public actor AuthSession {
 
     /// A session made from `configuration`.
     public init(configuration: Configuration) {
+        self.init(configuration: configuration, browserEnvironment: ProcessInfo.processInfo.environment)
+    }
+
+    /// A session made from `configuration` that chooses and opens the browser as `browserEnvironment` says: a test's
+    /// graphical session, whatever the test process's own environment.
+    package init(configuration: Configuration, browserEnvironment: [String: String]) {
         self.configuration = configuration
+        self.browserEnvironment = browserEnvironment
         chosenAccount = configuration.account
         logger = configuration.logger
     }

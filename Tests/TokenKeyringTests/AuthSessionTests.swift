@@ -12,11 +12,15 @@ import TokenKeyring
 /// rotation) and the real keyring: sign in, call the API, stay signed in across a refresh and a relaunch, sign out.
 @Suite("AuthSession: an app's sign-in, requests and sign-out", .needsSecretService, .timeLimit(.minutes(2)))
 struct AuthSessionTests {
-    /// A session for the server's public client, its items under a service of the test's own.
+    /// A session for the server's public client, its items under a service of the test's own, in a graphical session
+    /// (`DISPLAY`) whatever the test process's environment, so that ``AuthSession/SignInMethod/automatic`` chooses the
+    /// browser.
     static func session(_ server: OAuthTestServer, service: String, scope: String = "openid read") -> AuthSession {
-        AuthSession(configuration: .init(
-            provider: .issuer(server.issuer), clientID: "test-client", scope: scope, service: service,
-            keyring: TestKeyring.keyring, transport: URLSessionHTTPTransport(timeout: .seconds(60))))
+        AuthSession(
+            configuration: .init(
+                provider: .issuer(server.issuer), clientID: "test-client", scope: scope, service: service,
+                keyring: TestKeyring.keyring, transport: URLSessionHTTPTransport(timeout: .seconds(60))),
+            browserEnvironment: ["DISPLAY": ":0"])
     }
 
     /// Deletes every item of `service`, whatever happens in `body`.
@@ -105,11 +109,40 @@ struct AuthSessionTests {
                 let signIn = Task { @MainActor in
                     try await session.signIn(
                         showCode: { prompt in model.code = prompt.userCode },
-                        openBrowser: { _ in throw SignInError.browserNotStarted("no browser here") })
+                        openBrowser: { _ in
+                            model.browserAttempts += 1
+                            throw SignInError.browserNotStarted("no browser here")
+                        })
                 }
                 try await waitUntil("the code to be shown") { await !model.code.isEmpty }
+                #expect(await model.browserAttempts == 1, "the browser was tried first")
                 #expect(try await approve(await model.code, at: server) == 200)
                 #expect(try await signIn.value.displayName == "ada")
+            }
+        }
+    }
+
+    @Test(
+        "cancelled while the desktop portal is asked to open the browser: ends cancelled, and no code is asked for",
+        arguments: [AuthSession.SignInMethod.automatic, .browser])
+    func cancelledWhileThePortalIsAsked(method: AuthSession.SignInMethod) async throws {
+        try await withServer { server in
+            let service = TestKeyring.uniqueService()
+            try await Self.cleaningService(service) {
+                let session = Self.session(server, service: service)
+                let asked = AsyncStream<Void>.makeStream()
+                // In a sandbox, a portal that does not answer until the user gives up (the Cancel button).
+                let browser = SystemBrowser(environment: [:], portal: { _ in
+                    asked.continuation.yield()
+                    try await Task.sleep(for: .seconds(3600))
+                }, sandboxed: true)
+                let signIn = Task { try await session.signIn(using: method, openBrowser: { try await browser.open($0) }) }
+                var portalCalls = asked.stream.makeAsyncIterator()
+                _ = await portalCalls.next()
+                signIn.cancel()
+                await #expect(throws: CancellationError.self) { try await signIn.value }
+                #expect(server.deviceFlowStats.authorizationRequests == 0, "no device code after the user gave up")
+                #expect(await session.state() == .signedOut)
             }
         }
     }
@@ -192,6 +225,7 @@ struct AuthSessionTests {
 @MainActor
 final class CodeModel {
     var code = ""
+    var browserAttempts = 0
 
     func signIn(_ session: AuthSession) async throws -> AuthSession.Account {
         try await session.signIn(using: .deviceCode) { prompt in

@@ -184,6 +184,9 @@ public struct BrowserSignIn: Sendable {
                     try await AppHook.run(openBrowser, with: started.url)
                 } catch {
                     await started.abandon()
+                    // A hook that gave up because the sign-in was cancelled (SystemBrowser says `browserNotStarted`):
+                    // the sign-in ends cancelled, as documented.
+                    if Task.isCancelled { throw CancellationError() }
                     throw error
                 }
                 return nil

@@ -122,6 +122,20 @@ struct HookCancellationTests {
         }
     }
 
+    @Test("cancelled while SystemBrowser asks the desktop portal: the sign-in ends cancelled, not 'no browser'")
+    func cancelledWhileThePortalIsAsked() async throws {
+        try await withServer { server in
+            let flow = try await Self.browserSignIn(server)
+            let inPortal = Gate(isOpen: false)
+            // A sandbox's portal that does not answer until the user gives up.
+            let browser = SystemBrowser(environment: [:], portal: { _ in try await inPortal.pass() }, sandboxed: true)
+            let signIn = RunningSignIn { try await flow.signIn { url in try await browser.open(url) } }
+            await inPortal.waitUntilArrivals(1)
+            signIn.cancel()
+            await Self.expectEndsCancelled(signIn)
+        }
+    }
+
     @Test("a browser sign-in cancelled before the browser starts starts none")
     func browserSignInCancelledBeforeTheBrowser() async throws {
         try await withServer { server in
