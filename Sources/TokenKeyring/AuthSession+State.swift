@@ -49,8 +49,14 @@ extension AuthSession {
         chosenAccount ?? DefaultAccounts.account(for: configuration.service)
     }
 
-    /// The state as the keyring says it now.
+    /// The state as the keyring says it now, whether or not the calling task is cancelled: a read that a cancelled
+    /// caller gave up is no state of the session's — it would say "the keyring cannot be used", to every observer.
     func readState() async -> State {
+        // In a task of its own, which the caller's cancellation does not reach; the keyring's timeout bounds it.
+        await Task { await self.readStateNow() }.value
+    }
+
+    private func readStateNow() async -> State {
         var name: String?
         do {
             name = try currentAccount()

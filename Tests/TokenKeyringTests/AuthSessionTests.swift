@@ -200,6 +200,29 @@ struct AuthSessionTests {
         }
     }
 
+    @Test("a cancelled task reading the state gets the session's state; observers are told no other")
+    func stateReadByACancelledTask() async throws {
+        try await withServer { server in
+            let service = TestKeyring.uniqueService()
+            try await Self.cleaningService(service) {
+                let session = Self.session(server, service: service)
+                let browser = PlainBrowser()
+                let account = try await session.signIn(using: .browser, openBrowser: { try await browser.open($0) })
+                var states = session.states.makeAsyncIterator()
+                #expect(await states.next() == .signedIn(account))
+                // As an app's task given up just before it reads the state (the window's Cancel).
+                let read = Task {
+                    withUnsafeCurrentTask { $0?.cancel() }
+                    return await session.state()
+                }
+                #expect(await read.value == .signedIn(account))
+                // The next state the observers are told is the sign-out's: nothing came between.
+                try await session.signOut()
+                #expect(await states.next() == .signedOut)
+            }
+        }
+    }
+
     @Test("two accounts side by side: listed with who they are; a switch makes the other current")
     func accountsAndSwitch() async throws {
         try await withServer { server in
