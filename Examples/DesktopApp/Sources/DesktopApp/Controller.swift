@@ -15,6 +15,8 @@ final class Controller {
     private var signedIn: Session.SignedIn?
     /// The sign-in, sign-out or reload under way; the buttons wait for it.
     private var busy = false
+    /// The sign-in under way, which Cancel gives up.
+    private var signingIn: Task<Void, Never>?
     private let refreshTimer = GLibTimer()
     private var following: Task<Void, Never>?
     /// How many times "Call API" was clicked: each outcome names its call.
@@ -32,7 +34,8 @@ final class Controller {
         window = MainWindow(application: application, actions: MainWindow.Actions(
             signIn: { [unowned self] in signIn() },
             callAPI: { [unowned self] in callAPI() },
-            signOut: { [unowned self] in signOut() }))
+            signOut: { [unowned self] in signOut() },
+            cancelSignIn: { [unowned self] in signingIn?.cancel() }))
         window.present()
         // snippet.states
         // The session's states: the first at once, then each change, here or in another process (`tokenctl logout`,
@@ -127,13 +130,20 @@ final class Controller {
     }
 
     // snippet.signIn
+    /// Signs in; Cancel gives the sign-in up (the user closed the browser's tab, or will not enter the code): the
+    /// task's cancellation stops the listener or the polling, and the sign-in ends with `CancellationError`.
     private func signIn() {
         guard signedIn == nil, !busy else { return }
         busy = true
         window.show(signedIn: nil, busy: true)
         window.showProgress("Signing in…")
         window.showDetail("")
-        Task {
+        window.showCancel(true)
+        signingIn = Task {
+            defer {
+                signingIn = nil
+                window.showCancel(false)
+            }
             do {
                 // The hooks run here, on GTK's thread: the sign-in is called from it.
                 let account = try await session.auth.signIn(
@@ -150,6 +160,10 @@ final class Controller {
                 busy = false
                 window.showDetail("")
                 show(state)
+            } catch is CancellationError {
+                busy = false
+                window.showDetail("Sign-in cancelled.")
+                await reload()  // signed out, unless the tokens were stored just before the click
             } catch {
                 busy = false
                 window.showDetail("Sign-in failed: \(error)")

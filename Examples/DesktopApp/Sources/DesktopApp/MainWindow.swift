@@ -2,7 +2,7 @@ import CGtk
 import TokenAuthGLib
 
 /// The window: a status line, a line for details (the sign-in URL or code, the API's answer, errors), and the
-/// buttons Sign in, Call API and Sign out. Every text is a label's, so it is the label's accessible name too: what
+/// buttons Sign in, Call API and Sign out, with Cancel beside them while a sign-in waits for the user. Every text is a label's, so it is the label's accessible name too: what
 /// the tests read through AT-SPI.
 @GLibMainActor
 final class MainWindow {
@@ -11,6 +11,7 @@ final class MainWindow {
         var signIn: @GLibMainActor () -> Void
         var callAPI: @GLibMainActor () -> Void
         var signOut: @GLibMainActor () -> Void
+        var cancelSignIn: @GLibMainActor () -> Void
     }
 
     private let window: Widget
@@ -19,6 +20,7 @@ final class MainWindow {
     private let signInButton: Widget
     private let callAPIButton: Widget
     private let signOutButton: Widget
+    private let cancelButton: Widget
     /// The window whose buttons GTK's C handlers reach.
     private static var current: (window: MainWindow, actions: Actions)?
 
@@ -37,7 +39,9 @@ final class MainWindow {
         signInButton = gtk_button_new_with_label("Sign in")
         callAPIButton = gtk_button_new_with_label("Call API")
         signOutButton = gtk_button_new_with_label("Sign out")
-        for button in [signInButton, callAPIButton, signOutButton] {
+        cancelButton = gtk_button_new_with_label("Cancel")
+        gtk_widget_set_visible(cancelButton, 0)
+        for button in [signInButton, callAPIButton, signOutButton, cancelButton] {
             gtk_box_append(gtkCast(buttons, to: GtkBox.self), button)
         }
         for child in [status, detail, buttons] {
@@ -49,6 +53,7 @@ final class MainWindow {
             (signInButton, unsafeBitCast(Self.signInClicked, to: GCallback.self)),
             (callAPIButton, unsafeBitCast(Self.callAPIClicked, to: GCallback.self)),
             (signOutButton, unsafeBitCast(Self.signOutClicked, to: GCallback.self)),
+            (cancelButton, unsafeBitCast(Self.cancelClicked, to: GCallback.self)),
         ]
         for (button, handler) in clicked { connect(button, "clicked", handler) }
         Self.current = (self, actions)
@@ -75,6 +80,11 @@ final class MainWindow {
         for button in [signInButton, callAPIButton, signOutButton] { gtk_widget_set_sensitive(button, 0) }
     }
 
+    /// Shows Cancel while a sign-in waits for the user (the browser, the code), and hides it after.
+    func showCancel(_ shown: Bool) {
+        gtk_widget_set_visible(cancelButton, shown ? 1 : 0)
+    }
+
     /// Shows `text` in the status line itself, while something is under way.
     func showProgress(_ text: String) {
         setText(status, text)
@@ -99,5 +109,8 @@ final class MainWindow {
     }
     private static let signOutClicked: Clicked = { _, _ in
         GLibMainActor.assumeIsolated { current?.actions.signOut() }
+    }
+    private static let cancelClicked: Clicked = { _, _ in
+        GLibMainActor.assumeIsolated { current?.actions.cancelSignIn() }
     }
 }
