@@ -239,6 +239,31 @@ struct SandboxKeyringTests {
         #expect(try await keyring.delete(attributes) == 1)
     }
 
+    // Where there is no keyring file yet, GIO writes the new one in place: a first write that failed left its
+    // beginning, which every later call refused as damaged until the user removed it by hand.
+    @Test("a first write that fails part-way leaves no keyring file behind, and the next write makes one")
+    func failedFirstWrite() async throws {
+        let file = Keyring.sandboxKeyringFile
+        let aside = file + ".aside-\(getpid())"
+        let hadFile = FileManager.default.fileExists(atPath: file)
+        if hadFile { try FileManager.default.moveItem(atPath: file, toPath: aside) }
+        try await cleaningUp({
+            try? FileManager.default.removeItem(atPath: file)
+            if hadFile { try? FileManager.default.moveItem(atPath: aside, toPath: file) }
+        }) {
+            let attributes = ["service": TestKeyring.uniqueService(), "account": "ada"]
+            let failure = try await withFileSizeLimit(64) {
+                await #expect(throws: KeyringError.self) {
+                    try await keyring.store(String(repeating: "x", count: 4096), label: "Failed write", attributes: attributes)
+                }
+            }
+            #expect(failure?.code == .misconfigured, "\(String(describing: failure))")
+            #expect(!FileManager.default.fileExists(atPath: file), "the failed write's beginning was left")
+            try await keyring.store("second", label: "Failed write", attributes: attributes)
+            #expect(try await keyring.lookup(attributes)?.secret == "second")
+        }
+    }
+
     /// Runs `body` while this process cannot write files past `bytes` (`RLIMIT_FSIZE`; such a write fails with EFBIG,
     /// SIGXFSZ ignored meanwhile): a full disk for the keyring file's writes, without a file system of its own.
     private func withFileSizeLimit<T>(_ bytes: Int, _ body: () async throws -> T) async throws -> T {

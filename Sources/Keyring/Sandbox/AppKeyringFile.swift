@@ -133,7 +133,7 @@ final class AppKeyringFile: Sendable {
     /// 4. `write` begins only if `call` was not abandoned (``SandboxCall/beginWriting()``), and once begun is not
     ///    abandoned at the timeout: nothing is written after the caller was told "timed out". It calls libsecret on the
     ///    backend that the load left cached (only a call in its turn drops it), so it never talks to the portal. A
-    ///    write that fails is undone where GIO replaced the file anyway (``restoreAfterFailedWrite(original:)``).
+    ///    write that fails is undone where GIO replaced the file anyway (``restoreAfterFailedWrite(original:existed:)``).
     func write<T>(timeout: Duration, call: SandboxCall, load: () throws -> Void, _ write: () throws -> T) throws -> T {
         let lock = try LockFile(path: path + ".lock", owner: self)
         defer { lock.close() }
@@ -147,7 +147,7 @@ final class AppKeyringFile: Sendable {
             let current = Self.stamp(path)
             let unchanged = lastSeen.withLock { $0 == .some(current) }
             guard unchanged, !backendMayBeStale.load(ordering: .sequentiallyConsistent) else { continue }
-            // What the file holds: a failed write may have to be undone (``restoreAfterFailedWrite(original:)``).
+            // What the file holds: a failed write may have to be undone (``restoreAfterFailedWrite(original:existed:)``).
             let original = try? Self.contents(of: path)
             try call.beginWriting()
             do {
@@ -159,7 +159,7 @@ final class AppKeyringFile: Sendable {
             } catch {
                 // libsecret changes its copy before it writes the file, and keeps the change when the write fails.
                 markBackendStale()
-                restoreAfterFailedWrite(original: original)
+                restoreAfterFailedWrite(original: original, existed: current != nil)
                 throw error
             }
         }
@@ -169,7 +169,8 @@ final class AppKeyringFile: Sendable {
 
 extension AppKeyringFile {
     /// After a write that libsecret reported as failed, under the keyring file's lock: makes sure the failed write
-    /// leaves the file as it was (`original`, read under the same lock just before the write).
+    /// leaves the file as it was (`original`, read under the same lock just before the write; no file at all when it
+    /// had not `existed`).
     ///
     /// libsecret writes with GIO's `g_file_replace_contents`: a temporary file beside it, then, when GIO closes that,
     /// `FILE` linked to its backup `FILE~` and the temporary file renamed over `FILE`. When writing the temporary file
@@ -185,8 +186,15 @@ extension AppKeyringFile {
     ///    place, for a file with further hard links, after copying it to `FILE~`) — and `FILE~` holds exactly
     ///    `original`, `FILE~` is renamed back over `FILE` (a rename needs no free space). Else nothing here knows what
     ///    the file should be, and the next call's ``check(_:)`` refuses a damaged one, naming it.
-    func restoreAfterFailedWrite(original: Data?) {
+    /// 3. Where there was no file, GIO wrote the new one in place (no temporary file, no backup): what is there now is
+    ///    the failed write's beginning, which no later call could use (refused as damaged until someone removes it by
+    ///    hand). It is removed: under the lock, nothing else wrote it, and it held nothing but what was refused.
+    func restoreAfterFailedWrite(original: Data?, existed: Bool) {
         discardUnfinishedReplacement()
+        guard existed else {
+            _ = unlink(path)
+            return
+        }
         guard let original, (try? Self.contents(of: path)) != original else { return }
         let backup = path + "~"
         guard (try? Self.contents(of: backup)) == original else { return }
