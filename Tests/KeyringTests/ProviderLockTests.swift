@@ -39,6 +39,28 @@ struct ProviderLockTests {
         }
     }
 
+    // gnome-keyring announces the unlock of a collection that holds no item with CollectionChanged alone, which was
+    // taken for no change: an app that showed "locked" (AuthSession's states) never learned that it could go on.
+    @Test("an unlock is announced, even of a collection with no item in it: an app showing 'locked' learns of it")
+    func unlockIsAnnounced() async throws {
+        let first = try await withDefaultCollectionLocked {
+            // A reply from the service after its lock: whatever the lock announced has reached this process.
+            _ = try? await keyring.lookup(["service": TestKeyring.uniqueService()])
+            let changes = try await keyring.changes()
+            return Task { () -> KeyringChange? in
+                for await change in changes { return change }  // ends when the timer below cancels it
+                return nil
+            }
+        }
+        let timer = Task {
+            try await Task.sleep(for: .seconds(30))  // gives up; never what makes the change happen
+            first.cancel()
+        }
+        defer { timer.cancel() }
+        let change = await first.value
+        #expect(change != nil, "nothing was announced within 30 s of the unlock")
+    }
+
     @Test("locked: a lookup of something never stored is locked too, not nil: the service may be hiding it")
     func absentWhileLockedIsLocked() async throws {
         let attributes = ["service": TestKeyring.uniqueService(), "account": "nobody"]

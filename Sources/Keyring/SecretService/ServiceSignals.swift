@@ -84,10 +84,11 @@ enum ServiceSignals {
 
     /// The change `message` announces, if it is a signal of the Secret Service (or about its bus name).
     ///
-    /// `PropertiesChanged` of an item, `ItemChanged`, `ItemCreated` and `ItemDeleted` name their item;
-    /// `CollectionChanged` (a collection locked, unlocked or renamed), a prompt's `Completed` and the properties of a
-    /// collection change no item; any other signal of a Secret Service interface (a collection created or deleted), a
-    /// malformed one, and a new owner of `org.freedesktop.secrets` may have changed anything.
+    /// `PropertiesChanged` of an item, `ItemChanged`, `ItemCreated` and `ItemDeleted` name their item; a prompt's
+    /// `Completed` and the properties of a collection change no item; any other signal of a Secret Service interface —
+    /// `CollectionChanged` (a collection locked, unlocked or renamed: what could not be read may be readable now, and
+    /// an empty collection says so with nothing else), a collection created or deleted — a malformed one, and a new
+    /// owner of `org.freedesktop.secrets` may have changed anything.
     static func change(announcedBy message: OpaquePointer) -> KeyringChange? {
         guard g_dbus_message_get_message_type(message) == G_DBUS_MESSAGE_TYPE_SIGNAL,
               let interface = g_dbus_message_get_interface(message).map({ String(cString: $0) }),
@@ -112,7 +113,7 @@ enum ServiceSignals {
             // An app may watch other names: only the service's own counts (a malformed signal is taken to be it).
             guard let body, Variant.isOfType(body, "(sss)") else { return .anything }
             return Variant.child(body, 0, Variant.stringValue) == "org.freedesktop.secrets" ? .anything : nil
-        case ("org.freedesktop.Secret.Service", "CollectionChanged"), ("org.freedesktop.Secret.Prompt", _):
+        case ("org.freedesktop.Secret.Prompt", _):
             return nil
         default:
             return interface.hasPrefix("org.freedesktop.Secret.") ? .anything : nil
