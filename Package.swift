@@ -181,7 +181,10 @@ let package = Package(
             ],
             path: "Tests/OAuthTestSupport"
         ),
-        .testTarget(name: "KeyringTests", dependencies: ["Keyring", "KeyringTestSupport", "TestSupport", "CLibSecret"]),
+        .testTarget(
+            name: "KeyringTests",
+            dependencies: ["Keyring", "KeyringTestSupport", "TestSupport", "ChildProcesses", "CLibSecret", "keyring-child"]
+        ),
         // The core's tests: no keyring. Doubles from TokenAuthTesting, real HTTP from OAuthTestServer.
         .testTarget(
             name: "TokenAuthTests",
@@ -223,6 +226,8 @@ let package = Package(
             dependencies: ["TokenAuthURLSession", "TokenAuthFileStore", "TokenAuth", logging],
             path: "Tests/FileStoreChild"
         ),
+        // A process of the keyring tests that outlives its keyring: one libsecret state across the test's commands.
+        .executableTarget(name: "keyring-child", dependencies: ["Keyring"], path: "Tests/KeyringChild"),
         // The keyring store against a real Secret Service.
         .testTarget(
             name: "TokenAuthKeyringTests",

@@ -8,6 +8,19 @@ struct GErrorInfo: Sendable {
     let message: String
     let kind: Kind
 
+    /// Whether the service refused the call's session as unknown: kwalletd5's "Can't find session", or the
+    /// `NoSession` of a keyring started again since the session was opened (gnome-keyring: "The session does not
+    /// exist").
+    var isUnknownSession: Bool {
+        message.contains("Can't find session") || message.contains("org.freedesktop.Secret.Error.NoSession")
+    }
+
+    /// Whether the call went to a unique bus name (`:1.42`) that no longer exists: the owner the Secret Service's
+    /// name had before the keyring was started again.
+    var isGoneOwner: Bool {
+        kind == .noProvider && message.contains("\":1.")
+    }
+
     /// `noReply` is D-Bus's `NoReply`: a timeout, or a provider that left the bus before answering.
     enum Kind: Sendable { case locked, notFound, noProvider, dbusTimeout, noReply, other }
 

@@ -75,9 +75,13 @@ struct SecretServiceCalls {
             OpenService.forget()
             secret_service_disconnect()
             return try with(cancellable, timeout: timeout, session: session + 1, body)
-        } catch let failure as GLibFailure where session < 3 && failure.info.message.contains("Can't find session") {
-            // kwalletd5 sometimes forgets (or never registers) the session it has just opened for us; the call
-            // that needed it was refused, so nothing was written. A new session.
+        } catch let failure as GLibFailure where session < 3 && (failure.info.isUnknownSession || failure.info.isGoneOwner) {
+            // kwalletd5 sometimes forgets (or never registers) the session it has just opened for us, and a keyring
+            // that was restarted (gnome-keyring after a crash, started again by D-Bus) knows no session of its
+            // predecessor, for good: the call that needed it was refused, so nothing was written. A new session.
+            // libsecret's service object also keeps the bus name's owner as it was when the process made it (GDBus
+            // updates it only in a main context nobody here iterates), and sends its prompts there: a call to an owner
+            // that is gone reached no one. A new service object, with the name's owner now.
             OpenService.forget()
             secret_service_disconnect()
             return try with(cancellable, timeout: timeout, session: session + 1, body)
