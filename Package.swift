@@ -183,7 +183,9 @@ let package = Package(
         ),
         .testTarget(
             name: "KeyringTests",
-            dependencies: ["Keyring", "KeyringTestSupport", "TestSupport", "ChildProcesses", "CLibSecret", "keyring-child"]
+            dependencies: [
+                "Keyring", "KeyringTestSupport", "TestSupport", "ChildProcesses", "CLibSecret", "keyring-child",
+            ]
         ),
         // The core's tests: no keyring. Doubles from TokenAuthTesting, real HTTP from OAuthTestServer.
         .testTarget(

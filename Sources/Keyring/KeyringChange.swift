@@ -23,8 +23,9 @@ public struct KeyringChange: Sendable, Hashable, CustomStringConvertible {
         public static let deleted = Kind(.deleted)
         /// Any item may have changed, and ``KeyringChange/itemPath`` is `nil`: another process took over the Secret
         /// Service's bus name (the keyring restarted, or another provider started), a collection was created,
-        /// deleted, locked or unlocked (what could not be read may be readable now), a signal could not be read, several changes were folded into one because the subscriber fell
-        /// behind, or this process's connection to the bus was replaced. Read again whatever you hold.
+        /// deleted, locked or unlocked (what could not be read may be readable now), a signal could not be read,
+        /// several changes were folded into one because the subscriber fell behind, or this process's connection to
+        /// the bus was replaced. Read again whatever you hold.
         public static let anything = Kind(.anything)
 
         /// The kind's name.

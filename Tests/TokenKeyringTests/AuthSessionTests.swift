@@ -41,8 +41,7 @@ struct AuthSessionTests {
                 #expect(await session.state() == .signedOut)
                 await #expect(throws: TokenAuthError.self) { try await session.client() }
 
-                let browser = PlainBrowser()
-                let account = try await session.signIn(using: .browser, openBrowser: { try await browser.open($0) })
+                let account = try await signInThroughTheBrowser(session)
                 #expect(account.displayName == "ada")
                 #expect(account.identity?.issuer == server.issuer)
                 guard case .signedIn(let signedIn) = await session.state() else {
@@ -183,8 +182,7 @@ struct AuthSessionTests {
             let service = TestKeyring.uniqueService()
             try await Self.cleaningService(service) {
                 let session = Self.session(server, service: service)
-                let browser = PlainBrowser()
-                try await session.signIn(using: .browser, openBrowser: { try await browser.open($0) })
+                try await signInThroughTheBrowser(session)
                 var states = session.states.makeAsyncIterator()
                 guard case .signedIn = await states.next() else {
                     Issue.record("the stream did not start signed in")
@@ -206,8 +204,7 @@ struct AuthSessionTests {
             let service = TestKeyring.uniqueService()
             try await Self.cleaningService(service) {
                 let session = Self.session(server, service: service)
-                let browser = PlainBrowser()
-                let account = try await session.signIn(using: .browser, openBrowser: { try await browser.open($0) })
+                let account = try await signInThroughTheBrowser(session)
                 var states = session.states.makeAsyncIterator()
                 #expect(await states.next() == .signedIn(account))
                 // As an app's task given up just before it reads the state (the window's Cancel).
@@ -229,10 +226,9 @@ struct AuthSessionTests {
             let service = TestKeyring.uniqueService()
             try await Self.cleaningService(service) {
                 let session = Self.session(server, service: service)
-                let browser = PlainBrowser()
-                let ada = try await session.signIn(using: .browser, openBrowser: { try await browser.open($0) })
+                let ada = try await signInThroughTheBrowser(session)
                 server.browserFlow.outcome = .approve(subject: "bob")
-                let bob = try await session.signIn(using: .browser, openBrowser: { try await browser.open($0) })
+                let bob = try await signInThroughTheBrowser(session)
                 #expect(Set(try await session.accounts().map(\.displayName)) == ["ada", "bob"])
                 #expect(await session.state() == .signedIn(bob))
 
@@ -255,6 +251,14 @@ final class CodeModel {
             self.code = prompt.userCode
         }
     }
+}
+
+/// Signs in through the browser as the test server's browser flow decides (`ada` unless a test says otherwise): a
+/// browser whose user is signed in at the provider already.
+@discardableResult
+func signInThroughTheBrowser(_ session: AuthSession) async throws -> AuthSession.Account {
+    let browser = PlainBrowser()
+    return try await session.signIn(using: .browser, openBrowser: { try await browser.open($0) })
 }
 
 /// Approves `userCode` through the test server's device page, as a person would: a form POST.

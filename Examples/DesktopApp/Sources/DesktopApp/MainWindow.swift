@@ -2,8 +2,8 @@ import CGtk
 import TokenAuthGLib
 
 /// The window: a status line, a line for details (the sign-in URL or code, the API's answer, errors), and the
-/// buttons Sign in, Call API and Sign out, with Cancel beside them while a sign-in waits for the user. Every text is a label's, so it is the label's accessible name too: what
-/// the tests read through AT-SPI.
+/// buttons Sign in, Call API and Sign out, with Cancel beside them while a sign-in waits for the user. Every text is a
+/// label's, so it is the label's accessible name too: what the tests read through AT-SPI.
 @GLibMainActor
 final class MainWindow {
     /// What the buttons do; set before the window is shown.
