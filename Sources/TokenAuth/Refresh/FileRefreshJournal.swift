@@ -9,8 +9,9 @@ import Foundation
 /// finds it when the store could not take it.
 ///
 /// The file is `answer-KIND-HASH.json` beside the items' refresh locks — `/run/user/UID/tokenkeyring/`, in a Flatpak
-/// sandbox the app's shared `$XDG_RUNTIME_DIR/app/$FLATPAK_ID/tokenkeyring/`, without logind
-/// `/dev/shm/tokenkeyring-UID/` — a tmpfs directory of the user's (0700) that no other user can open, in which the
+/// sandbox the app's shared `$XDG_RUNTIME_DIR/app/$FLATPAK_ID/tokenkeyring/`, without logind the directory recorded in
+/// `~/.local/state/tokenkeyring/runtime-directory` (a private `$XDG_RUNTIME_DIR`, else an unpredictable name in
+/// `/dev/shm`) — a tmpfs directory of the user's (0700) that no other user can open, in which the
 /// file is 0600 and replaced atomically (a temporary file renamed over it). It holds the answer and the stored version
 /// it replaces, each in the keyring item's text, and lives only until the answer is stored: usually a few
 /// milliseconds.

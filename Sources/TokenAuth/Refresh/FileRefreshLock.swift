@@ -15,9 +15,10 @@ import Darwin
 
 /// A ``RefreshLock`` on an advisory `flock` of a file named after the service and account.
 ///
-/// By default the file lives in the user's runtime directory in memory, derived from the user and not from the
-/// environment — `/run/user/UID/tokenkeyring/`, in a Flatpak sandbox the app's shared
-/// `$XDG_RUNTIME_DIR/app/$FLATPAK_ID/tokenkeyring/`, without logind `/dev/shm/tokenkeyring-UID/` — so that every
+/// By default the file lives in the user's runtime directory, derived from the user and not from the environment —
+/// `/run/user/UID/tokenkeyring/`, in a Flatpak sandbox the app's shared `$XDG_RUNTIME_DIR/app/$FLATPAK_ID/tokenkeyring/`,
+/// without logind the directory recorded in `~/.local/state/tokenkeyring/runtime-directory` (see `RuntimeDirectory`:
+/// a name no other user can predict or make first) — so that every
 /// process of the user takes the same lock for the same item, whatever its environment (a cron job without
 /// `XDG_RUNTIME_DIR` and a desktop app exclude each other). A store that keeps its entries elsewhere gives its own
 /// directory (the file store its own). The file holds no secret — its name is a hash of the service and account. The
