@@ -97,6 +97,40 @@ struct TokenCtlPrintedNamesTests {
         }
     }
 
+    @Test("a line break or tab in an account name is shown as \\n or \\t: list, status, show and errors print it on one line")
+    func namesOnOneLine() async throws {
+        let service = TestKeyring.uniqueService()
+        let forged = "ada\nmallory\tforged"
+        try await cleaningUp({
+            _ = try? await TestKeyring.keyring.delete(["service": service, "account": forged])
+        }) {
+            let item = ["--service", service, "--account", forged]
+            let imported = try await tokenctl(["import"] + item, stdin: #"{"version":1,"access_token":"tctl-nl-1","expires_at":"2099-01-01T00:00:00Z"}"#)
+            try #require(imported.status == 0, "\(imported.allOutput)")
+
+            let list = try await tokenctl(["list", "--service", service])
+            #expect(list.status == 0, "\(list.allOutput)")
+            let listed = list.stdout.split(separator: "\n")
+            #expect(listed.count == 1, "one account, one line: \(list.stdout.debugDescription)")
+            #expect(listed.first?.split(separator: "\t").first == #"ada\nmallory\tforged"#, "\(list.stdout.debugDescription)")
+
+            let status = try await tokenctl(["status", "--service", service])
+            #expect(status.stdout.split(separator: "\n").count == 1, "\(status.stdout.debugDescription)")
+            #expect(status.stdout.hasPrefix(#"ada\nmallory\tforged"# + "\tvalid until "), "\(status.stdout.debugDescription)")
+
+            let show = try await tokenctl(["show"] + item)
+            #expect(show.stdout.contains("\naccount:        " + #"ada\nmallory\tforged"# + "\n"), "\(show.stdout.debugDescription)")
+
+            let absent = try await tokenctl(["switch", "--service", service, "--account", "eve\nforged"])
+            #expect(absent.status == 3)
+            #expect(absent.stderr.split(separator: "\n").count == 1, "\(absent.stderr.debugDescription)")
+            #expect(absent.stderr.contains(#"No account "eve\nforged" is stored"#), "\(absent.stderr.debugDescription)")
+            let missing = try await tokenctl(["token", "--service", service, "--account", "eve\nforged"])
+            #expect(missing.status == 3)
+            #expect(missing.stderr.split(separator: "\n").count == 1, "\(missing.stderr.debugDescription)")
+        }
+    }
+
     @Test("doctor shows a default collection's label without escapes", .needsPrivateProvider)
     func hostileCollectionLabel() async throws {
         try await PrivateProvider.with(.gnomeKeyring) { bus in

@@ -8,6 +8,22 @@ package enum ServerText {
         return " The server said: \"\(description)\"\(ended ? "" : ".")"
     }
 
+    /// `text` on one line: ``printable(_:)``, with each line break and tab shown as `\n`, `\r` or `\t` — a name that
+    /// holds one cannot forge a line of a listing that scripts read line by line (`cut -f1`).
+    package static func oneLine(_ text: String) -> String {
+        var shown = ""
+        for character in text.unicodeScalars {
+            switch character {
+            case "\n": shown += "\\n"
+            case "\r": shown += "\\r"
+            case "\t": shown += "\\t"
+            case "\u{85}", "\u{2028}", "\u{2029}", "\u{0B}", "\u{0C}": shown += "\\n"
+            default: shown.unicodeScalars.append(character)
+            }
+        }
+        return printable(shown)
+    }
+
     /// `text` without terminal escape sequences (ESC and what it introduces: CSI `ESC [ … final`, OSC `ESC ] … BEL`
     /// or `ESC \`, and two-character escapes) and without control and format characters (C0, DEL, C1, and the
     /// bidirectional overrides and isolates that can make text read otherwise than it is). Letters of any script

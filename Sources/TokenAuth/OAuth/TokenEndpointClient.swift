@@ -71,12 +71,13 @@ public struct TokenEndpointClient: Sendable {
             // RFC 6749 §5.2 names 400 for every refusal but a client's failed authentication (401); a refresh grant the
             // server refuses without saying why is, in practice, a refresh token it no longer accepts. Taken for a
             // transient failure, it would be sent again on every call.
-            throw TokenAuthError.refused(
-                OAuthErrorResponse(
-                    error: "invalid_grant",
-                    errorDescription: "the server answered HTTP 400 without an OAuth error, as servers answer a refresh "
-                        + "token they no longer accept"),
-                by: "token endpoint", statusCode: 400, retryAfter: nil)
+            // The explanation is this client's, in the reason: the server said nothing, and nothing is quoted as its.
+            throw TokenAuthError(
+                .rejected,
+                "The token endpoint refused the refresh with HTTP 400 and no OAuth error, as servers answer a refresh "
+                    + "token they no longer accept; it is taken for invalid_grant.",
+                fix: "The refresh token is invalid, expired or revoked: sign in again.",
+                oauthError: OAuthErrorResponse(error: "invalid_grant"), statusCode: 400)
         }
     }
 

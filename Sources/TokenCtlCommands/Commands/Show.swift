@@ -97,10 +97,10 @@ extension TokenCtl {
             }
             // Every value comes from the item, which any tool may have written: shown without escape sequences.
             let table = rows.map {
-                "\($0.0 + ":")".padding(toLength: 16, withPad: " ", startingAt: 0) + ServerText.printable($0.1)
+                "\($0.0 + ":")".padding(toLength: 16, withPad: " ", startingAt: 0) + ServerText.oneLine($0.1)
             }.joined(separator: "\n")
             let heading = [summary.endReason.map { "sign-in required: \($0)" }, summary.signedInAs].compactMap { $0 }
-            return (heading.map(ServerText.printable) + [table]).joined(separator: "\n")
+            return (heading.map(ServerText.oneLine) + [table]).joined(separator: "\n")
         }
     }
 }

@@ -66,7 +66,7 @@ extension TokenCtl {
                         + (state.refreshStartedAt == nil ? "" : " (a refresh was not stored: its refresh token may have been spent)")
                         + (state.account == chosen ? " (default)" : "")
                         + (location.path.map { " (in the file \($0), unencrypted)" } ?? "")
-                    print("\(Terminal.accountName(state.account))\t\(Terminal.printable(described))")
+                    print("\(Terminal.accountName(state.account))\t\(ServerText.oneLine(described))")
                 }
             }
         }

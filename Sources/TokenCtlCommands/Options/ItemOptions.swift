@@ -1,4 +1,5 @@
 import ArgumentParser
+import TokenAuth
 import TokenAuthFileStore
 import TokenAuthKeyring
 import TokenCtlBase
@@ -43,7 +44,7 @@ package struct ItemOptions: ParsableArguments {
             throw reported(error)
         }
         guard chosen != nil else {
-            let service = Terminal.printable(service)
+            let service = ServerText.oneLine(service)
             throw ValidationError(
                 "Give --account, or choose a default account for \"\(service)\" with `tokenctl switch --service "
                     + "\(service) --account NAME`.")

@@ -12,7 +12,8 @@ package enum Terminal {
     /// A progress or state message: on stderr, and only when stderr is a terminal.
     package static func status(_ message: String) {
         guard isatty(STDERR_FILENO) == 1 else { return }
-        FileHandle.standardError.write(Data("\(printable(message))\n".utf8))
+        // One line: a name in the message cannot add another.
+        FileHandle.standardError.write(Data("\(ServerText.oneLine(message))\n".utf8))
     }
 
     /// An instruction the user needs (a URL to open, a code to enter): on stderr, always.
@@ -20,8 +21,9 @@ package enum Terminal {
         FileHandle.standardError.write(Data("\(printable(message))\n".utf8))
     }
 
+    /// An error: on stderr, always, on one line (``ServerText/oneLine(_:)``): a name in it cannot forge another line.
     package static func error(_ message: String) {
-        FileHandle.standardError.write(Data("tokenctl: \(printable(message))\n".utf8))
+        FileHandle.standardError.write(Data("tokenctl: \(ServerText.oneLine(message))\n".utf8))
     }
 
     /// `text` as the terminal may show it: each line through `ServerText.printable` — no escape sequence, no
@@ -32,10 +34,11 @@ package enum Terminal {
             .joined(separator: "\n")
     }
 
-    /// An account's name as `list` and `status` print it: ``printable(_:)``, and for the empty name of an item whose
-    /// attributes gnome-keyring hides until its collection is unlocked, a sentence that says so.
+    /// An account's name as `list` and `status` print it: on one line (``ServerText/oneLine(_:)``: a line break in
+    /// a name is shown as `\n`, never as a line of its own), and for the empty name of an item whose attributes
+    /// gnome-keyring hides until its collection is unlocked, a sentence that says so.
     package static func accountName(_ account: String) -> String {
-        account.isEmpty ? "(name hidden until the keyring is unlocked)" : printable(account)
+        account.isEmpty ? "(name hidden until the keyring is unlocked)" : ServerText.oneLine(account)
     }
 
     /// Reads all of standard input, refusing more than `limit` bytes: it reads at most `limit` + 1, so an endless
