@@ -31,10 +31,17 @@ extension AuthManager {
     /// signed in: pass TokenAuthSignIn's `IDTokenVerifier.forStoredClient`, which checks refreshed id_tokens against
     /// the issuer and `jwks_uri` the item records. Without one, refreshed id_tokens are not checked (and a notice says
     /// so): this library links no JOSE code of its own.
-    /// - Throws: `TokenAuthError` `noCredentials` when nothing is stored; the store's errors when it cannot be read.
+    ///
+    /// With a `clientID`, the item must record that client, on this load and every later one (another process may
+    /// write the item): tokens issued to another app are never sent (`KeyringAuthStore.expectedClientID`). Give it
+    /// whenever the app knows its client ID: two apps that share a service by mistake then fail with a clear error
+    /// instead of using each other's tokens.
+    /// - Throws: `TokenAuthError` `noCredentials` when nothing is stored, `invalidClientConfiguration` when the item
+    ///   records another client than `clientID`; the store's errors when it cannot be read.
     public static func forKeyringItem(
         service: String,
         account: String,
+        clientID: String? = nil,
         keyring: Keyring = Keyring(),
         transport: any HTTPTransport,
         configuration: Configuration = Configuration(),
@@ -45,12 +52,13 @@ extension AuthManager {
     ) async throws -> AuthManager {
         // Subscribed before the read: a change announced after it is not missed. Best effort, like the signals.
         let changes = followsChanges ? try? await keyring.changes() : nil
-        let reader = KeyringAuthStore(service: service, account: account, keyring: keyring)
+        let reader = KeyringAuthStore(service: service, account: account, keyring: keyring, expectedClientID: clientID)
         guard let credentials = try await reader.loadCredentials() else {
             throw TokenAuthError.noCredentials("no credentials are stored for account \"\(account)\" on service \"\(service)\"")
         }
         let store = KeyringAuthStore(
-            service: service, account: account, client: credentials.client, keyring: keyring, wallClock: wallClock)
+            service: service, account: account, client: credentials.client, keyring: keyring, wallClock: wallClock,
+            expectedClientID: clientID)
         let lock = store.itemLock()
         return await managing(
             store, credentials: credentials, lock: lock, transport: transport,

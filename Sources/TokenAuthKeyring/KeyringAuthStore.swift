@@ -30,6 +30,11 @@ public struct KeyringAuthStore: CredentialsStore {
     /// The client stored with the tokens by `CredentialsStore.save(_:)`; `nil` keeps whatever client the item
     /// records.
     public let client: OAuthClient?
+    /// The client ID the item's tokens must have been issued to, when set: an item that records another client is
+    /// refused on every load with `TokenAuthError` `invalidClientConfiguration`, and never written over by
+    /// ``update(_:replacing:)``, so that an app never sends tokens stored for another app. An item that records no
+    /// client (a token stored by hand with `secret-tool`) is read. `nil` reads any item.
+    public let expectedClientID: String?
     /// Where new items are created.
     public let collection: KeyringCollection
     /// When set, saving an `Auth` records the time as the item's `refreshed_at`: give it to the store an
@@ -47,17 +52,21 @@ public struct KeyringAuthStore: CredentialsStore {
     ///   - collection: where a new item is created; an existing item is updated where it is.
     ///   - wallClock: when set, saves of an `Auth` (what the refresher writes back) record the time as
     ///     `refreshed_at`; saves of `StoredCredentials` store exactly what they are given.
+    ///   - expectedClientID: the client ID the stored tokens must have been issued to (``expectedClientID``); `nil`
+    ///     reads any item.
     public init(
         service: String,
         account: String,
         client: OAuthClient? = nil,
         keyring: Keyring = Keyring(),
         collection: KeyringCollection = .default,
-        wallClock: WallClock? = nil
+        wallClock: WallClock? = nil,
+        expectedClientID: String? = nil
     ) {
         self.service = service
         self.account = account
         self.client = client
+        self.expectedClientID = expectedClientID
         self.keyring = keyring
         self.collection = collection
         self.wallClock = wallClock
@@ -72,10 +81,15 @@ public struct KeyringAuthStore: CredentialsStore {
     var entry: String { entryName }
 
     /// The stored tokens and client, or `nil` when no item exists.
-    /// - Throws: `KeyringError` (locked, unavailable, timed out) or `TokenAuthError` (unreadable item, left as it is).
+    /// - Throws: `KeyringError` (locked, unavailable, timed out) or `TokenAuthError` (unreadable item, left as it is;
+    ///   `invalidClientConfiguration` when it records another client than ``expectedClientID``).
     public func loadCredentials() async throws -> StoredCredentials? {
         guard let found = try await keyring.lookup(attributes) else { return nil }
-        return try StoredBundleFormat.decode(found.secret, entry: entry)
+        let credentials = try StoredBundleFormat.decode(found.secret, entry: entry)
+        if let expectedClientID, let stored = credentials.client?.clientID, stored != expectedClientID {
+            throw TokenAuthError.anotherClient(entry, stored: stored, expected: expectedClientID)
+        }
+        return credentials
     }
 
     /// Stores tokens and client, replacing the item in place (the keyring keeps nothing aside). It takes no lock:

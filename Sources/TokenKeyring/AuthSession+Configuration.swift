@@ -80,6 +80,9 @@ extension AuthSession {
         public var wallClock: WallClock
         /// Where the session and its managers log (routine events at debug level); never a secret.
         public var logger: Logger
+        /// The earlier default service (the issuer's host) whose items this session adopts when they record its
+        /// client ID and issuer; set by the initializer that chooses the default service.
+        var adoptsItemsOf: String?
 
         /// Creates a configuration.
         public init(

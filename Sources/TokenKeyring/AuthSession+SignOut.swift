@@ -32,6 +32,7 @@ extension AuthSession {
     /// The accounts of this session's service stored in the keyring, with who each one is.
     /// - Throws: `KeyringError`.
     public func accounts() async throws -> [Account] {
+        await adoptEarlierItems()
         var accounts: [Account] = []
         for item in try await KeyringAuthStore.accounts(of: configuration.service, keyring: configuration.keyring) {
             guard let name = item.attributes["account"] else { continue }

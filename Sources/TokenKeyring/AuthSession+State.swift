@@ -57,6 +57,7 @@ extension AuthSession {
     }
 
     private func readStateNow() async -> State {
+        await adoptEarlierItems()
         var name: String?
         do {
             name = try currentAccount()
@@ -73,14 +74,17 @@ extension AuthSession {
                 }
             }
             guard let name else { return .signedOut }
-            let store = KeyringAuthStore(service: configuration.service, account: name, keyring: configuration.keyring)
+            let store = KeyringAuthStore(
+                service: configuration.service, account: name, keyring: configuration.keyring,
+                expectedClientID: configuration.clientID)
             guard let credentials = try await store.loadCredentials() else { return .signedOut }
             let account = Account(name: name, identity: credentials.identity)
             if let reason = credentials.auth.endReason { return .signInRequired(account, reason: reason) }
             return .signedIn(account)
         } catch let error as KeyringError {
             return .unavailable(error)
-        } catch let error as TokenAuthError where error.isUnreadableEntry {
+        } catch let error as TokenAuthError where error.isUnreadableEntry || error.code == .invalidClientConfiguration {
+            // Unreadable, or another app's tokens: a sign-in (an explicit write) replaces them; nothing is sent.
             return .signInRequired(Account(name: name ?? "", identity: nil), reason: error.reason)
         } catch {
             return .unavailable(.other("The session's keyring item could not be read.", "\(error)"))

@@ -61,6 +61,8 @@ public actor AuthSession {
     var nextObserver = 0
     var lastState: State?
     var watching: Task<Void, Never>?
+    /// Whether the items of the earlier default service were looked at for adoption (``adoptEarlierItems()``).
+    var adoptionDone = false
     let logger: Logger
     /// What ``SignInMethod/automatic`` and the default browser read (`BROWSER`, `DISPLAY`, `WAYLAND_DISPLAY`,
     /// `FLATPAK_ID`, `PATH`): this process's environment, or a test's.
@@ -74,16 +76,38 @@ public actor AuthSession {
     ///   - clientID: Your app's client ID at the provider: a public client (a desktop app keeps no secret) allowed to
     ///     use the authorization code flow with a loopback redirect, or the device flow, or both.
     ///   - scope: The scope to ask for; `openid` (the default) makes the provider say who signed in.
-    ///   - service: The keyring items' `service` attribute; the issuer's host by default.
+    ///   - service: The keyring items' `service` attribute; by default ``defaultService(issuer:clientID:)``,
+    ///     `CLIENT_ID@HOST[:PORT][/PATH]`, so that two apps, two realms of one host and two ports of one host each have
+    ///     a session of their own. Items written under the earlier default (the issuer's host alone) are adopted by
+    ///     the app whose client ID and issuer they record, never by another.
+    ///   - redirect: The browser sign-in's loopback redirect: by default any free port; a fixed one
+    ///     (`.init(port: 8765)`) for providers that match redirect URIs exactly.
     ///   - keyring: The Secret Service client (timeouts, prompts).
     ///   - transport: How every request is sent: discovery, the token endpoint, your API.
     public init(
-        issuer: URL, clientID: String, scope: String? = "openid", service: String? = nil, keyring: Keyring = Keyring(),
+        issuer: URL, clientID: String, scope: String? = "openid", service: String? = nil,
+        redirect: BrowserSignIn.Redirect = BrowserSignIn.Redirect(), keyring: Keyring = Keyring(),
         transport: any HTTPTransport = URLSessionHTTPTransport(maximumResponseBodySize: TokenResponse.maximumSize)
     ) {
-        self.init(configuration: Configuration(
-            provider: .issuer(issuer), clientID: clientID, scope: scope, service: service ?? issuer.host ?? issuer.absoluteString,
-            keyring: keyring, transport: transport))
+        var configuration = Configuration(
+            provider: .issuer(issuer), clientID: clientID, scope: scope,
+            service: service ?? Self.defaultService(issuer: issuer, clientID: clientID), keyring: keyring,
+            transport: transport, redirect: redirect)
+        if service == nil { configuration.adoptsItemsOf = issuer.host ?? issuer.absoluteString }
+        self.init(configuration: configuration)
+    }
+
+    /// The keyring `service` of a session made with ``init(issuer:clientID:scope:service:redirect:keyring:transport:)``
+    /// and no `service`: `CLIENT_ID@HOST[:PORT][/PATH]` — the client ID, `@`, and the issuer without its scheme and
+    /// trailing slash, such as `my-desktop-app@auth.example.com` or `app@sso.example.com:8443/realms/staff`. A keyring
+    /// item is the session of one (issuer, client ID, account); a person finds it with
+    /// `secret-tool search service my-desktop-app@auth.example.com`.
+    public static func defaultService(issuer: URL, clientID: String) -> String {
+        guard let host = issuer.host?.lowercased() else { return "\(clientID)@\(issuer.absoluteString)" }
+        let port = issuer.port.map { ":\($0)" } ?? ""
+        var path = issuer.path
+        while path.hasSuffix("/") { path.removeLast() }
+        return "\(clientID)@\(host)\(port)\(path)"
     }
 
     /// A session made from `configuration`.
@@ -148,14 +172,17 @@ public actor AuthSession {
     }
 
     /// The current account's manager, made on first use from its keyring item.
-    /// - Throws: `TokenAuthError` `noCredentials` when signed out; `KeyringError`.
+    /// - Throws: `TokenAuthError` `noCredentials` when signed out, `invalidClientConfiguration` when the item holds
+    ///   tokens of another client ID (a service shared by two apps); `KeyringError`.
     public func manager() async throws -> AuthManager {
+        await adoptEarlierItems()
         guard let account = try currentAccount() else {
             throw TokenAuthError.noCredentials("no account of \(configuration.service) is signed in")
         }
         if let manager = managers[account] { return manager }
         let manager = try await AuthManager.forKeyringItem(
-            service: configuration.service, account: account, keyring: configuration.keyring,
+            service: configuration.service, account: account, clientID: configuration.clientID,
+            keyring: configuration.keyring,
             transport: configuration.transport, configuration: configuration.manager,
             identityChecks: IDTokenVerifier.forStoredClient, wallClock: configuration.wallClock, logger: logger)
         managers[account] = manager

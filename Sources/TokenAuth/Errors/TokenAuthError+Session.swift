@@ -177,6 +177,16 @@ extension TokenAuthError {
                 + "other hosts only with allowsInsecureHTTP, for development.")
     }
 
+    /// The entry holds tokens issued to another client than the one reading it: they are never sent by this one.
+    package static func anotherClient(_ entry: String, stored: String, expected: String) -> TokenAuthError {
+        TokenAuthError(
+            .invalidClientConfiguration,
+            "The stored entry (\(entry)) holds tokens issued to the client \"\(stored)\", not to this app's client "
+                + "\"\(expected)\"; they are never sent by this app.",
+            fix: "Give each app a keyring service of its own (AuthSession's default, CLIENT_ID@ISSUER_HOST, keeps apps "
+                + "apart), or sign in again, which replaces them, if the entry is this app's.")
+    }
+
     // MARK: The refresh lock
 
     /// The lock file cannot be used: `reason` says why.
