@@ -228,6 +228,8 @@ let package = Package(
             dependencies: ["TokenAuthURLSession", "TokenAuthFileStore", "TokenAuth", logging],
             path: "Tests/FileStoreChild"
         ),
+        // An app of the session tests: one AuthSession, a request every 200 ms, AuthSession.bootstrap() first.
+        .executableTarget(name: "session-app", dependencies: ["TokenKeyring", httpTypes], path: "Tests/SessionApp"),
         // A process of the keyring tests that outlives its keyring: one libsecret state across the test's commands.
         .executableTarget(name: "keyring-child", dependencies: ["Keyring"], path: "Tests/KeyringChild"),
         // The keyring store against a real Secret Service.
@@ -271,7 +273,7 @@ let package = Package(
             name: "TokenKeyringTests",
             dependencies: [
                 "TokenKeyring", "TokenAuthFileStore", "OAuthTestServer", "OAuthTestSupport", "KeyringTestSupport",
-                "TestSupport", httpTypes,
+                "TestSupport", "ChildProcesses", "session-app", httpTypes,
             ]
         ),
         // Adapters over AuthorizedClient, each its own product so apps that do not want them do not build them.

@@ -180,10 +180,17 @@ public actor AuthSession {
             throw TokenAuthError.noCredentials("no account of \(configuration.service) is signed in")
         }
         if let manager = managers[account] { return manager }
+        var settings = configuration.manager
+        if settings.refreshHost == nil, RefreshProcess.isBootstrapped.load(ordering: .sequentiallyConsistent) {
+            // After `bootstrap()`: each refresh in a process of its own, which the app's death cannot reach.
+            settings.refreshHost = RefreshProcess(
+                service: configuration.service, account: account, clientID: configuration.clientID,
+                configuration: settings, keyring: configuration.keyring)
+        }
         let manager = try await AuthManager.forKeyringItem(
             service: configuration.service, account: account, clientID: configuration.clientID,
             keyring: configuration.keyring,
-            transport: configuration.transport, configuration: configuration.manager,
+            transport: configuration.transport, configuration: settings,
             identityChecks: IDTokenVerifier.forStoredClient, wallClock: configuration.wallClock, logger: logger)
         managers[account] = manager
         return manager

@@ -187,6 +187,14 @@ extension TokenAuthError {
                 + "apart), or sign in again, which replaces them, if the entry is this app's.")
     }
 
+    /// A ``RefreshHost``'s process ended without an error and without storing what the refresh needed.
+    package static func refreshNotRun() -> TokenAuthError {
+        TokenAuthError(
+            .storageFailed, "The process that refreshes the session ended without storing new tokens.",
+            fix: "The tokens were kept; try again. If it happens every time, the app does not call "
+                + "AuthSession.bootstrap() first in main.")
+    }
+
     // MARK: The refresh lock
 
     /// The lock file cannot be used: `reason` says why.

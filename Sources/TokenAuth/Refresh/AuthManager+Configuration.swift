@@ -59,6 +59,9 @@ extension AuthManager {
         /// What is held while a refresh token is at stake, from the write ahead of a grant until its answer is stored
         /// (see ``RefreshWindowGuard``). TokenAuthKeyring's managers add a systemd-logind delay inhibitor.
         public var windowGuards: [any RefreshWindowGuard]
+        /// Another process that runs each refresh, whose grant and store the death of this one cannot reach (see
+        /// ``RefreshHost``); `nil` (the default) refreshes in this process.
+        public var refreshHost: (any RefreshHost)?
 
         /// Creates a configuration.
         public init(
@@ -71,7 +74,8 @@ extension AuthManager {
             scope: String? = nil,
             identityCheck: (any IdentityCheck)? = nil,
             servesUnstoredTokens: Bool = true,
-            windowGuards: [any RefreshWindowGuard] = []
+            windowGuards: [any RefreshWindowGuard] = [],
+            refreshHost: (any RefreshHost)? = nil
         ) {
             self.leeway = leeway
             self.refreshLimit = refreshLimit
@@ -83,6 +87,7 @@ extension AuthManager {
             self.identityCheck = identityCheck
             self.servesUnstoredTokens = servesUnstoredTokens
             self.windowGuards = windowGuards
+            self.refreshHost = refreshHost
         }
     }
 }

@@ -14,9 +14,13 @@ extension AuthManager {
         Task {
             let result: Result<Auth, any Error>
             do {
-                result = .success(try await self.underLock {
-                    try await self.refreshHoldingLock(generation: generation, reason: reason)
-                })
+                if let host = self.configuration.refreshHost {
+                    result = .success(try await self.refreshElsewhere(host, generation: generation, reason: reason))
+                } else {
+                    result = .success(try await self.underLock {
+                        try await self.refreshHoldingLock(generation: generation, reason: reason)
+                    })
+                }
             } catch {
                 result = .failure(error)
             }
@@ -24,6 +28,32 @@ extension AuthManager {
             flight.finish(result)
         }
         return try await flight.wait()
+    }
+
+    /// The refresh run by `host` in another process, which takes the lock itself; then, under the lock, what the store
+    /// holds — stored by that process, or by another — decides: served, failed (a session that ended), or, when it is
+    /// still not what `reason` needs, the other process's error. This process never sends the grant itself.
+    private func refreshElsewhere(_ host: any RefreshHost, generation: Int, reason: RefreshReason) async throws -> Auth {
+        var failure: (any Error)?
+        do {
+            try await host.refresh(reason.request)
+        } catch {
+            failure = error
+        }
+        let reported = failure
+        return try await underLock {
+            try await self.afterRefreshElsewhere(generation: generation, reason: reason, failure: reported)
+        }
+    }
+
+    private func afterRefreshElsewhere(generation: Int, reason: RefreshReason, failure: (any Error)?) async throws -> Auth {
+        try await catchUpWithStore()
+        try await recoverKeptAnswer()
+        switch session.refreshAsked(reason, startedIn: generation, at: wallClock(), backingOff: nil) {
+        case .serve(let auth): return auth
+        case .fail(let error): throw error
+        case .request: throw failure ?? TokenAuthError.refreshNotRun()
+        }
     }
 
     /// Clears the in-flight slot only if it still holds `flight`.

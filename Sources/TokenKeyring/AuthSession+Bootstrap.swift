@@ -1,0 +1,84 @@
+import Foundation
+import Keyring
+import Synchronization
+import TokenAuth
+import TokenAuthKeyring
+import TokenAuthSignIn
+import TokenAuthURLSession
+
+extension AuthSession {
+    /// Lets the app's sessions survive the app's death in a refresh: call it once, first in `main`, before anything
+    /// else runs.
+    ///
+    /// ```swift
+    /// import TokenKeyring
+    ///
+    /// AuthSession.bootstrap()  // first: returns at once in the app
+    /// let session = AuthSession(issuer: URL(string: "https://auth.example.com")!, clientID: "my-desktop-app")
+    /// ```
+    ///
+    /// Between sending a refresh grant and storing its answer, the process that sent it holds the only copy of the
+    /// session: the server retired the old refresh token as it answered. An app killed there (SIGKILL, SIGTERM, a
+    /// crash, the user closing it from a task manager) lost the session, and for every other process of the item too.
+    /// After `bootstrap()`, every refresh of every ``AuthSession`` in the app runs in a process started from the app's
+    /// own executable, in a session of its own: it takes the item's lock, sends the grant, stores the answer (or keeps
+    /// it for the next process, when the keyring cannot take it) and ends, whatever happens to the app meanwhile. The
+    /// app waits for it without holding the lock, then reads what it stored. That process runs this same call: there
+    /// it does the refresh and exits, never returning to the rest of `main` — which is why the call comes first.
+    ///
+    /// What it cannot survive: whatever ends every process of the app at once — a kill of the app's whole cgroup
+    /// (`systemctl --user stop` of its scope), the end of the user's session at logout, a power cut — and an app that
+    /// replaced `/proc/self/exe` (an update installed while it runs) before the refresh. The refreshing process sends
+    /// with `URLSessionHTTPTransport`, not a custom ``Configuration/transport``. Without `bootstrap()`, refreshes run in
+    /// the app's process, as before.
+    public static func bootstrap() {
+        guard getenv(RefreshProcess.variable) != nil else {
+            RefreshProcess.isBootstrapped.store(true, ordering: .sequentiallyConsistent)
+            return
+        }
+        RefreshProcess.serveAndExit()
+    }
+}
+
+extension RefreshProcess {
+    /// The refreshing process: reads its job on standard input, refreshes, prints the outcome, and exits.
+    static func serveAndExit() -> Never {
+        signal(SIGPIPE, SIG_IGN)  // an app that died does not read the outcome: the refresh is stored all the same
+        let input = FileHandle.standardInput.readDataToEndOfFile()
+        let outcome = Mutex<Outcome?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Task.detached {
+            let served = await serve(input)
+            outcome.withLock { $0 = served }
+            done.signal()
+        }
+        done.wait()
+        let answer = outcome.withLock { $0 } ?? Outcome(TokenAuthError.refreshNotRun())
+        if let text = try? JSONEncoder().encode(answer) { FileHandle.standardOutput.write(text) }
+        exit(0)
+    }
+
+    /// Refreshes as `job` says, under the item's lock, with everything `AuthSession` gives its managers.
+    private static func serve(_ input: Data) async -> Outcome {
+        do {
+            let job = try JSONDecoder().decode(Job.self, from: input)
+            let keyring = Keyring(configuration: .init(
+                timeout: .milliseconds(job.keyringTimeoutMilliseconds), prompting: job.keyringPrompts ? .allowed : .never))
+            // The answer is stored, or kept and reported: never handed out from this process's memory alone.
+            let configuration = AuthManager.Configuration(
+                leeway: .milliseconds(job.leewayMilliseconds), scope: job.scope, servesUnstoredTokens: false)
+            let manager = try await AuthManager.forKeyringItem(
+                service: job.service, account: job.account, clientID: job.clientID, keyring: keyring,
+                transport: URLSessionHTTPTransport(maximumResponseBodySize: TokenResponse.maximumSize),
+                configuration: configuration, identityChecks: IDTokenVerifier.forStoredClient, followsChanges: false)
+            switch (job.request, job.rejectedToken) {
+            case ("forced", _): _ = try await manager.refresh()
+            case ("rejected", let token?): _ = try await manager.refresh(rejecting: token)
+            default: _ = try await manager.validAuth()
+            }
+            return Outcome(nil)
+        } catch {
+            return Outcome(error)
+        }
+    }
+}

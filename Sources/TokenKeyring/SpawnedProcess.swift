@@ -1,0 +1,114 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import Foundation
+import TokenAuth
+
+/// This program started again as a process of its own: in a new session (`setsid`), so that no signal to the app, its
+/// process group or its terminal reaches it, with every signal at its default and none blocked.
+enum SpawnedProcess {
+    /// `POSIX_SPAWN_SETSID` (0x80 in glibc since 2.26, and in musl), which their headers declare only for
+    /// `_GNU_SOURCE`, and so Swift's C module does not.
+    private static let spawnNewSession: Int32 = 0x80
+
+    /// Runs `/proc/self/exe` with `variable=1` added to this process's environment and only the program's name as
+    /// arguments; writes `input` to its standard input, and returns its standard output once it ended. Blocks: call
+    /// it on a thread of its own, whose SIGPIPE it blocks for good (a process that ended before reading makes the
+    /// write fail instead of ending the app; the pending signal goes with the thread).
+    static func run(variable: String, input: Data) throws -> Data {
+        var pipeSignal = sigset_t()
+        sigemptyset(&pipeSignal)
+        sigaddset(&pipeSignal, SIGPIPE)
+        pthread_sigmask(SIG_BLOCK, &pipeSignal, nil)
+        var toChild: [Int32] = [0, 0]
+        var fromChild: [Int32] = [0, 0]
+        guard closedOnExec(pipe(&toChild), toChild) else { throw failure("no pipe", errno) }
+        guard closedOnExec(pipe(&fromChild), fromChild) else {
+            close(toChild[0])
+            close(toChild[1])
+            throw failure("no pipe", errno)
+        }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, toChild[0], STDIN_FILENO)
+        posix_spawn_file_actions_adddup2(&actions, fromChild[1], STDOUT_FILENO)
+
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var defaults = sigset_t()
+        sigfillset(&defaults)
+        var mask = sigset_t()
+        sigemptyset(&mask)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setsigmask(&attributes, &mask)
+        let flagged = posix_spawnattr_setflags(
+            &attributes, Int16(spawnNewSession | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+        guard flagged == 0 else {
+            for end in toChild + fromChild { close(end) }
+            throw failure("a C library that cannot start a process in a session of its own", flagged)
+        }
+
+        let arguments: [UnsafeMutablePointer<CChar>?] = [strdup(CommandLine.arguments.first ?? "refresh"), nil]
+        var environment: [UnsafeMutablePointer<CChar>?] = []
+        var entry = environ
+        while let text = entry.pointee {
+            if !String(cString: text).hasPrefix(variable + "=") { environment.append(strdup(text)) }
+            entry += 1
+        }
+        environment.append(strdup("\(variable)=1"))
+        environment.append(nil)
+        defer { for pointer in arguments + environment { free(pointer) } }
+
+        var pid = pid_t()
+        let spawned = posix_spawn(&pid, "/proc/self/exe", &actions, &attributes, arguments, environment)
+        close(toChild[0])
+        close(fromChild[1])
+        guard spawned == 0 else {
+            close(toChild[1])
+            close(fromChild[0])
+            throw failure("it could not be started", spawned)
+        }
+        // The request is small: the pipe takes it whole, whether or not the process reads it yet.
+        input.withUnsafeBytes { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let count = write(toChild[1], bytes.baseAddress! + offset, bytes.count - offset)
+                if count < 0, errno == EINTR { continue }
+                if count <= 0 { break }  // it ended without reading: its output says so, or it says nothing
+                offset += count
+            }
+        }
+        close(toChild[1])
+        var output = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = read(fromChild[0], &buffer, buffer.count)
+            if count < 0, errno == EINTR { continue }
+            if count <= 0 { break }
+            output += buffer[..<count]
+        }
+        close(fromChild[0])
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+        return Data(output)
+    }
+
+    /// Whether `pipe` succeeded (`result`), with both ends then closed on exec: no other process this app starts
+    /// inherits them. (`pipe2`, which does both at once, is declared only for `_GNU_SOURCE`.)
+    private static func closedOnExec(_ result: Int32, _ ends: [Int32]) -> Bool {
+        guard result == 0 else { return false }
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        return true
+    }
+
+    private static func failure(_ problem: String, _ code: Int32) -> TokenAuthError {
+        TokenAuthError(
+            .storageFailed,
+            "The process that refreshes the session could not be started: \(problem) (\(String(cString: strerror(code)))).",
+            fix: "The tokens were kept; try again.")
+    }
+}
