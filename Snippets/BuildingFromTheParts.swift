@@ -104,7 +104,7 @@ print("Signed in as \(try await loadProfile(with: api).name)")
 // Revoke the tokens at the provider and delete the item, under the lock other processes refresh it with…
 let outcome = try await SignOut.perform(service: service, account: account, transport: transport)
 if case .failed(let error) = outcome.revocation {
-    print("Signed out on this computer, but the provider could not be told: \(error.fix)")
+    print("Signed out on this computer, but the provider did not revoke the tokens: \(error)")  // its reason, and why
 }
 // …then forget the tokens the manager holds in memory. Requests from now on throw `loginRequired`.
 try await manager.signOut()

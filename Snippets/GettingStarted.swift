@@ -6,6 +6,9 @@ import Foundation
 import TokenKeyring
 
 // snippet.session
+// First in `main`: refreshes then run in a process of their own, which survives the app's death in a refresh.
+AuthSession.bootstrap()
+
 // What the app is registered as at its provider. The issuer's published metadata names every endpoint.
 let session = AuthSession(
     issuer: URL(string: "https://auth.example.com")!,
@@ -47,7 +50,16 @@ func signIn() async throws {
 
 switch state {
 case .signedOut, .signInRequired:
-    try await signIn()
+    do {
+        try await signIn()
+    } catch is CancellationError {
+        exit(1)
+    } catch {
+        // SignInError (declined, timed out, a code that expired), TokenAuthError (an endpoint failed) and KeyringError
+        // (the tokens could not be stored) each say what happened and what to do.
+        FileHandle.standardError.write(Data("Could not sign in: \(error)\n".utf8))
+        exit(1)
+    }
 case .signedIn:
     break
 case .unavailable:
@@ -108,7 +120,9 @@ if CommandLine.arguments.contains("--sign-out") {
     // Revokes the tokens at the provider, then deletes the keyring item, under the item's lock.
     let outcome = try await session.signOut()
     if case .failed(let error) = outcome.revocation {
-        print("Signed out on this computer; the provider could not be told (\(error.fix)).")
+        // What the provider answered, and what that means: "… refused the request with invalid_client (HTTP 401).
+        // The server said: … The tokens were deleted here all the same; they stay valid … until they expire."
+        print("Signed out on this computer; the provider did not revoke the tokens: \(error)")
     }
 }
 follower.cancel()

@@ -1,6 +1,9 @@
 import Foundation
 import TokenKeyring
 
+// First in main: each refresh then runs in a process of its own, which survives the app's death mid-refresh.
+AuthSession.bootstrap()
+
 // Your app at its OAuth provider: the issuer's published metadata names every endpoint.
 let session = AuthSession(issuer: URL(string: "https://auth.example.com")!, clientID: "my-desktop-app")
 

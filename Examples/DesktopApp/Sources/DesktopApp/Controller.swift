@@ -38,8 +38,10 @@ final class Controller {
             cancelSignIn: { [unowned self] in signingIn?.cancel() }))
         window.present()
         // snippet.states
-        // The session's states: the first at once, then each change, here or in another process (`tokenctl logout`,
-        // the keyring unlocked). Each is shown as it comes, without reading the keyring again.
+        // The session's states: the first once the keyring was read (an unlock prompt waits for the user first: the
+        // window says "Looking for a saved sign-in…" meanwhile, with Sign in disabled), then each change, here or in
+        // another process (`tokenctl logout`, the keyring unlocked). Each is shown as it comes, without reading the
+        // keyring again.
         let states = session.auth.states
         following = Task {
             for await state in states { await present(state) }

@@ -10,6 +10,7 @@
 import CGtk
 import Foundation
 import TokenAuthGLib
+import TokenKeyring
 
 let usage = """
     usage: DesktopApp --issuer URL --client-id ID [--service NAME] [--account NAME] [--report-main-loop]
@@ -51,6 +52,7 @@ private func parseArguments(_ arguments: [String]) -> (Session.Settings, reports
 /// What the command line asked for, read once.
 private let startup = parseArguments(Array(CommandLine.arguments.dropFirst()))
 
+// snippet.activate
 /// The application's one controller, made when GTK activates the application.
 @GLibMainActor
 private enum Application {
@@ -70,10 +72,14 @@ private enum Application {
         }
     }
 }
+// snippet.end
 
 @main
 enum DesktopApp {
     static func main() {
+        // snippet.startup
+        // First, before the arguments are read: a refresh runs in this program started again, which does only that.
+        AuthSession.bootstrap()
         _ = startup
         let application = gtk_application_new("org.tokenkeyring.DesktopApp", G_APPLICATION_NON_UNIQUE)!
         let activate: @convention(c) (UnsafeMutablePointer<GtkApplication>?, UnsafeMutableRawPointer?) -> Void = {
@@ -95,6 +101,7 @@ enum DesktopApp {
         let status = arguments.withUnsafeMutableBufferPointer { arguments in
             g_application_run(gtkCast(application, to: GApplication.self), 1, arguments.baseAddress)
         }
+        // snippet.end
         if startup.reportsMainLoop { print(MainLoopWatch.report) }
         g_object_unref(application)
         exit(status)
