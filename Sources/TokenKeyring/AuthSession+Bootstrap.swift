@@ -11,6 +11,7 @@ extension AuthSession {
     /// else runs.
     ///
     /// ```swift
+    /// import Foundation
     /// import TokenKeyring
     ///
     /// AuthSession.bootstrap()  // first: returns at once in the app

@@ -83,12 +83,11 @@ struct RefreshProcess: RefreshHost {
     }
 
     init(service: String, account: String, clientID: String?, configuration: AuthManager.Configuration, keyring: Keyring) {
-        let request = Job(
+        job = Job(
             service: service, account: account, clientID: clientID, request: "needed", rejectedToken: nil,
             leewayMilliseconds: configuration.leeway.milliseconds, scope: configuration.scope,
             keyringTimeoutMilliseconds: keyring.configuration.timeout.milliseconds,
             keyringPrompts: keyring.configuration.prompting == .allowed)
-        job = request
     }
 
     func refresh(_ request: RefreshRequest) async throws {

@@ -74,6 +74,46 @@ struct AuthSessionAppDeathTests {
         }
     }
 
+    @Test("two apps and tokenctl on one item: the app whose refresh holds the grant is killed; everyone keeps the session")
+    func killedBesideOthers() async throws {
+        try await Self.withAppHeldAtTheGrant { server, store, first in
+            let second = try startCommand(
+                try Self.appPath(),
+                [server.issuer.absoluteString, server.resourceURL.absoluteString, store.service, "ada"])
+            #expect(try await second.waitForStdout(containing: "started"))
+            let tokenctl = try #require(BuiltExecutable.path("tokenctl"), "no tokenctl: run `swift build --build-tests`")
+            // tokenctl asks while the grant is out: it waits for the item's lock, held by the refreshing process.
+            let waiting = try startCommand(tokenctl, ["token", "--service", store.service, "--account", "ada", "--no-prompt"])
+            // The first app's refreshing process sent the held grant (the second's waits for the lock): its child, in a
+            // session of its own.
+            let refreshing = try #require(try ProcessStat.all().first { $0.parent == first.pid }, "no refreshing process")
+            #expect(refreshing.session == refreshing.pid, "a session of its own")
+            let (holder, survivor) = (first, second)
+            kill(holder.pid, SIGKILL)
+            server.releaseTokenAnswers()
+
+            let token = await waiting.finish()
+            #expect(token.status == 0, "\(token.stderr)")
+            try await waitUntil("the refreshed tokens stored") {
+                try await store.loadCredentials()?.auth.refreshStartedAt == nil
+            }
+            let stored = try #require(try await store.loadCredentials())
+            #expect(token.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == stored.auth.accessToken)
+            for _ in 0..<3 {
+                let again = try await runCommand(tokenctl, ["token", "--service", store.service, "--account", "ada", "--no-prompt"])
+                #expect(again.status == 0, "\(again.stderr)")
+            }
+            let before = server.stats.resourceRequests
+            try await waitUntil("the surviving app's requests after the refresh") { server.stats.resourceRequests >= before + 3 }
+            kill(survivor.pid, SIGKILL)
+            let survived = await survivor.finish()
+            #expect(survived.stdout.hasSuffix("ok 200\n"), "\(survived.stdout.suffix(300))")
+            _ = await holder.finish()
+            #expect(server.stats.refreshGrants == 1, "one grant for two apps and four tokenctl calls")
+            #expect(server.stats.reuseDetections == 0)
+        }
+    }
+
     @Test("the control: an app that skips bootstrap() loses the session when killed at the grant (reuse detected)")
     func withoutBootstrapTheSessionIsLost() async throws {
         try await Self.withAppHeldAtTheGrant(skippingBootstrap: true) { server, store, app in

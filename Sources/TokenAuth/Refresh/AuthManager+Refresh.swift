@@ -30,19 +30,42 @@ extension AuthManager {
         return try await flight.wait()
     }
 
-    /// The refresh run by `host` in another process, which takes the lock itself; then, under the lock, what the store
-    /// holds — stored by that process, or by another — decides: served, failed (a session that ended), or, when it is
-    /// still not what `reason` needs, the other process's error. This process never sends the grant itself.
+    /// The refresh run by `host` in another process, which takes the lock itself. First, under the lock, what the store
+    /// holds may serve already (another process refreshed), or a backoff after transient failures may hold the
+    /// request back, as for a grant of this process's own; then the host runs; then what the store holds — stored by
+    /// that process, or by another — decides: served, failed (a session that ended), or, when it is still not what
+    /// `reason` needs, the other process's error, whose transient kind starts a backoff. This process never sends the
+    /// grant itself.
     private func refreshElsewhere(_ host: any RefreshHost, generation: Int, reason: RefreshReason) async throws -> Auth {
+        if let served = try await underLock({ try await self.beforeRefreshElsewhere(generation: generation, reason: reason) }) {
+            return served
+        }
         var failure: (any Error)?
         do {
             try await host.refresh(reason.request)
+            throttle.reset()
+        } catch let error as TokenAuthError where error.isTransient {
+            failure = throttle.recordFailure(at: wallClock(), retryAfter: error.retryAfter, random: random) {
+                error.retrying(after: $0)
+            }
         } catch {
             failure = error
         }
         let reported = failure
         return try await underLock {
             try await self.afterRefreshElsewhere(generation: generation, reason: reason, failure: reported)
+        }
+    }
+
+    /// What the store holds, read again under the lock, when it serves `reason`; `nil` when a refresh is needed.
+    private func beforeRefreshElsewhere(generation: Int, reason: RefreshReason) async throws -> Auth? {
+        try await catchUpWithStore()
+        try await recoverKeptAnswer()
+        let now = wallClock()
+        switch session.refreshAsked(reason, startedIn: generation, at: now, backingOff: throttle.backingOff(at: now)) {
+        case .serve(let auth): return auth
+        case .fail(let error): throw error
+        case .request: return nil
         }
     }
 
