@@ -30,7 +30,11 @@ struct FileAuthStoreProcessTests {
             let prefix = "round\(rounds)"
             let writer = try startCommand(child, ["write", directory.path, store.service, store.account, prefix])
             var written: Set<String> = []
-            try await waitUntil("\(prefix)'s writer to replace the file 3 times; it printed: \(writer.stderrSoFar)") {
+            // The writer runs at nice 19: while the whole suite starts on two cores, it may get almost no CPU for
+            // half a minute (a full run saw trivial tests take 25 s then), hence the long bound.
+            try await waitUntil(
+                "\(prefix)'s writer to replace the file 3 times; it printed: \(writer.stderrSoFar)", within: .seconds(150)
+            ) {
                 // Every state a reader meets is a whole bundle: a part would throw `corrupt` and end the test.
                 if let auth = try await store.load(), auth.accessToken.hasPrefix(prefix + "-") {
                     written.insert(auth.accessToken)
