@@ -72,28 +72,26 @@ enum SpawnedProcess {
             close(fromChild[0])
             throw failure("it could not be started", spawned)
         }
-        // The request is small: the pipe takes it whole, whether or not the process reads it yet.
+        // The request is small: the pipe takes it whole, whether or not the process reads it yet. A process that
+        // ended without reading it makes the write fail: its output says so, or it says nothing.
         input.withUnsafeBytes { bytes in
             var offset = 0
-            while offset < bytes.count {
-                let count = write(toChild[1], bytes.baseAddress! + offset, bytes.count - offset)
-                if count < 0, errno == EINTR { continue }
-                if count <= 0 { break }  // it ended without reading: its output says so, or it says nothing
+            while offset < bytes.count,
+                let count = try? systemCall({ write(toChild[1], bytes.baseAddress! + offset, bytes.count - offset) }),
+                count > 0
+            {
                 offset += count
             }
         }
         close(toChild[1])
         var output = [UInt8]()
         var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = read(fromChild[0], &buffer, buffer.count)
-            if count < 0, errno == EINTR { continue }
-            if count <= 0 { break }
+        while let count = try? systemCall({ read(fromChild[0], &buffer, buffer.count) }), count > 0 {
             output += buffer[..<count]
         }
         close(fromChild[0])
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+        _ = try? systemCall { waitpid(pid, &status, 0) }
         return Data(output)
     }
 
