@@ -273,7 +273,7 @@ let package = Package(
             name: "TokenKeyringTests",
             dependencies: [
                 "TokenKeyring", "TokenAuthFileStore", "OAuthTestServer", "OAuthTestSupport", "KeyringTestSupport",
-                "TestSupport", "ChildProcesses", "session-app", "tokenctl", "tokenctl-full", httpTypes,
+                "TestSupport", "TokenAuthTesting", "ChildProcesses", "session-app", "tokenctl", "tokenctl-full", httpTypes,
             ]
         ),
         // Adapters over AuthorizedClient, each its own product so apps that do not want them do not build them.

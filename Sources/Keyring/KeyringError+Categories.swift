@@ -8,11 +8,11 @@ extension KeyringError {
     public var isLoginRequired: Bool { false }
 
     /// Whether the store cannot be used just now: the keyring is locked, no Secret Service (in a sandbox, no Secret
-    /// portal) answers, it did not answer in time, it or the portal refused, the provider or the sandbox's keyring
+    /// portal) answers, it did not answer in time (or has not answered yet), it or the portal refused, the provider or the sandbox's keyring
     /// file is set up so that it cannot serve, or there is no collection to store in. Nothing was lost: fix the store.
     public var isStorageFailure: Bool {
         [
-            .serviceUnavailable, .locked, .timedOut, .noDefaultCollection, .misconfigured, .portalUnavailable,
+            .serviceUnavailable, .locked, .timedOut, .waiting, .noDefaultCollection, .misconfigured, .portalUnavailable,
             .portalRefused, .other,
         ].contains(code)
     }

@@ -20,7 +20,7 @@ public struct KeyringError: Error, Sendable, Equatable, CustomStringConvertible 
     /// The kind of failure. New kinds may be added; switch over it with a `default`.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Base: String, Sendable, Hashable, CaseIterable {
-            case serviceUnavailable, locked, timedOut, notFound, noDefaultCollection
+            case serviceUnavailable, locked, timedOut, waiting, notFound, noDefaultCollection
             case secretTooLarge, notText, misconfigured, portalUnavailable, portalRefused, other
         }
 
@@ -33,6 +33,9 @@ public struct KeyringError: Error, Sendable, Equatable, CustomStringConvertible 
         public static let locked = Code(.locked)
         /// The Secret Service did not answer within the configured timeout.
         public static let timedOut = Code(.timedOut)
+        /// The Secret Service has not answered yet, though its timeout has not run out: an unlock prompt may be open, or
+        /// it is busy. Said while waiting (an `AuthSession`'s states), never thrown by a call.
+        public static let waiting = Code(.waiting)
         /// The item does not exist (any more).
         public static let notFound = Code(.notFound)
         /// The Secret Service has no default collection to store new items in, or no collection by the path given.

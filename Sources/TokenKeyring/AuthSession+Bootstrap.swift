@@ -66,8 +66,9 @@ extension RefreshProcess {
             let keyring = Keyring(configuration: .init(
                 timeout: .milliseconds(job.keyringTimeoutMilliseconds), prompting: job.keyringPrompts ? .allowed : .never))
             // The answer is stored, or kept and reported: never handed out from this process's memory alone.
+            let leeway = Duration.milliseconds(job.leewayMilliseconds)
             let configuration = AuthManager.Configuration(
-                leeway: .milliseconds(job.leewayMilliseconds), scope: job.scope, servesUnstoredTokens: false)
+                leeway: leeway, minimumValidity: leeway, scope: job.scope, servesUnstoredTokens: false)
             let manager = try await AuthManager.forKeyringItem(
                 service: job.service, account: job.account, clientID: job.clientID, keyring: keyring,
                 transport: URLSessionHTTPTransport(maximumResponseBodySize: TokenResponse.maximumSize),

@@ -76,6 +76,13 @@ extension AuthSession {
         public var redirect: BrowserSignIn.Redirect
         /// How long the user has in the browser.
         public var browserTimeLimit: Duration
+        /// With ``AuthSession/SignInMethod/automatic``: how long the browser has to come back before the device flow's
+        /// code is shown too — a browser command may start and open nothing. The browser can still finish after that;
+        /// whichever comes back first signs in. `nil` waits for the browser alone. Default 30 s.
+        public var browserFallback: Duration?
+        /// The clock of the session's waits: the browser's fallback, and the second after which ``AuthSession/states``
+        /// says that the keyring has not answered yet.
+        public var clock: any Clock<Duration>
         /// The wall clock, for expiry.
         public var wallClock: WallClock
         /// Where the session and its managers log (routine events at debug level); never a secret.
@@ -97,6 +104,8 @@ extension AuthSession {
             manager: AuthManager.Configuration = AuthManager.Configuration(),
             redirect: BrowserSignIn.Redirect = BrowserSignIn.Redirect(),
             browserTimeLimit: Duration = .seconds(300),
+            browserFallback: Duration? = .seconds(30),
+            clock: any Clock<Duration> = ContinuousClock(),
             wallClock: @escaping WallClock = systemWallClock,
             logger: Logger = Logger(label: "TokenKeyring.AuthSession")
         ) {
@@ -111,6 +120,8 @@ extension AuthSession {
             self.manager = manager
             self.redirect = redirect
             self.browserTimeLimit = browserTimeLimit
+            self.browserFallback = browserFallback
+            self.clock = clock
             self.wallClock = wallClock
             self.logger = logger
         }

@@ -10,11 +10,13 @@ import TokenAuthKeyring
 import TokenAuthSignIn
 
 extension AuthSession {
-    /// How ``signIn(using:as:isolation:showCode:openBrowser:)`` signs in.
+    /// How ``signIn(using:as:isolation:showCode:showPage:openBrowser:)`` signs in.
     public enum SignInMethod: Sendable, Hashable {
         /// The system browser where one can open — a graphical session, `BROWSER` set, or a Flatpak sandbox (through
         /// the desktop portal) — and the provider has an authorization endpoint; else, or when no browser could be
-        /// started after all, a code on another device.
+        /// started after all, a code on another device. When the provider has a device endpoint too and the browser
+        /// has not come back within the configuration's `browserFallback`, the code is shown as well, and whichever
+        /// comes back first signs in: a browser command that starts and opens nothing does not leave the user waiting.
         case automatic
         /// The system browser, with a redirect to a loopback listener (RFC 8252), PKCE and `state`.
         case browser
@@ -44,8 +46,10 @@ extension AuthSession {
     ///   - isolation: The actor the hooks run on; the caller's, unless you pass another.
     ///   - showCode: Shows the device flow's code and where to enter it; called once, when the device flow is used.
     ///     A trailing closure is this one.
+    ///   - showPage: Shows the browser's sign-in page address, called once before the browser is opened: a browser
+    ///     that starts may not come to the front, or open nothing, and the user can open the address by hand.
     ///   - openBrowser: Opens the sign-in page; by default the system browser (`BROWSER`, `xdg-open`, or in a sandbox
-    ///     the desktop portal). Show the URL as well: a browser that starts may not come to the front.
+    ///     the desktop portal).
     /// - Returns: The account now signed in.
     /// - Throws: `SignInError` (declined, timed out, no usable endpoint), `TokenAuthError` (an endpoint failed),
     ///   `KeyringError` (the tokens could not be stored: nothing is signed in), or `CancellationError`.
@@ -55,40 +59,46 @@ extension AuthSession {
         as account: String? = nil,
         isolation: isolated (any Actor)? = #isolation,
         showCode: (DeviceAuthorization.Prompt) -> Void = { _ in },
+        showPage: (URL) -> Void = { _ in },
         openBrowser: ((URL) async throws -> Void)? = nil
     ) async throws -> Account {
         let metadata = try await discoveredMetadata()
         let credentials: StoredCredentials
         switch try Self.choose(method, metadata: metadata, environment: browserEnvironment) {
         case .browser where method == .automatic && metadata.deviceAuthorizationEndpoint != nil:
-            do {
-                credentials = try await signInWithBrowser(metadata, openBrowser: openBrowser)
-            } catch let error as SignInError where [.noGraphicalSession, .browserNotStarted].contains(error.code) {
-                // No browser could be started after all: a code to enter on another device.
-                credentials = try await signInWithCode(metadata, showCode: showCode)
-            }
+            credentials = try await signInWithBrowserOrCode(
+                metadata, showCode: showCode, showPage: showPage, openBrowser: openBrowser)
         case .browser:
-            credentials = try await signInWithBrowser(metadata, openBrowser: openBrowser)
+            let started = try await beginBrowserSignIn(metadata)
+            try Task.checkCancellation()
+            showPage(started.url)
+            // Listening while the browser is opened: a hook may wait for the page it opened.
+            async let received = started.finish()
+            try await open(started, openBrowser: openBrowser)
+            credentials = try await received.credentials
         case .deviceCode, .automatic:
             credentials = try await signInWithCode(metadata, showCode: showCode)
         }
         return try await store(credentials, as: account)
     }
 
-    /// The browser sign-in, its hook on the caller's isolation.
-    private func signInWithBrowser(
-        _ metadata: AuthorizationServerMetadata,
-        isolation: isolated (any Actor)? = #isolation,
-        openBrowser: ((URL) async throws -> Void)?
-    ) async throws -> StoredCredentials {
+    /// The browser sign-in, started: its loopback listener waits for the redirect.
+    func beginBrowserSignIn(_ metadata: AuthorizationServerMetadata) async throws -> BrowserSignIn.Started {
         let configuration = self.configuration
         let flow = try BrowserSignIn(
             metadata: metadata, clientID: configuration.clientID, clientSecret: configuration.clientSecret,
             redirect: configuration.redirect, timeLimit: configuration.browserTimeLimit,
             transport: configuration.transport, wallClock: configuration.wallClock)
-        let started = try await flow.begin(scope: configuration.scope)
-        // Listening while the browser is opened: a hook may wait for the page it opened.
-        async let received = started.finish()
+        return try await flow.begin(scope: configuration.scope)
+    }
+
+    /// Opens the browser at `started`'s page with the app's hook or the system browser. When that fails, the listener
+    /// is abandoned and the error thrown — a `CancellationError` when the sign-in was cancelled meanwhile.
+    func open(
+        _ started: BrowserSignIn.Started,
+        isolation: isolated (any Actor)? = #isolation,
+        openBrowser: ((URL) async throws -> Void)?
+    ) async throws {
         do {
             try Task.checkCancellation()
             if let openBrowser {
@@ -99,30 +109,34 @@ extension AuthSession {
                 }).open(started.url)
             }
         } catch {
-            // Leaving the scope cancels the listener's wait, and waits for it to end.
+            // Ends the listener's wait.
             await started.abandon()
             // A browser not started because the user gave up (SystemBrowser says `browserNotStarted`) is a cancelled
             // sign-in, as documented: never a reason to fall back to the code.
             if Task.isCancelled { throw CancellationError() }
             throw error
         }
-        return try await received.credentials
     }
 
     /// The device flow, its hook on the caller's isolation.
-    private func signInWithCode(
+    func signInWithCode(
         _ metadata: AuthorizationServerMetadata,
         isolation: isolated (any Actor)? = #isolation,
         showCode: (DeviceAuthorization.Prompt) -> Void
     ) async throws -> StoredCredentials {
+        let started = try await beginCodeSignIn(metadata)
+        try Task.checkCancellation()
+        showCode(started.prompt)
+        return try await started.finish()
+    }
+
+    /// The device flow, started: its code is ready to show, and `finish()` polls for the approval.
+    func beginCodeSignIn(_ metadata: AuthorizationServerMetadata) async throws -> DeviceAuthorization.Started {
         let configuration = self.configuration
         let flow = try DeviceAuthorization(
             metadata: metadata, clientID: configuration.clientID, clientSecret: configuration.clientSecret,
             transport: configuration.transport, wallClock: configuration.wallClock)
-        let started = try await flow.begin(scope: configuration.scope)
-        try Task.checkCancellation()
-        showCode(started.prompt)
-        return try await started.finish()
+        return try await flow.begin(scope: configuration.scope)
     }
 
     /// Signs in with tokens obtained elsewhere — a token response or the stored format (`CredentialsImport`) — and

@@ -19,7 +19,8 @@ extension AuthSession {
         /// answered for another account, or the item cannot be read. `reason` says which, for the user.
         case signInRequired(Account, reason: String)
         /// The keyring cannot be read: locked (`error.code == .locked`: ask the user to unlock it), no Secret Service
-        /// (`.serviceUnavailable`), or not answering (`.timedOut`). Nothing is known about the session: it is not
+        /// (`.serviceUnavailable`), not answering (`.timedOut`), or, in ``AuthSession/states`` only, not answering
+        /// for a second yet (`.waiting`: an unlock prompt may be open; the state it gives follows when it answers). Nothing is known about the session: it is not
         /// "signed out", and nothing was deleted. `error.description` says what to do.
         case unavailable(KeyringError)
     }
@@ -53,7 +54,30 @@ extension AuthSession {
     /// caller gave up is no state of the session's — it would say "the keyring cannot be used", to every observer.
     func readState() async -> State {
         // In a task of its own, which the caller's cancellation does not reach; the keyring's timeout bounds it.
-        await Task { await self.readStateNow() }.value
+        let read = Task { await self.readStateNow() }
+        // Observers hear within a second that the keyring keeps them waiting.
+        let id = nextRead
+        nextRead += 1
+        pendingReads.insert(id)
+        let clock = configuration.clock
+        let patience = Task {
+            try await clock.sleep(for: Self.keyringPatience)
+            await self.keyringIsSlow(read: id)
+        }
+        let state = await read.value
+        pendingReads.remove(id)
+        patience.cancel()
+        return state
+    }
+
+    /// How long the keyring may take before ``states`` says it keeps the session waiting (`.unavailable` with the code
+    /// `waiting`).
+    static let keyringPatience = Duration.seconds(1)
+
+    /// The read `id` has waited for the keyring for ``keyringPatience``: observers are told, unless it has ended.
+    private func keyringIsSlow(read id: Int) {
+        guard pendingReads.contains(id) else { return }
+        publish(.unavailable(.stillWaiting(after: Self.keyringPatience)))
     }
 
     private func readStateNow() async -> State {

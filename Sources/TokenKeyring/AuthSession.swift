@@ -28,7 +28,7 @@ import TokenAuthURLSession
 /// ```
 ///
 /// It does what the lower types do when they are put together right — and puts them together right:
-/// - **Sign-in** (``signIn(using:as:isolation:showCode:openBrowser:)``): the provider's endpoints found from its issuer
+/// - **Sign-in** (``signIn(using:as:isolation:showCode:showPage:openBrowser:)``): the provider's endpoints found from its issuer
 ///   (`Discovery`, once), the system browser with a loopback redirect and PKCE (`BrowserSignIn`) or, where no browser
 ///   can open, a code to enter on another device (`DeviceAuthorization`); with `openid` in the scope, the `id_token`
 ///   checked and the identity kept. The hooks that show a code or open a browser run on the caller's actor: a
@@ -44,7 +44,7 @@ import TokenAuthURLSession
 ///   them current — the same default account `tokenctl switch` chooses.
 ///
 /// It is usable before anything is stored: ``state()`` says ``State/signedOut``, and everything but
-/// ``signIn(using:as:isolation:showCode:openBrowser:)`` throws `TokenAuthError` with `isLoginRequired` until then.
+/// ``signIn(using:as:isolation:showCode:showPage:openBrowser:)`` throws `TokenAuthError` with `isLoginRequired` until then.
 /// A keyring it cannot read — locked, no Secret Service, not answering — is never taken for "signed out":
 /// ``State/unavailable(_:)`` carries the `KeyringError` to show.
 public actor AuthSession {
@@ -60,6 +60,9 @@ public actor AuthSession {
     var observers: [Int: AsyncStream<State>.Continuation] = [:]
     var nextObserver = 0
     var lastState: State?
+    /// The keyring reads of ``readState()`` under way, for which the states may say that the keyring keeps them waiting.
+    var pendingReads: Set<Int> = []
+    var nextRead = 0
     var watching: Task<Void, Never>?
     /// Whether the items of the earlier default service were looked at for adoption (``adoptEarlierItems()``).
     var adoptionDone = false

@@ -12,6 +12,7 @@ struct KeyringErrorCategoryTests {
     /// Where each code belongs. A new code fails the test until it is placed here.
     static let expected: [KeyringError.Code: Category] = [
         .serviceUnavailable: .storageFailure, .locked: .storageFailure, .timedOut: .storageFailure,
+        .waiting: .storageFailure,
         .noDefaultCollection: .storageFailure, .misconfigured: .storageFailure, .portalUnavailable: .storageFailure,
         .portalRefused: .storageFailure, .other: .storageFailure,
         .notText: .unreadableEntry,

@@ -50,6 +50,14 @@ extension KeyringError {
                 + "try again; the stored items are intact.")
     }
 
+    /// A call still waiting for the Secret Service after `patience`, its timeout not run out yet.
+    package static func stillWaiting(after patience: Duration) -> KeyringError {
+        KeyringError(
+            .waiting,
+            "The Secret Service has not answered for \(patience); it may be showing an unlock prompt, or be busy.",
+            fix: "Unlock the keyring if it asks; otherwise wait, or check that the keyring daemon is responsive.")
+    }
+
     static func timedOut(after timeout: Duration, _ detail: Detail?) -> KeyringError {
         KeyringError(
             .timedOut,

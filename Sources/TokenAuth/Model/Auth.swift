@@ -126,6 +126,12 @@ public struct Auth: Sendable, Equatable {
     public func isFresh(at now: Date, leeway: Duration) -> Bool {
         isValid(at: now, leeway: refreshLeeway(atMost: leeway))
     }
+
+    /// Whether this token, inside the refresh leeway at `now`, may still be handed out while a refresh runs beside it:
+    /// it is valid for longer than `minimumValidity`, itself at most the token's leeway (``refreshLeeway(atMost:)``).
+    func servesBesideRefresh(at now: Date, leeway: Duration, minimumValidity: Duration) -> Bool {
+        isValid(at: now, leeway: min(minimumValidity, refreshLeeway(atMost: leeway)))
+    }
 }
 
 extension Auth: CustomStringConvertible, CustomDebugStringConvertible {

@@ -15,8 +15,16 @@ extension AuthManager {
     /// Tuning for ``AuthManager``. The defaults suit a desktop app.
     public struct Configuration: Sendable {
         /// Refresh when the access token expires within this time, so a request never leaves with a token
-        /// that expires on the way. Default 60 s.
+        /// that expires on the way. Default 60 s; at most half a token's lifetime (``Auth/refreshLeeway(atMost:)``).
         public var leeway: Duration
+        /// The least validity a caller waits for. Inside the ``leeway`` a token still valid for longer than this is
+        /// handed out at once while the refresh runs beside it — a slow grant, or a keyring that does not answer, then
+        /// holds no request; only a token closer to its expiry makes callers wait for the refresh. Default 5 s, and
+        /// never more than the token's leeway.
+        ///
+        /// A process that ends after one call, such as a command-line tool, sets it to ``leeway``: every refresh
+        /// within the leeway is then waited for, and none is left running when the process exits.
+        public var minimumValidity: Duration
         /// At most this many refreshes per ``refreshWindow``; more fail with ``TokenAuthError/Code/excessiveRefresh``.
         /// Default 5.
         public var refreshLimit: Int
@@ -66,6 +74,7 @@ extension AuthManager {
         /// Creates a configuration.
         public init(
             leeway: Duration = .seconds(60),
+            minimumValidity: Duration = .seconds(5),
             refreshLimit: Int = 5,
             refreshWindow: Duration = .seconds(30),
             backoff: Backoff = Backoff(),
@@ -78,6 +87,7 @@ extension AuthManager {
             refreshHost: (any RefreshHost)? = nil
         ) {
             self.leeway = leeway
+            self.minimumValidity = minimumValidity
             self.refreshLimit = refreshLimit
             self.refreshWindow = refreshWindow
             self.backoff = backoff

@@ -83,6 +83,8 @@ public actor AuthManager {
     var loading: Flight<Void>?
     /// The refresh answer this manager kept in the ``journal`` and has not discarded yet.
     var keptAnswer: Auth?
+    /// How many refreshes beside the callers failed in a row (``refreshBeside(at:)``).
+    var besideFailures = 0
     /// ``SessionState/servable``, readable without entering the actor, and whether the store announced a change
     /// since. Whether the tokens are still valid is checked by the reader, against the wall clock.
     nonisolated let servable: ServableTokens
@@ -131,7 +133,8 @@ public actor AuthManager {
         self.logger = logger
         self.random = random
         session = SessionState(
-            leeway: configuration.leeway, usesClientCredentials: configuration.usesClientCredentials,
+            leeway: configuration.leeway, minimumValidity: configuration.minimumValidity,
+            usesClientCredentials: configuration.usesClientCredentials,
             checksIdentity: configuration.identityCheck != nil, rejectionPolicy: configuration.rejectionPolicy)
         throttle = RefreshThrottle(
             limit: configuration.refreshLimit, window: configuration.refreshWindow, backoff: configuration.backoff)
@@ -157,8 +160,13 @@ public actor AuthManager {
     ///   failed (``TokenAuthError/isTransient`` when the tokens were kept), or refreshes came too fast — or the store's
     ///   own error (such as a locked keyring).
     public nonisolated func validAuth() async throws -> Auth {
-        if let auth = servable.current(), auth.isFresh(at: wallClock(), leeway: configuration.leeway) {
-            return auth
+        if let auth = servable.current() {
+            let now = wallClock()
+            if auth.isFresh(at: now, leeway: configuration.leeway) { return auth }
+            if auth.servesBesideRefresh(at: now, leeway: configuration.leeway, minimumValidity: configuration.minimumValidity) {
+                refreshBeside(at: now)
+                return auth
+            }
         }
         return try await decideValidAuth()
     }
@@ -169,15 +177,19 @@ public actor AuthManager {
         switch session.tokensNeeded(at: wallClock()) {
         case .serve(let auth):
             return auth
+        case .serveRefreshingBeside(let auth):
+            refreshBeside(at: wallClock())
+            return auth
         case .fail(let error):
             throw error
         case .refresh(let fallback):
             do {
                 return try await sharedRefresh(.needed)
-            } catch let error as TokenAuthError where error.isTransient {
-                // Not expired yet, only inside the leeway: the old token still works.
-                guard let fallback, fallback.isValid(at: wallClock()) else { throw error }
-                logger.debug("refresh failed transiently; serving the token that is still valid")
+            } catch {
+                // Not expired yet, only close to it: the old token still works, whatever kept the refresh from
+                // landing — the endpoint, or a store that is locked or does not answer.
+                guard let fallback, fallback.isValid(at: wallClock()), Self.leavesValidTokens(error) else { throw error }
+                logger.debug("the refresh failed; serving the token that is still valid", metadata: ["error": "\(LogRedaction.error(error))"])
                 return fallback
             }
         }
@@ -247,11 +259,18 @@ public actor AuthManager {
     }
 }
 
-/// The tokens a caller may take without entering the actor, and whether the store announced a change since.
+/// The tokens a caller may take without entering the actor, whether the store announced a change since, and whether
+/// a refresh beside the callers may be started.
 final class ServableTokens: Sendable {
     private struct State {
         var auth: Auth?
         var stale = false
+        /// A refresh beside the callers is under way.
+        var besideRefreshing = false
+        /// No refresh beside the callers is started before this time (after one failed).
+        var besideNotBefore: Date?
+        /// The refresh beside the callers last started.
+        var besideTask: Task<Void, Never>?
     }
 
     private let state = Mutex(State())
@@ -268,6 +287,32 @@ final class ServableTokens: Sendable {
     /// The store may hold other tokens now.
     func markStale() {
         state.withLock { $0.stale = true }
+    }
+
+    /// Whether a refresh beside the callers may start at `now`: none is under way and none failed too recently. A
+    /// `true` answer claims it, until ``besideRefreshEnded(notBefore:)``.
+    func claimBesideRefresh(at now: Date) -> Bool {
+        state.withLock { state in
+            guard !state.besideRefreshing, state.besideNotBefore.map({ now >= $0 }) ?? true else { return false }
+            state.besideRefreshing = true
+            return true
+        }
+    }
+
+    /// Records the task of the refresh beside the callers just claimed.
+    func besideRefreshStarted(_ task: Task<Void, Never>) {
+        state.withLock { $0.besideTask = task }
+    }
+
+    /// The refresh beside the callers last started, for tests that wait for it to land.
+    var besideTask: Task<Void, Never>? { state.withLock { $0.besideTask } }
+
+    /// The refresh beside the callers ended; the next may start at `notBefore` (`nil`: at once).
+    func besideRefreshEnded(notBefore: Date?) {
+        state.withLock {
+            $0.besideRefreshing = false
+            $0.besideNotBefore = notBefore
+        }
     }
 
     /// Whether a change was announced since the last call; clears the mark.

@@ -12,6 +12,9 @@ extension SessionState {
     enum TokensAction: Sendable, Equatable {
         /// Hand these out: they are fresh.
         case serve(Auth)
+        /// Hand these out and refresh beside them: they are inside the leeway, but valid for longer than the minimum a
+        /// caller waits for (``AuthManager/Configuration/minimumValidity``).
+        case serveRefreshingBeside(Auth)
         /// Refresh; should the refresh fail transiently, `fallback` is handed out while it is still valid.
         case refresh(fallback: Auth?)
         /// Throw this: a sign-in is required.

@@ -43,9 +43,9 @@ extension SessionState {
         return current
     }
 
-    /// What a caller that needs valid tokens gets, at `now`, once the session is prepared: fresh tokens; else a
-    /// refresh — also with no tokens, for a client that signs in as itself while the store holds no ended entry —
-    /// or why a sign-in is required.
+    /// What a caller that needs valid tokens gets, at `now`, once the session is prepared: fresh tokens; tokens inside
+    /// the leeway but valid for longer than the minimum, with a refresh beside them; else a refresh — also with no
+    /// tokens, for a client that signs in as itself while the store holds no ended entry — or why a sign-in is required.
     func tokensNeeded(at now: Date) -> TokensAction {
         guard isLoaded else { preconditionFailure("SessionState: tokens were needed before the store was read") }
         guard let current else {
@@ -53,6 +53,9 @@ extension SessionState {
             return .fail(rejection ?? TokenAuthError.noCredentials("no credentials are stored"))
         }
         if current.isFresh(at: now, leeway: leeway) { return .serve(current) }
+        if current.servesBesideRefresh(at: now, leeway: leeway, minimumValidity: minimumValidity) {
+            return .serveRefreshingBeside(current)
+        }
         return .refresh(fallback: current)
     }
 

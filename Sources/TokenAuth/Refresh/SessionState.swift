@@ -35,6 +35,9 @@ struct SessionState: Sendable {
     private(set) var generation = 0
     /// Refresh when the access token expires within this time (``AuthManager/Configuration/leeway``).
     let leeway: Duration
+    /// Below this much validity a caller waits for the refresh; above it, and inside the leeway, it is served while the
+    /// refresh runs beside it (``AuthManager/Configuration/minimumValidity``).
+    let minimumValidity: Duration
     /// Whether a session without a refresh token asks for the client credentials grant.
     let usesClientCredentials: Bool
     /// Whether a pending identity check keeps tokens off the fast path.
@@ -43,10 +46,11 @@ struct SessionState: Sendable {
     let rejectionPolicy: AuthManager.RejectionPolicy
 
     init(
-        leeway: Duration = .seconds(60), usesClientCredentials: Bool = false, checksIdentity: Bool = false,
-        rejectionPolicy: AuthManager.RejectionPolicy = .keepStoredCredentials
+        leeway: Duration = .seconds(60), minimumValidity: Duration? = nil, usesClientCredentials: Bool = false,
+        checksIdentity: Bool = false, rejectionPolicy: AuthManager.RejectionPolicy = .keepStoredCredentials
     ) {
         self.leeway = leeway
+        self.minimumValidity = minimumValidity ?? leeway
         self.usesClientCredentials = usesClientCredentials
         self.checksIdentity = checksIdentity
         self.rejectionPolicy = rejectionPolicy

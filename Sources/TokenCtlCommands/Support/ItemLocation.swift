@@ -81,8 +81,11 @@ extension ItemOptions {
     func manager(
         keyring: Keyring, transport: any HTTPTransport = URLSessionHTTPTransport(maximumResponseBodySize: TokenResponse.maximumSize)
     ) async throws -> AuthManager {
+        // One call, then the process ends: every refresh within the leeway is waited for, none left running.
+        let leeway = AuthManager.Configuration().leeway
         let configuration = AuthManager.Configuration(
-            servesUnstoredTokens: false, windowGuards: [SignalDeferral(), SleepInhibitorGuard()])
+            leeway: leeway, minimumValidity: leeway, servesUnstoredTokens: false,
+            windowGuards: [SignalDeferral(), SleepInhibitorGuard()])
         let identityChecks = IDTokenVerifier.forStoredClient
         let found = try await lookup(keyring: keyring).first(inKeyring: { _ in
             try await Self.unlessNothingStored {

@@ -61,7 +61,7 @@ struct AuthorizedClientTests {
     @Test("a token about to expire is refreshed before the request leaves, which then carries the new token")
     func proactiveRefresh() async throws {
         try await RefreshFixture.with { fixture in
-            let auth = fixture.seed(expiresIn: 30)  // inside the 60 s leeway
+            let auth = fixture.seed(expiresIn: 4)  // inside the 60 s leeway and the 5 s minimum validity
             let (client, store) = fixture.authorizedClient(auth)
 
             let (response, _) = try await client.send(HTTPRequest(method: .get, url: fixture.server.resourceURL))

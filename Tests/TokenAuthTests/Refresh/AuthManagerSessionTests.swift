@@ -172,7 +172,9 @@ struct AuthManagerSessionTests {
             #expect(try await manager.validToken() == "access-1")
         }
         #expect(endpoint.grantCount == 1)
-        clock.advance(by: 2)  // 16 s into a 30 s life: less than half is left
+        clock.advance(by: 2)  // 16 s into a 30 s life: less than half is left, more than the minimum (5 s)
+        #expect(try await manager.validToken() == "access-1")  // served while the refresh runs beside it
+        await manager.refreshBesideEnded()
         #expect(try await manager.validToken() == "access-2")
         #expect(endpoint.grantCount == 2)
     }
