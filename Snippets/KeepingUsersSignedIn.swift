@@ -24,7 +24,8 @@ let manager = AuthManager(
     store: KeyringAuthStore(service: service, account: account, client: client, wallClock: systemWallClock),
     refresher: TokenEndpointClient(client: client, transport: transport),
     configuration: AuthManager.Configuration(
-        leeway: .seconds(120),  // refresh when less than two minutes are left (at most half the token's life)
+        leeway: .seconds(120),  // refresh when less than two minutes are left (at most half the token's life)…
+        minimumValidity: .seconds(10),  // …beside the callers, who wait for it only in the last 10 s
         rejectionPolicy: .eraseStoredCredentials),  // forget tokens the provider rejected for good
     lock: FileRefreshLock(service: service, account: account))  // the lock every process uses for this item
 // snippet.end
@@ -52,7 +53,7 @@ let watcher = Task {
 // snippet.failures
 do {
     let token = try await manager.validToken()
-    print("a token of \(token.count) characters, valid for at least two more minutes")
+    print("a token of \(token.count) characters, valid for at least 10 s more")
 } catch let error as TokenAuthError {
     if error.isLoginRequired {
         print("Sign in again: \(error.reason)")

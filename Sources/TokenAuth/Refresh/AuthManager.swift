@@ -155,7 +155,9 @@ public actor AuthManager {
 
     // MARK: Handing out tokens
 
-    /// A token bundle whose access token is valid for at least the configured leeway, refreshing first if needed.
+    /// A token bundle whose access token is valid: beyond the leeway, as it is; inside it, while valid for longer than
+    /// ``Configuration/minimumValidity``, as it is while a refresh runs beside the callers; closer to its expiry, once
+    /// refreshed — or, when that refresh fails for any reason but a needed sign-in, as it is while it is still valid.
     /// - Throws: ``TokenAuthError`` — a sign-in is needed (``TokenAuthError/isLoginRequired``), the token endpoint
     ///   failed (``TokenAuthError/isTransient`` when the tokens were kept), or refreshes came too fast — or the store's
     ///   own error (such as a locked keyring).
