@@ -10,8 +10,18 @@ package enum RFC3339 {
     private static let whole = Date.ISO8601FormatStyle(includingFractionalSeconds: false, timeZone: .gmt)
     private static let fractional = Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt)
 
+    /// `2030-01-02T03:04:05Z`, or with milliseconds (`2030-01-02T03:04:05.250Z`) when the date has a fraction of a
+    /// second: a token that lives 2 s, its issue and expiry cut to whole seconds, looked a second older than it was
+    /// and was refreshed while still fresh.
     package static func format(_ date: Date) -> String {
-        date.formatted(whole)
+        let total = (date.timeIntervalSinceReferenceDate * 1000).rounded()
+        guard total.isFinite else { return date.formatted(whole) }
+        let seconds = (total / 1000).rounded(.down)
+        let text = Date(timeIntervalSinceReferenceDate: seconds).formatted(whole)
+        let milliseconds = Int(total - seconds * 1000)
+        guard milliseconds > 0, text.hasSuffix("Z") else { return text }
+        let digits = String(milliseconds)
+        return "\(text.dropLast()).\(String(repeating: "0", count: 3 - digits.count))\(digits)Z"
     }
 
     /// The moment `text` names, or `nil` when it is not an RFC 3339 `date-time` (§5.6) that exists.
@@ -29,21 +39,29 @@ package enum RFC3339 {
         return try? fractional.parse(upper)
     }
 
-    /// The form ``format(_:)`` writes, `2030-01-02T03:04:05Z`, from the year 1583 on, read by arithmetic; `nil` for
-    /// any other text, which the format styles read. Every stored bundle's dates are in this form, and `tokenctl token` reads one at each
-    /// start: setting up the format style's calendar for it was about a tenth of that command's own time.
+    /// The forms ``format(_:)`` writes, `2030-01-02T03:04:05Z` and `2030-01-02T03:04:05.250Z`, from the year 1583 on,
+    /// read by arithmetic; `nil` for any other text, which the format styles read. Every stored bundle's dates are in
+    /// these forms, and `tokenctl token` reads one at each start: setting up the format style's calendar for it was
+    /// about a tenth of that command's own time.
     package static func canonical(_ text: String) -> Date? {
         let bytes = Array(text.utf8)
-        guard bytes.count == 20, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
-            bytes[10] == UInt8(ascii: "T"), bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"),
-            bytes[19] == UInt8(ascii: "Z")
+        var milliseconds = 0
+        if bytes.count == 24, bytes[19] == UInt8(ascii: "."), bytes[23] == UInt8(ascii: "Z") {
+            guard let fraction = number(bytes, 20..<23) else { return nil }
+            milliseconds = fraction
+        } else {
+            guard bytes.count == 20, bytes[19] == UInt8(ascii: "Z") else { return nil }
+        }
+        guard bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
+            bytes[10] == UInt8(ascii: "T"), bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":")
         else { return nil }
         // From 1583 only: before the Gregorian reform of October 1582 the format styles' calendar counts Julian days.
         guard let year = number(bytes, 0..<4), year >= 1583, let month = number(bytes, 5..<7),
             let day = number(bytes, 8..<10), let hour = number(bytes, 11..<13), let minute = number(bytes, 14..<16),
             let second = number(bytes, 17..<19)
         else { return nil }
-        return CivilTime.date(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
+        let date = CivilTime.date(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
+        return milliseconds == 0 ? date : date?.addingTimeInterval(Double(milliseconds) / 1000)
     }
 
     /// Whether `text` is an RFC 3339 `date-time` whose date and time exist: `YYYY-MM-DDTHH:MM:SS`, an optional

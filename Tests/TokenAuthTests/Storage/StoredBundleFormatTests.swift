@@ -258,4 +258,16 @@ struct StoredBundleFormatTests {
         #expect(credentials.auth.description.contains("refreshToken: <redacted>"))
         #expect(credentials.client!.description.contains("desktop-app"))
     }
+
+    @Test("a 2 s token issued mid-second keeps its lifetime through the store: fresh until half of it is gone, not before")
+    func shortLifetimeKeepsItsFraction() throws {
+        let issued = Date(timeIntervalSince1970: 1_893_553_445.9)
+        let auth = Auth(accessToken: "a", refreshToken: "r", expiresAt: issued.addingTimeInterval(2), issuedAt: issued)
+        let read = try StoredBundleFormat.decode(try StoredBundleFormat.encode(StoredCredentials(auth: auth)), entry: "e")
+        // Cut to whole seconds, the token looked issued at :45 and expiring at :47, and was refreshed at :46 — 0.1 s
+        // into its life, which the server counts as early.
+        #expect(read.auth.isFresh(at: issued.addingTimeInterval(0.1), leeway: .seconds(60)))
+        #expect(read.auth.isFresh(at: issued.addingTimeInterval(0.95), leeway: .seconds(60)))
+        #expect(!read.auth.isFresh(at: issued.addingTimeInterval(1.05), leeway: .seconds(60)))
+    }
 }
