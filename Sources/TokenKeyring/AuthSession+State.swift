@@ -62,7 +62,7 @@ extension AuthSession {
         let clock = configuration.clock
         let patience = Task {
             try await clock.sleep(for: Self.keyringPatience)
-            await self.keyringIsSlow(read: id)
+            self.keyringIsSlow(read: id)
         }
         let state = await read.value
         pendingReads.remove(id)

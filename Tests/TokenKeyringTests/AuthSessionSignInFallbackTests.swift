@@ -34,7 +34,7 @@ struct AuthSessionSignInFallbackTests {
             try await AuthSessionTests.cleaningService(service) {
                 let clock = ManualClock()
                 let session = Self.session(server, service: service, clock: clock)
-                let shown = await Shown()
+                let shown = Shown()
                 let signIn = Task { @MainActor in
                     try await session.signIn(
                         showCode: { shown.codes.append($0.userCode) }, showPage: { shown.pages.append($0) })
@@ -66,7 +66,7 @@ struct AuthSessionSignInFallbackTests {
             try await AuthSessionTests.cleaningService(service) {
                 let clock = ManualClock()
                 let session = Self.session(server, service: service, clock: clock)
-                let shown = await Shown()
+                let shown = Shown()
                 let signIn = Task { @MainActor in
                     try await session.signIn(
                         showCode: { shown.codes.append($0.userCode) }, showPage: { shown.pages.append($0) })
