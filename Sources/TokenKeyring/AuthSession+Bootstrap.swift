@@ -29,7 +29,10 @@ extension AuthSession {
     ///
     /// What it cannot survive: whatever ends every process of the app at once — a kill of the app's whole cgroup
     /// (`systemctl --user stop` of its scope), the end of the user's session at logout, a power cut — and an app that
-    /// replaced `/proc/self/exe` (an update installed while it runs) before the refresh. The refreshing process sends
+    /// replaced `/proc/self/exe` (an update installed while it runs) before the refresh. In a Flatpak sandbox the
+    /// refreshing process is in the app's sandbox instance, whose every process ends when the app's main process does
+    /// (the instance's PID namespace dies with it): there `bootstrap()` does not yet keep the session through the
+    /// death of the main process. The refreshing process sends
     /// with `URLSessionHTTPTransport`, not a custom ``Configuration/transport``. Without `bootstrap()`, refreshes run in
     /// the app's process, as before.
     public static func bootstrap() {

@@ -9,10 +9,6 @@ import TokenAuth
 /// This program started again as a process of its own: in a new session (`setsid`), so that no signal to the app, its
 /// process group or its terminal reaches it, with every signal at its default and none blocked.
 enum SpawnedProcess {
-    /// `POSIX_SPAWN_SETSID` (0x80 in glibc since 2.26, and in musl), which their headers declare only for
-    /// `_GNU_SOURCE`, and so Swift's C module does not.
-    private static let spawnNewSession: Int32 = 0x80
-
     /// Runs `/proc/self/exe` with `variable=1` added to this process's environment and only the program's name as
     /// arguments; writes `input` to its standard input, and returns its standard output once it ended. Blocks: call
     /// it on a thread of its own, whose SIGPIPE it blocks for good (a process that ended before reading makes the
@@ -36,42 +32,22 @@ enum SpawnedProcess {
         posix_spawn_file_actions_adddup2(&actions, toChild[0], STDIN_FILENO)
         posix_spawn_file_actions_adddup2(&actions, fromChild[1], STDOUT_FILENO)
 
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var defaults = sigset_t()
-        sigfillset(&defaults)
-        var mask = sigset_t()
-        sigemptyset(&mask)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setsigmask(&attributes, &mask)
-        let flagged = posix_spawnattr_setflags(
-            &attributes, Int16(spawnNewSession | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
-        guard flagged == 0 else {
+        let pid: pid_t
+        do {
+            pid = try SessionSpawn.spawn(
+                "/proc/self/exe", arguments: [CommandLine.arguments.first ?? "refresh"], setting: variable,
+                actions: &actions)
+        } catch {
             for end in toChild + fromChild { close(end) }
-            throw failure("a C library that cannot start a process in a session of its own", flagged)
+            switch error {
+            case .unsupported(let cause):
+                throw failure("a C library that cannot start a process in a session of its own", cause.code)
+            case .notStarted(let cause):
+                throw failure("it could not be started", cause.code)
+            }
         }
-
-        let arguments: [UnsafeMutablePointer<CChar>?] = [strdup(CommandLine.arguments.first ?? "refresh"), nil]
-        var environment: [UnsafeMutablePointer<CChar>?] = []
-        var entry = environ
-        while let text = entry.pointee {
-            if !String(cString: text).hasPrefix(variable + "=") { environment.append(strdup(text)) }
-            entry += 1
-        }
-        environment.append(strdup("\(variable)=1"))
-        environment.append(nil)
-        defer { for pointer in arguments + environment { free(pointer) } }
-
-        var pid = pid_t()
-        let spawned = posix_spawn(&pid, "/proc/self/exe", &actions, &attributes, arguments, environment)
         close(toChild[0])
         close(fromChild[1])
-        guard spawned == 0 else {
-            close(toChild[1])
-            close(fromChild[0])
-            throw failure("it could not be started", spawned)
-        }
         // The request is small: the pipe takes it whole, whether or not the process reads it yet. A process that
         // ended without reading it makes the write fail: its output says so, or it says nothing.
         input.withUnsafeBytes { bytes in

@@ -31,7 +31,7 @@ package enum DetachedRefresh {
     package static func runDetachedIfRefreshing(_ arguments: [String]) {
         guard let command = arguments.dropFirst().first, commands.contains(command) else { return }
         if getenv(childVariable) != nil {
-            // Spawned in a session of its own (``spawnNewSession``): no controlling terminal, nothing of the caller's
+            // Spawned in a session of its own (`SessionSpawn`): no controlling terminal, nothing of the caller's
             // session reaches it any more.
             signal(SIGPIPE, SIG_IGN)  // a caller that stopped reading must not end a refresh
             SignalDeferral.install()
@@ -41,47 +41,21 @@ package enum DetachedRefresh {
         supervise(arguments)
     }
 
-    /// `POSIX_SPAWN_SETSID` (0x80 in glibc, since 2.26, and in musl), which their headers declare only for
-    /// `_GNU_SOURCE`, and so Swift's C module does not: the child calls `setsid()` before it runs, so that it starts
-    /// in a session and process group of its own, never in the caller's foreground group. (A `setsid()` of the child
-    /// itself fails with EPERM once `POSIX_SPAWN_SETPGROUP` has made it a group leader, which it was before.)
-    private static let spawnNewSession: Int32 = 0x80
-
     /// Spawns the child, passes SIGINT, SIGTERM and SIGHUP on to it, waits for it, and ends as it ended.
     private static func supervise(_ arguments: [String]) -> Never {
-        let path = "/proc/self/exe"
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var defaults = sigset_t()
-        sigfillset(&defaults)
-        var mask = sigset_t()
-        sigemptyset(&mask)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setsigmask(&attributes, &mask)
-        let flagged = posix_spawnattr_setflags(
-            &attributes, Int16(spawnNewSession | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
-        guard flagged == 0 else {
-            // A C library that does not know POSIX_SPAWN_SETSID refuses the whole set: no child without it.
-            StandardError.report("Could not prepare the process that refreshes (\(String(cString: strerror(flagged)))).")
-            exit(ExitStatus.usage.rawValue)
-        }
-        let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        var environment: [UnsafeMutablePointer<CChar>?] = []
-        var entry = environ
-        while let variable = entry.pointee {
-            environment.append(strdup(variable))
-            entry += 1
-        }
-        environment.append(strdup("\(childVariable)=1"))
-        environment.append(nil)
-
         for forwarded in [SIGINT, SIGTERM, SIGHUP] { signal(forwarded, passOn) }
         unblockTerminatingSignals()
-        var pid = pid_t()
-        let spawned = posix_spawn(&pid, path, nil, &attributes, argv, environment)
-        guard spawned == 0 else {
-            StandardError.report("Could not start the process that refreshes (\(String(cString: strerror(spawned)))).")
+        let pid: pid_t
+        do {
+            pid = try SessionSpawn.spawn("/proc/self/exe", arguments: arguments, setting: childVariable)
+        } catch {
+            switch error {
+            case .unsupported(let cause):
+                // A C library that does not know POSIX_SPAWN_SETSID refuses the whole set: no child without it.
+                StandardError.report("Could not prepare the process that refreshes (\(cause.sentence)).")
+            case .notStarted(let cause):
+                StandardError.report("Could not start the process that refreshes (\(cause.sentence)).")
+            }
             exit(ExitStatus.usage.rawValue)
         }
         child.store(pid, ordering: .sequentiallyConsistent)
