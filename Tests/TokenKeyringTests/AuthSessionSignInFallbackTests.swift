@@ -25,6 +25,10 @@ struct AuthSessionSignInFallbackTests {
     @MainActor final class Shown {
         var pages: [URL] = []
         var codes: [String] = []
+
+        func page(_ url: URL) { pages.append(url) }
+
+        func code(_ prompt: DeviceAuthorization.Prompt) { codes.append(prompt.userCode) }
     }
 
     @Test("the page's address reaches the app; after the bound the code follows, and its approval signs in")
@@ -36,8 +40,7 @@ struct AuthSessionSignInFallbackTests {
                 let session = Self.session(server, service: service, clock: clock)
                 let shown = Shown()
                 let signIn = Task { @MainActor in
-                    try await session.signIn(
-                        showCode: { shown.codes.append($0.userCode) }, showPage: { shown.pages.append($0) })
+                    try await session.signIn(showCode: { shown.code($0) }, showPage: { shown.page($0) })
                 }
                 try await waitUntil("the page's address to reach the app") { await !shown.pages.isEmpty }
                 #expect(await shown.pages.first?.absoluteString.hasPrefix(server.baseURL.appendingPathComponent("authorize").absoluteString) == true)
@@ -68,8 +71,7 @@ struct AuthSessionSignInFallbackTests {
                 let session = Self.session(server, service: service, clock: clock)
                 let shown = Shown()
                 let signIn = Task { @MainActor in
-                    try await session.signIn(
-                        showCode: { shown.codes.append($0.userCode) }, showPage: { shown.pages.append($0) })
+                    try await session.signIn(showCode: { shown.code($0) }, showPage: { shown.page($0) })
                 }
                 await clock.waitUntilSleeps(1)
                 clock.advance(by: .seconds(20))
