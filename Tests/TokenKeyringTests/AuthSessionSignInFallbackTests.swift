@@ -31,8 +31,11 @@ struct AuthSessionSignInFallbackTests {
         func code(_ prompt: DeviceAuthorization.Prompt) { codes.append(prompt.userCode) }
     }
 
-    @Test("the page's address reaches the app; after the bound the code follows, and its approval signs in")
-    func codeFollowsAfterTheBound() async throws {
+    /// Runs `body` with an `.automatic` sign-in started on the main actor, its hooks recording into `shown`, in a
+    /// session of a service of its own (deleted afterwards) on a new server.
+    func withSignIn(
+        _ body: (OAuthTestServer, AuthSession, ManualClock, Shown, Task<AuthSession.Account, any Error>) async throws -> Void
+    ) async throws {
         try await withServer { server in
             let service = TestKeyring.uniqueService()
             try await AuthSessionTests.cleaningService(service) {
@@ -42,48 +45,47 @@ struct AuthSessionSignInFallbackTests {
                 let signIn = Task { @MainActor in
                     try await session.signIn(showCode: { shown.code($0) }, showPage: { shown.page($0) })
                 }
-                try await waitUntil("the page's address to reach the app") { await !shown.pages.isEmpty }
-                #expect(await shown.pages.first?.absoluteString.hasPrefix(server.baseURL.appendingPathComponent("authorize").absoluteString) == true)
-                await clock.waitUntilSleeps(1)  // the bound's wait has begun: no code yet
-                #expect(await shown.codes.isEmpty)
-
-                clock.advance(by: .seconds(20))
-                try await waitUntil("the code to be shown") { await !shown.codes.isEmpty }
-                #expect(try await approve(await shown.codes[0], at: server) == 200)
-                #expect(try await signIn.value.displayName == "ada")
-                guard case .signedIn(let account) = await session.state() else {
-                    Issue.record("not signed in after the code was approved")
-                    return
-                }
-                #expect(account.displayName == "ada")
-                #expect(await shown.pages.count == 1)
-                #expect(await shown.codes.count == 1)
+                try await body(server, session, clock, shown, signIn)
             }
+        }
+    }
+
+    @Test("the page's address reaches the app; after the bound the code follows, and its approval signs in")
+    func codeFollowsAfterTheBound() async throws {
+        try await withSignIn { server, session, clock, shown, signIn in
+            try await waitUntil("the page's address to reach the app") { await !shown.pages.isEmpty }
+            let authorize = server.baseURL.appendingPathComponent("authorize").absoluteString
+            #expect(await shown.pages.first?.absoluteString.hasPrefix(authorize) == true)
+            await clock.waitUntilSleeps(1)  // the bound's wait has begun: no code yet
+            #expect(await shown.codes.isEmpty)
+
+            clock.advance(by: .seconds(20))
+            try await waitUntil("the code to be shown") { await !shown.codes.isEmpty }
+            #expect(try await approve(await shown.codes[0], at: server) == 200)
+            #expect(try await signIn.value.displayName == "ada")
+            guard case .signedIn(let account) = await session.state() else {
+                Issue.record("not signed in after the code was approved")
+                return
+            }
+            #expect(account.displayName == "ada")
+            #expect(await shown.pages.count == 1)
+            #expect(await shown.codes.count == 1)
         }
     }
 
     @Test("a browser that comes back after the code was shown still signs in; the code is abandoned")
     func browserComesBackLate() async throws {
-        try await withServer { server in
-            let service = TestKeyring.uniqueService()
-            try await AuthSessionTests.cleaningService(service) {
-                let clock = ManualClock()
-                let session = Self.session(server, service: service, clock: clock)
-                let shown = Shown()
-                let signIn = Task { @MainActor in
-                    try await session.signIn(showCode: { shown.code($0) }, showPage: { shown.page($0) })
-                }
-                await clock.waitUntilSleeps(1)
-                clock.advance(by: .seconds(20))
-                try await waitUntil("the code to be shown") { await !shown.codes.isEmpty }
+        try await withSignIn { server, session, clock, shown, signIn in
+            await clock.waitUntilSleeps(1)
+            clock.advance(by: .seconds(20))
+            try await waitUntil("the code to be shown") { await !shown.codes.isEmpty }
 
-                // The user opens the address by hand, in a browser signed in at the provider.
-                let page = try #require(await shown.pages.first)
-                try await PlainBrowser().open(page)
-                // The code was never approved: the browser signed in.
-                #expect(try await signIn.value.displayName == "ada")
-                #expect(await shown.codes.count == 1)
-            }
+            // The user opens the address by hand, in a browser signed in at the provider.
+            let page = try #require(await shown.pages.first)
+            try await PlainBrowser().open(page)
+            // The code was never approved: the browser signed in.
+            #expect(try await signIn.value.displayName == "ada")
+            #expect(await shown.codes.count == 1)
         }
     }
 }

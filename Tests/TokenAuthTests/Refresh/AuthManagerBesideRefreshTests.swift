@@ -31,26 +31,16 @@ struct AuthManagerBesideRefreshTests {
         }
     }
 
-    @Test("a token within the minimum validity is refreshed before the caller gets one")
-    func minimumValidity() async throws {
+    /// (minimum validity, seconds left): within the minimum the caller waits for the refresh. A minimum equal to the
+    /// leeway waits for every refresh, as a command-line tool needs.
+    @Test("a token within the minimum validity is refreshed before the caller gets one", arguments: [(10, 9), (60, 59)])
+    func minimumValidity(minimum: Int, left: Int) async throws {
         try await RefreshFixture.with { fixture in
             let auth = fixture.seed(expiresIn: 90)
             let manager = fixture.manager(
-                store: InMemoryAuthStore(auth), configuration: .init(leeway: .seconds(60), minimumValidity: .seconds(10)))
-            fixture.clock.advance(by: 81)  // 9 s left
-            let refreshed = try await manager.validToken()
-            #expect(refreshed != auth.accessToken)
-            #expect(fixture.server.stats.refreshGrants == 1)
-        }
-    }
-
-    @Test("a minimum validity equal to the leeway waits for every refresh, as a command-line tool needs")
-    func minimumValidityOfTheLeeway() async throws {
-        try await RefreshFixture.with { fixture in
-            let auth = fixture.seed(expiresIn: 90)
-            let manager = fixture.manager(
-                store: InMemoryAuthStore(auth), configuration: .init(leeway: .seconds(60), minimumValidity: .seconds(60)))
-            fixture.clock.advance(by: 31)  // 59 s left
+                store: InMemoryAuthStore(auth),
+                configuration: .init(leeway: .seconds(60), minimumValidity: .seconds(minimum)))
+            fixture.clock.advance(by: TimeInterval(90 - left))
             let token = try await manager.validToken()
             #expect(token != auth.accessToken)
             #expect(fixture.server.stats.refreshGrants == 1)
