@@ -81,13 +81,6 @@ public enum TestProvider: String, Sendable, CaseIterable {
         try await current.admin(["owner"])
     }
 
-    /// The PID of the process that owns `org.freedesktop.secrets` now.
-    public static func ownerPID() async throws -> pid_t {
-        let text = try await current.admin(["pid"])
-        guard let pid = pid_t(text) else { throw TestKeyring.AdminError(message: "provider-admin.py pid printed \(text)") }
-        return pid
-    }
-
     @discardableResult
     private func admin(_ arguments: [String], stdin: String? = nil) async throws -> String {
         let script = TestKeyring.scriptsDirectory.appendingPathComponent("lib/provider-admin.py").path
@@ -107,23 +100,5 @@ public func withDefaultCollectionLocked<T>(_ body: () async throws -> T) async t
     let result: Result<T, any Error>
     do { result = .success(try await body()) } catch { result = .failure(error) }
     try await provider.unlockDefaultCollection()
-    return try result.get()
-}
-
-/// Runs `body` with the Secret Service's process stopped (`SIGSTOP`): a keyring that does not answer. Keep `body`
-/// short: every test of the run waits for the keyring meanwhile. It is continued afterwards — also when `body` throws,
-/// and after 5 s whatever `body` does, so that a failing test does not leave the rest of the run hung (a safety net,
-/// not a wait the test relies on).
-public func withSecretServiceStopped<T>(_ body: () async throws -> T) async throws -> T {
-    let pid = try await TestProvider.ownerPID()
-    guard kill(pid, SIGSTOP) == 0 else { throw TestKeyring.AdminError(message: "could not stop the Secret Service (\(pid))") }
-    let safetyNet = Task {
-        try? await Task.sleep(for: .seconds(5))
-        kill(pid, SIGCONT)
-    }
-    let result: Result<T, any Error>
-    do { result = .success(try await body()) } catch { result = .failure(error) }
-    kill(pid, SIGCONT)
-    safetyNet.cancel()
     return try result.get()
 }

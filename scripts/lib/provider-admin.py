@@ -15,7 +15,6 @@ Locks and unlocks through each provider's own mechanisms, never by editing its f
   provider-admin.py PROVIDER wait-unlocked SECONDS
   provider-admin.py PROVIDER duplicate SERVICE ACCOUNT LABEL   # secret on stdin; CreateItem without replacing
   provider-admin.py PROVIDER owner             # prints the command name of org.freedesktop.secrets' owner
-  provider-admin.py PROVIDER pid               # prints its PID
   provider-admin.py PROVIDER items PREFIX      # prints the path and `service` of each item whose `service` starts
                                                # with PREFIX, in every unlocked collection, and the path and label
                                                # of each collection a test made (label `name-` + 8 hex digits)
@@ -169,13 +168,10 @@ def duplicate(bus, service_name, account, label, secret_bytes):
     print(item)
 
 
-def owner_pid(bus):
-    daemon = dbus.Interface(bus.get_object("org.freedesktop.DBus", "/org/freedesktop/DBus"), "org.freedesktop.DBus")
-    return int(daemon.GetConnectionUnixProcessID(SERVICE))
-
-
 def owner(bus):
-    with open(f"/proc/{owner_pid(bus)}/comm") as handle:
+    daemon = dbus.Interface(bus.get_object("org.freedesktop.DBus", "/org/freedesktop/DBus"), "org.freedesktop.DBus")
+    pid = int(daemon.GetConnectionUnixProcessID(SERVICE))
+    with open(f"/proc/{pid}/comm") as handle:
         print(handle.read().strip())
 
 
@@ -216,8 +212,6 @@ def main():
         duplicate(bus, arguments[0], arguments[1], arguments[2], sys.stdin.buffer.read())
     elif command == "owner":
         owner(bus)
-    elif command == "pid":
-        print(owner_pid(bus))
     elif command == "items":
         items(bus, arguments[0])
     else:
