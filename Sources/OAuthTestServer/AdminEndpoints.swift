@@ -7,6 +7,9 @@ import Hummingbird
 /// - `GET /_admin/faults`: the pending ``OAuthTestServer/Faults``; `POST /_admin/faults` replaces them with the
 ///   JSON body (`{}` clears them) and answers with the new ones.
 /// - `POST /_admin/revoke-access-tokens`: revokes every access token issued so far; answers `{"revoked": N}`.
+/// - `POST /_admin/token-answers/hold` and `POST /_admin/token-answers/release`: ``OAuthTestServer/holdTokenAnswers()``
+///   and ``OAuthTestServer/releaseTokenAnswers()``; `GET /_admin/token-answers` answers `{"held": N}`, the token
+///   requests held now (a grant provably at the server, for a test in another process).
 /// - `GET /_admin/requests`: the recently recorded requests.
 /// - `POST /_admin/device/decide`, `GET /_admin/device/pending`: the device flow's decisions (see
 ///   ``DeviceAdmin``).
@@ -38,6 +41,14 @@ struct AdminEndpoints: Sendable {
         case (.post, "/_admin/revoke-access-tokens"):
             let revoked = state.withLock { $0.ledger.revokeAllAccessTokens() }
             return Reply.json(["revoked": revoked])
+        case (.post, "/_admin/token-answers/hold"):
+            state.hold.close()
+            return Reply.json(["held": state.hold.waiting])
+        case (.post, "/_admin/token-answers/release"):
+            state.hold.open()
+            return Reply.json(["held": state.hold.waiting])
+        case (.get, "/_admin/token-answers"):
+            return Reply.json(["held": state.hold.waiting])
         case (.get, "/_admin/requests"):
             return Reply.encoded(state.withLock { $0.recordedRequests })
         case (.post, "/_admin/device/decide"):

@@ -29,12 +29,16 @@ extension AuthSession {
     ///
     /// What it cannot survive: whatever ends every process of the app at once — a kill of the app's whole cgroup
     /// (`systemctl --user stop` of its scope), the end of the user's session at logout, a power cut — and an app that
-    /// replaced `/proc/self/exe` (an update installed while it runs) before the refresh. In a Flatpak sandbox the
-    /// refreshing process is in the app's sandbox instance, whose every process ends when the app's main process does
-    /// (the instance's PID namespace dies with it): there `bootstrap()` does not yet keep the session through the
-    /// death of the main process. The refreshing process sends
+    /// replaced `/proc/self/exe` (an update installed while it runs) before the refresh. The refreshing process sends
     /// with `URLSessionHTTPTransport`, not a custom ``Configuration/transport``. Without `bootstrap()`, refreshes run in
     /// the app's process, as before.
+    ///
+    /// In a Flatpak sandbox every process of the app's instance ends with its main process, so the refreshing process
+    /// is started in a new instance of the app instead, through the Flatpak portal (`flatpak-spawn`, in every
+    /// freedesktop-based runtime): the same `/app`, permissions and keyring, and it outlives the app's instance. It
+    /// gets the environment `flatpak run` gives the app, not the app's own (set what it needs in the manifest's
+    /// `finish-args`). Where the portal cannot be reached, or the runtime has no `flatpak-spawn`, the refresh runs in
+    /// the app's instance, and survives what kills the app's process but not its instance.
     public static func bootstrap() {
         guard getenv(RefreshProcess.variable) != nil else {
             RefreshProcess.isBootstrapped.store(true, ordering: .sequentiallyConsistent)

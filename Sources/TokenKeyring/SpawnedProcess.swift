@@ -7,13 +7,34 @@ import Foundation
 import TokenAuth
 
 /// This program started again as a process of its own: in a new session (`setsid`), so that no signal to the app, its
-/// process group or its terminal reaches it, with every signal at its default and none blocked.
+/// process group or its terminal reaches it, with every signal at its default and none blocked — and, in a Flatpak
+/// sandbox, in a new instance of the app (``FlatpakSpawn``), since every process of the app's own instance ends with
+/// its main process.
 enum SpawnedProcess {
-    /// Runs `/proc/self/exe` with `variable=1` added to this process's environment and only the program's name as
-    /// arguments; writes `input` to its standard input, and returns its standard output once it ended. Blocks: call
-    /// it on a thread of its own, whose SIGPIPE it blocks for good (a process that ended before reading makes the
-    /// write fail instead of ending the app; the pending signal goes with the thread).
+    /// Runs this program with `variable=1` added to its environment and only the program's name as arguments; writes
+    /// `input` to its standard input, and returns its standard output once it ended. Blocks: call it on a thread of
+    /// its own, whose SIGPIPE it blocks for good (a process that ended before reading makes the write fail instead of
+    /// ending the app; the pending signal goes with the thread).
+    ///
+    /// In a Flatpak sandbox it asks the portal first. `flatpak-spawn` that ends with status 1 and printed nothing
+    /// could not reach the portal (it says why on standard error), and so started nothing: then the process starts
+    /// in the app's instance, as outside a sandbox. Running both would be safe all the same: each refreshes under the
+    /// item's lock, and the second finds what the first stored.
     static func run(variable: String, input: Data) throws -> Data {
+        let name = CommandLine.arguments.first ?? "refresh"
+        if let flatpak = FlatpakSpawn.inThisSandbox(), let executable = FlatpakSpawn.executablePath() {
+            let arguments = flatpak.arguments(running: executable, [], setting: variable)
+            let (output, status) = try run(flatpak.program, arguments, variable: variable, input: input)
+            let portalFailed = output.isEmpty && status & 0x7f == 0 && (status >> 8) & 0xff == 1
+            if !portalFailed { return output }
+        }
+        return try run("/proc/self/exe", [name], variable: variable, input: input).output
+    }
+
+    /// Runs `path` with `arguments`, hands it `input`, and returns its output and wait status once it ended.
+    private static func run(
+        _ path: String, _ arguments: [String], variable: String, input: Data
+    ) throws -> (output: Data, status: Int32) {
         var pipeSignal = sigset_t()
         sigemptyset(&pipeSignal)
         sigaddset(&pipeSignal, SIGPIPE)
@@ -34,9 +55,7 @@ enum SpawnedProcess {
 
         let pid: pid_t
         do {
-            pid = try SessionSpawn.spawn(
-                "/proc/self/exe", arguments: [CommandLine.arguments.first ?? "refresh"], setting: variable,
-                actions: &actions)
+            pid = try SessionSpawn.spawn(path, arguments: arguments, setting: variable, actions: &actions)
         } catch {
             for end in toChild + fromChild { close(end) }
             switch error {
@@ -68,7 +87,7 @@ enum SpawnedProcess {
         close(fromChild[0])
         var status: Int32 = 0
         _ = try? systemCall { waitpid(pid, &status, 0) }
-        return Data(output)
+        return (Data(output), status)
     }
 
     /// Whether `pipe` succeeded (`result`), with both ends then closed on exec: no other process this app starts

@@ -14,10 +14,11 @@
 # libsecret's build dependencies (Debian's Build-Depends less docs, introspection, vala and test tools) and gcc for
 # the probe; the sandbox's tools; the host side: the portal (without its Recommends, a GTK backend and more),
 # gnome-keyring, which ships the Secret portal's backend, and xdg-permission-store (in xdg-desktop-portal) for
-# OpenURI; python3-dbus and python3-gi for secret-portal-backend.py.
+# OpenURI; python3-dbus and python3-gi for secret-portal-backend.py and flatpak-portal.py; flatpak-xdg-utils for the
+# runtime's flatpak-spawn (Debian's is in /usr/libexec/flatpak-xdg-utils).
 TOKENKEYRING_FLATPAK_APT_PACKAGES=(bubblewrap xdg-dbus-proxy xdg-desktop-portal gnome-keyring libsecret-tools dbus
     libglib2.0-bin meson ninja-build pkg-config gcc libc6-dev libglib2.0-dev libgcrypt20-dev xz-utils python3-dbus
-    python3-gi)
+    python3-gi flatpak-xdg-utils)
 # GNOME/libsecret issue 58 (a missed portal answer leaves the call waiting forever) is fixed from 0.21.4 on.
 TOKENKEYRING_LIBSECRET_MINIMUM=0.21.4
 ensure_flatpak_packages() { install_missing_apt_packages --no-install-recommends "${TOKENKEYRING_FLATPAK_APT_PACKAGES[@]}"; }

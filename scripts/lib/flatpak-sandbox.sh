@@ -7,9 +7,11 @@
 #   ensure_bundled_libsecret              # libsecret >= 0.21.4 built into $TOKENKEYRING_FLATPAK_BUILD/app (cached)
 #   flatpak_reexec_in_private_bus "$0" "$@"   # at the top of a script: run it again inside a private session bus
 #   start_flatpak_host [--open-uri]       # inside that bus: gnome-keyring + xdg-desktop-portal (+ the OpenURI portal)
+#                                         # + the Flatpak portal's Spawn (flatpak-portal.py: a new instance of the app)
+#   stop_flatpak_spawn_portal             # ends that Spawn portal: flatpak-spawn then fails, as without a portal
 #   flatpak_wait_for_opened_uri PATTERN SECONDS   # with --open-uri: the URI the portal handed the host's handler
 #   run_in_flatpak APP_ID [--libsecret bundled|system] [--share DIR]... [--share-ro DIR]... [--env NAME=VALUE]... \
-#       -- COMMAND...                     # COMMAND in the sandbox; exits with its status
+#       [--cwd DIR] -- COMMAND...         # COMMAND in a new instance of the sandbox; exits with its status
 #   flatpak_app_dir APP_ID                # the host path of the app's ~/.var/app/APP_ID
 #   stop_flatpak_host                     # ends what start_flatpak_host started and removes its directory
 #
@@ -21,7 +23,10 @@
 # cross-process lock belongs there), DBUS_SESSION_BUS_ADDRESS=unix:path=/run/flatpak/bus (the proxy), no
 # capabilities, its own PID namespace (every process it started ends with it). The repository is shared
 # read-write at its own path, and so is each --share DIR (--share-ro: read-only); /opt/swift is shared read-only
-# when present, so that a test binary runs.
+# when present, so that a test binary runs. The command starts in ~/.var/app/APP_ID, or in --cwd DIR.
+#
+# `flatpak-spawn` in the sandbox (Debian's, in /usr/libexec/flatpak-xdg-utils) asks the stand-in Flatpak portal for
+# a new instance of the same app, with the bundled libsecret: one that outlives the caller's instance.
 #
 # Options, as environment variables:
 #   TOKENKEYRING_FLATPAK_BUILD=DIR       where the bundled libsecret is built and cached (default: REPO/.build-flatpak)
@@ -80,7 +85,8 @@ _flatpak_has_name() {
 start_flatpak_host() {
     [ -n "${DBUS_SESSION_BUS_ADDRESS:-}" ] || { say "start_flatpak_host needs a private session bus."; return 1; }
     start_private_keyring || return 1
-    TOKENKEYRING_FLATPAK_HOST="$TOKENKEYRING_SESSION_DIR"
+    # Exported: the Spawn portal's new instances (flatpak-instance) run in this host.
+    export TOKENKEYRING_FLATPAK_HOST="$TOKENKEYRING_SESSION_DIR"
     local portals="$TOKENKEYRING_FLATPAK_HOST/portals" logs="$TOKENKEYRING_FLATPAK_HOST/logs"
     mkdir -p "$portals" "$logs" "$TOKENKEYRING_FLATPAK_HOST/instances"
     cp /usr/share/xdg-desktop-portal/portals/gnome-keyring.portal "$portals/"
@@ -108,6 +114,12 @@ start_flatpak_host() {
     TOKENKEYRING_FLATPAK_PIDS+=($!)
     _flatpak_wait 10 "xdg-desktop-portal" _flatpak_has_name org.freedesktop.portal.Desktop || {
         tail -n 20 "$logs/portal.log" >&2; return 1; }
+    /usr/bin/python3 "$_flatpak_lib/flatpak-portal.py" "$_flatpak_lib/flatpak-instance" \
+        >"$logs/flatpak-portal.out" 2>"$logs/flatpak-portal.log" &
+    TOKENKEYRING_FLATPAK_SPAWN_PORTAL_PID=$!
+    TOKENKEYRING_FLATPAK_PIDS+=($!)
+    _flatpak_wait 10 "the stand-in Flatpak portal (flatpak-portal.py)" grep -qx ready "$logs/flatpak-portal.out" || {
+        tail -n 20 "$logs/flatpak-portal.log" >&2; return 1; }
     local version
     version=$(timeout 10 gdbus call --session --dest org.freedesktop.portal.Desktop \
         --object-path /org/freedesktop/portal/desktop --method org.freedesktop.DBus.Properties.Get \
@@ -129,6 +141,12 @@ stop_flatpak_host() {
     stop_private_keyring
 }
 
+# Ends the stand-in Flatpak portal and waits until its name has left the bus.
+stop_flatpak_spawn_portal() {
+    kill "${TOKENKEYRING_FLATPAK_SPAWN_PORTAL_PID:-}" 2>/dev/null || true
+    _flatpak_wait 10 "the Flatpak portal to leave the bus" sh -c '! gdbus call --session --dest org.freedesktop.DBus --object-path /org/freedesktop/DBus --method org.freedesktop.DBus.NameHasOwner org.freedesktop.portal.Flatpak | grep -q true'
+}
+
 flatpak_app_dir() { printf '%s\n' "$HOME/.var/app/$1"; }
 
 # After start_flatpak_host --open-uri: waits up to SECONDS for the recorder to have been handed a URI that matches
@@ -148,7 +166,7 @@ flatpak_wait_for_opened_uri() {
 run_in_flatpak() (
     set -euo pipefail
     [ -n "${TOKENKEYRING_FLATPAK_HOST:-}" ] || { say "run_in_flatpak needs start_flatpak_host first."; exit 1; }
-    local app_id=${1:-} libsecret=bundled shares=(--bind "$_flatpak_repo" "$_flatpak_repo") envs=() uid
+    local app_id=${1:-} libsecret=bundled shares=(--bind "$_flatpak_repo" "$_flatpak_repo") envs=() uid cwd=""
     shift || true
     if ! [[ "$app_id" =~ ^[A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z_][A-Za-z0-9_-]*){2,}$ ]]; then
         say "run_in_flatpak: '$app_id' is no Flatpak app id (reverse DNS, three elements at least)."
@@ -160,6 +178,7 @@ run_in_flatpak() (
             --share) shares+=(--bind "$2" "$2") ;;
             --share-ro) shares+=(--ro-bind "$2" "$2") ;;
             --env) envs+=(--setenv "${2%%=*}" "${2#*=}") ;;
+            --cwd) cwd=$2 ;;
             *) say "run_in_flatpak: unknown option $1"; exit 64 ;;
         esac
         shift 2
@@ -253,7 +272,7 @@ INFO
         --ro-bind "$instance/flatpak-info" /.flatpak-info \
         --ro-bind "$instance/bus/bus" /run/flatpak/bus --dir "/run/user/$uid" --chmod 0700 "/run/user/$uid" \
         --symlink /run/flatpak/bus "/run/user/$uid/bus" --bind "$runtime_app" "/run/user/$uid/app/$app_id" \
-        --dir "$HOME" --bind "$app_dir" "$home_app" "${shares[@]}" --chdir "$home_app" \
+        --dir "$HOME" --bind "$app_dir" "$home_app" "${shares[@]}" --chdir "${cwd:-$home_app}" \
         --clearenv --setenv PATH /app/bin:/usr/bin:/bin --setenv HOME "$HOME" --setenv LANG C.UTF-8 \
         --setenv USER "$(id -un)" --setenv FLATPAK_ID "$app_id" --setenv container flatpak \
         --setenv XDG_DATA_HOME "$home_app/data" --setenv XDG_CONFIG_HOME "$home_app/config" \
