@@ -25,6 +25,13 @@ let package = Package(
             name: "GettingStarted",
             dependencies: [.product(name: "TokenKeyring", package: "TokenKeyring")]
         ),
+        // Getting Started's program with its issuer read from GETTING_STARTED_ISSUER, nothing else changed: written
+        // by scripts/lib/consumer.sh into the staged copy, and run against the test server by
+        // scripts/lib/getting-started-check.
+        .executableTarget(
+            name: "GettingStartedLocal",
+            dependencies: [.product(name: "TokenKeyring", package: "TokenKeyring")]
+        ),
         // snippet.recipe
         // The app's logic: TokenAuth only, no libsecret in its build graph.
         .target(

@@ -7,7 +7,8 @@ import Hummingbird
 ///
 /// - `POST /_admin/device/decide` with `{"user_code": "WDJB-MJHT", "approve": true, "subject": "grace"}`
 ///   (`subject` optional: the verification page's default user) decides the code, compared as RFC 8628 §6.1
-///   suggests. Answers `200 {"user_code", "decision": "approve"|"deny", "subject"?}`; `404 not_found` when no live
+///   suggests; `{"user_code": …, "expire": true}` makes it expire now instead (the next poll gets `expired_token`).
+///   Answers `200 {"user_code", "decision": "approve"|"deny"|"expire", "subject"?}`; `404 not_found` when no live
 ///   device code has that user code, `410 expired_token` when it expired, `409 already_decided` when it was decided
 ///   before, `400 invalid_request` for a body that is not such an object.
 /// - `GET /_admin/device/pending`: `{"user_codes": […]}`, the user codes waiting for a decision, sorted.
@@ -17,13 +18,13 @@ struct DeviceAdmin: Sendable {
     /// The body of `POST /_admin/device/decide`.
     private struct Decision: Decodable {
         var userCode: String
-        var approve: Bool
+        var approve: Bool?
+        var expire: Bool?
         var subject: String?
 
         enum CodingKeys: String, CodingKey {
             case userCode = "user_code"
-            case approve
-            case subject
+            case approve, expire, subject
         }
     }
 
@@ -36,16 +37,26 @@ struct DeviceAdmin: Sendable {
         } catch {
             return Reply.json(
                 ["error": "invalid_request",
-                 "error_description": #"The body must be {"user_code": "…", "approve": true|false, "subject": "…"}: \#(error)"#],
+                 "error_description": #"The body must be {"user_code": "…", "approve": true|false, "subject": "…"} or {"user_code": "…", "expire": true}: \#(error)"#],
                 status: .badRequest)
         }
         let subject = asked.subject.flatMap { $0.isEmpty ? nil : $0 } ?? state.withLock(\.flows.defaultSubject)
-        let decision: OAuthTestServer.DeviceDecision = asked.approve ? .approve(subject: subject) : .deny
+        let decision: OAuthTestServer.DeviceDecision
+        let named: String
+        switch (asked.approve, asked.expire) {
+        case (nil, true?): (decision, named) = (.expire, "expire")
+        case (true?, nil), (true?, false?): (decision, named) = (.approve(subject: subject), "approve")
+        case (false?, nil), (false?, false?): (decision, named) = (.deny, "deny")
+        default:
+            return Reply.json(
+                ["error": "invalid_request", "error_description": #"Give either "approve" or "expire": true."#],
+                status: .badRequest)
+        }
         let now = state.configuration.clock()
         switch state.withLock({ $0.flows.decide(typedUserCode: asked.userCode, decision, now: now) }) {
         case .decided(let userCode):
-            var answer: [String: Any] = ["user_code": userCode, "decision": asked.approve ? "approve" : "deny"]
-            if asked.approve { answer["subject"] = subject }
+            var answer: [String: Any] = ["user_code": userCode, "decision": named]
+            if case .approve = decision { answer["subject"] = subject }
             return Reply.json(answer)
         case .unknown:
             return Reply.json(

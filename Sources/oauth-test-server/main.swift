@@ -23,7 +23,8 @@ let usage = """
     where a person enters the code (verification_uri_complete fills it in), names the user to sign in as
     (default: --approve-as) and presses Approve or Deny. Scripts decide a code without the page:
       curl -d '{"user_code":"WDJB-MJHT","approve":true,"subject":"ada"}' http://127.0.0.1:PORT/_admin/device/decide
-    (404 for an unknown code), and list the codes waiting for a decision with GET /_admin/device/pending.
+    (404 for an unknown code; {"user_code":"…","expire":true} makes the code expire now), and list the codes waiting
+    for a decision with GET /_admin/device/pending.
 
     A grant at the server, held there while a test acts: POST /_admin/token-answers/hold makes every token request
     from then on wait before it is looked at, GET /_admin/token-answers says how many wait ({"held": N}), and

@@ -8,6 +8,8 @@
 #   .build/consumer/TokenKeyring -> the checkout   (the manifest's `.package(path: "../TokenKeyring")`, as in the docs)
 #   .build/consumer/Consumer/{Package.swift,Tests,Sources/*} -> Examples/Consumer/…
 #   .build/consumer/Consumer/Sources/DocCommentExamples/Generated/   (scripts/lib/doc-examples.py)
+#   .build/consumer/Consumer/Sources/GettingStartedLocal/main.swift  (Getting Started's program, its issuer from
+#                                                                     GETTING_STARTED_ISSUER)
 #
 # A directory of links rather than Examples/Consumer itself: SwiftPM resolves a root package's path through links,
 # so the manifest's `../TokenKeyring` must sit beside a real directory, and the generated files stay out of the tree.
@@ -29,6 +31,23 @@ stage_consumer() {
     ln -sfn ../../../../../Examples/Consumer/Sources/DocCommentExamples/Prelude.swift \
         "$TOKENKEYRING_CONSUMER/Sources/DocCommentExamples/Prelude.swift"
     python3 "$repo/scripts/lib/doc-examples.py" "$repo" "$TOKENKEYRING_CONSUMER/Sources/DocCommentExamples/Generated"
+    # Getting Started's program as the docs show it, but for its issuer (written only when its text changed: a
+    # rebuild of the consumer compiles only what changed).
+    mkdir -p "$TOKENKEYRING_CONSUMER/Sources/GettingStartedLocal"
+    python3 - "$repo/Snippets/GettingStarted.swift" "$TOKENKEYRING_CONSUMER/Sources/GettingStartedLocal/main.swift" <<'PY'
+import pathlib
+import sys
+
+source = pathlib.Path(sys.argv[1]).read_text()
+issuer = 'URL(string: "https://auth.example.com")!'
+if source.count(issuer) != 1:
+    sys.exit(f"{sys.argv[1]} names its issuer {issuer} not exactly once: update scripts/lib/consumer.sh")
+local = 'URL(string: ProcessInfo.processInfo.environment["GETTING_STARTED_ISSUER"] ?? "https://auth.example.com")!'
+text = source.replace(issuer, local)
+target = pathlib.Path(sys.argv[2])
+if not target.exists() or target.read_text() != text:
+    target.write_text(text)
+PY
 }
 
 # Builds the consumer and its tests (warnings are errors there), runs the recipe's tests, and checks that they link
@@ -56,4 +75,5 @@ check_consumer() {
         say "The recipe's tests (MyAppCoreTests) link the libraries above: TestingYourApp promises they need no libsecret."
         return 1
     fi
+    "$repo/scripts/lib/getting-started-check" "$bin/GettingStartedLocal"
 }

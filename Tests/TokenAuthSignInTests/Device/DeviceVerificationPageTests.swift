@@ -163,6 +163,23 @@ struct DeviceVerificationPageTests {
         }
     }
 
+    @Test("expired through the admin call: the next poll gets expired_token, the library's codeExpired; both at once is refused")
+    func expiredByTheAdminCall() async throws {
+        try await withServer { server in
+            await expectSignInError(.codeExpired) {
+                try await Self.device(server).signIn { prompt in
+                    let both = try await Self.adminDecide(
+                        server, #"{"user_code": "\#(prompt.userCode)", "approve": true, "expire": true}"#)
+                    #expect(both.status == 400)
+                    let decided = try await Self.adminDecide(server, #"{"user_code": "\#(prompt.userCode)", "expire": true}"#)
+                    #expect(decided.status == 200)
+                    #expect(decided.json["decision"] as? String == "expire")
+                }
+            }
+            #expect(server.deviceFlowStats.polls(answered: "expired_token") == 1)
+        }
+    }
+
     @Test("a code never issued: the page answers 404 and says so; the admin call answers 404 not_found")
     func unknownCode() async throws {
         try await withServer { server in
