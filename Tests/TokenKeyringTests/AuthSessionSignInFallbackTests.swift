@@ -73,6 +73,62 @@ struct AuthSessionSignInFallbackTests {
         }
     }
 
+    /// An actor whose jobs run on a dispatch queue of its own, marked with ``key``: code that runs on the actor finds
+    /// the mark, code anywhere else (the cooperative pool, another actor) does not. The hooks of a window's toolkit
+    /// (GTK's main loop) must run where the caller's isolation runs them, or the toolkit crashes.
+    actor QueueActor {
+        static let key = DispatchSpecificKey<String>()
+
+        final class Executor: SerialExecutor {
+            let queue: DispatchQueue
+
+            init(label: String) {
+                queue = DispatchQueue(label: label)
+                queue.setSpecific(key: QueueActor.key, value: label)
+            }
+
+            func enqueue(_ job: consuming ExecutorJob) {
+                let job = UnownedJob(job)
+                queue.async { job.runSynchronously(on: self.asUnownedSerialExecutor()) }
+            }
+        }
+
+        let executor = Executor(label: "the caller's actor")
+        nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+        /// For each hook call, where it ran: the queue's label, or nil off the actor.
+        var calls: [(hook: String, queue: String?)] = []
+
+        func signIn(_ session: AuthSession) async throws -> AuthSession.Account {
+            try await session.signIn(
+                showCode: { _ in self.calls.append(("showCode", DispatchQueue.getSpecific(key: Self.key))) },
+                showPage: { _ in self.calls.append(("showPage", DispatchQueue.getSpecific(key: Self.key))) })
+        }
+    }
+
+    @Test("the hooks run on the caller's actor, also those called after the bound (a task group's body did not)")
+    func hooksOnTheCallersActor() async throws {
+        try await withServer { server in
+            let service = TestKeyring.uniqueService()
+            try await AuthSessionTests.cleaningService(service) {
+                let clock = ManualClock()
+                let session = Self.session(server, service: service, clock: clock)
+                let caller = QueueActor()
+                let signIn = Task { try await caller.signIn(session) }
+                await clock.waitUntilSleeps(1)
+                clock.advance(by: .seconds(20))
+                try await waitUntil("the code to be shown") { await caller.calls.contains { $0.hook == "showCode" } }
+                let code = try #require(server.pendingUserCodes.first)
+                #expect(try await approve(code, at: server) == 200)
+                _ = try await signIn.value
+                let calls = await caller.calls
+                #expect(calls.map(\.hook) == ["showPage", "showCode"])
+                #expect(calls.allSatisfy { $0.queue == "the caller's actor" }, "\(calls)")
+                // The mark is the actor's alone: off it, as on the cooperative pool, it is not found.
+                #expect(await Task.detached { DispatchQueue.getSpecific(key: QueueActor.key) }.value == nil)
+            }
+        }
+    }
+
     @Test("a browser that comes back after the code was shown still signs in; the code is abandoned")
     func browserComesBackLate() async throws {
         try await withSignIn { server, session, clock, shown, signIn in
