@@ -16,19 +16,21 @@ enum SpawnedProcess {
     /// its own, whose SIGPIPE it blocks for good (a process that ended before reading makes the write fail instead of
     /// ending the app; the pending signal goes with the thread).
     ///
-    /// In a Flatpak sandbox it asks the portal first. `flatpak-spawn` that ends with status 1 and printed nothing
-    /// could not reach the portal (it says why on standard error), and so started nothing: then the process starts
-    /// in the app's instance, as outside a sandbox. Running both would be safe all the same: each refreshes under the
-    /// item's lock, and the second finds what the first stored.
+    /// In a Flatpak sandbox it asks the portal first. `flatpak-spawn` that could not be started, or that ended with
+    /// status 1 and printed nothing, could not reach the portal (it says why on standard error) and so started
+    /// nothing: then the process starts in the app's instance, as outside a sandbox. Running both would be safe all
+    /// the same: each refreshes under the item's lock, and the second finds what the first stored.
     static func run(variable: String, input: Data) throws -> Data {
-        let name = CommandLine.arguments.first ?? "refresh"
-        if let flatpak = FlatpakSpawn.inThisSandbox(), let executable = FlatpakSpawn.executablePath() {
-            let arguments = flatpak.arguments(running: executable, [], setting: variable)
-            let (output, status) = try run(flatpak.program, arguments, variable: variable, input: input)
-            let portalFailed = output.isEmpty && status & 0x7f == 0 && (status >> 8) & 0xff == 1
-            if !portalFailed { return output }
+        if let flatpak = FlatpakSpawn.inThisSandbox(), let executable = FlatpakSpawn.executablePath(),
+            let (output, status) = try? run(
+                flatpak.program, flatpak.arguments(running: executable, [], setting: variable), variable: variable,
+                input: input),
+            !(output.isEmpty && status & 0x7f == 0 && (status >> 8) & 0xff == 1)  // WIFEXITED, WEXITSTATUS
+        {
+            return output
         }
-        return try run("/proc/self/exe", [name], variable: variable, input: input).output
+        return try run("/proc/self/exe", [CommandLine.arguments.first ?? "refresh"], variable: variable, input: input)
+            .output
     }
 
     /// Runs `path` with `arguments`, hands it `input`, and returns its output and wait status once it ended.
