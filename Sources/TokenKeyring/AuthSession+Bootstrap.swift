@@ -38,7 +38,9 @@ extension AuthSession {
     /// freedesktop-based runtime): the same `/app`, permissions and keyring, and it outlives the app's instance. It
     /// gets the environment `flatpak run` gives the app, not the app's own (set what it needs in the manifest's
     /// `finish-args`). Where the portal cannot be reached, or the runtime has no `flatpak-spawn`, the refresh runs in
-    /// the app's instance, and survives what kills the app's process but not its instance.
+    /// the app's instance, and survives what kills the app's process but not its instance. The refreshing process
+    /// ignores SIGTERM, SIGINT, SIGHUP and SIGQUIT (which `flatpak-spawn` passes on to it): it ends by itself once the
+    /// answer is stored or the refresh failed, bounded by the keyring's and the transport's timeouts.
     public static func bootstrap() {
         guard getenv(RefreshProcess.variable) != nil else {
             RefreshProcess.isBootstrapped.store(true, ordering: .sequentiallyConsistent)
@@ -52,6 +54,10 @@ extension RefreshProcess {
     /// The refreshing process: reads its job on standard input, refreshes, prints the outcome, and exits.
     static func serveAndExit() -> Never {
         signal(SIGPIPE, SIG_IGN)  // an app that died does not read the outcome: the refresh is stored all the same
+        // What ends the app must not end its refresh: flatpak-spawn passes on to this process the signals it gets (a
+        // SIGTERM to the app's whole scope, say). The refresh ends by itself, bounded by the keyring's and the
+        // transport's timeouts.
+        for ignored in [SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2] { signal(ignored, SIG_IGN) }
         let input = FileHandle.standardInput.readDataToEndOfFile()
         let outcome = Mutex<Outcome?>(nil)
         let done = DispatchSemaphore(value: 0)

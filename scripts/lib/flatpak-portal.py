@@ -115,7 +115,10 @@ class Portal(dbus.service.Object):
         return dbus.UInt32(process.pid)
 
     def ended(self, pid, status):
-        self.instances.pop(pid, None)
+        process = self.instances.pop(pid, None)
+        if process is not None:
+            # GLib reaped it: Popen must not wait for that pid again (it may belong to another process by then).
+            process.returncode = os.waitstatus_to_exitcode(status)
         print(f"flatpak-portal: {pid} ended (wait status {status})", file=sys.stderr, flush=True)
         self.SpawnExited(dbus.UInt32(pid), dbus.UInt32(status))
 
@@ -162,6 +165,13 @@ def main():
     name = dbus.service.BusName(NAME, bus, do_not_queue=True)
     print("ready", flush=True)
     loop.run()
+    # The instances it started end with it (flatpak-portal's own end with the session): each launcher's cleanup
+    # then ends its sandbox and proxy.
+    for pid in list(portal.instances):
+        try:
+            os.killpg(pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
     del portal, name
 
 

@@ -143,7 +143,12 @@ stop_flatpak_host() {
 
 # Ends the stand-in Flatpak portal and waits until its name has left the bus.
 stop_flatpak_spawn_portal() {
+    local pid kept=()
     kill "${TOKENKEYRING_FLATPAK_SPAWN_PORTAL_PID:-}" 2>/dev/null || true
+    for pid in "${TOKENKEYRING_FLATPAK_PIDS[@]}"; do
+        [ "$pid" = "${TOKENKEYRING_FLATPAK_SPAWN_PORTAL_PID:-}" ] || kept+=("$pid")
+    done
+    TOKENKEYRING_FLATPAK_PIDS=("${kept[@]}")
     _flatpak_wait 10 "the Flatpak portal to leave the bus" sh -c '! gdbus call --session --dest org.freedesktop.DBus --object-path /org/freedesktop/DBus --method org.freedesktop.DBus.NameHasOwner org.freedesktop.portal.Flatpak | grep -q true'
 }
 
@@ -243,7 +248,7 @@ INFO
         --ro-bind "$instance/flatpak-info" /.flatpak-info --bind "$instance/bus" "$instance/bus" \
         xdg-dbus-proxy --fd=3 "$DBUS_SESSION_BUS_ADDRESS" "$instance/bus/bus" --filter \
         --talk='org.freedesktop.portal.*' --broadcast='org.freedesktop.portal.*=@/org/freedesktop/portal/*' \
-        3>"$instance/ready" 2>"$instance/proxy.log" &
+        3>"$instance/ready" >/dev/null 2>"$instance/proxy.log" &
     proxy=$!
     local ready=""
     read -r -t 10 -N 1 -u "$sync" ready || true
