@@ -27,9 +27,11 @@ extension AuthSession {
     /// app waits for it without holding the lock, then reads what it stored. That process runs this same call: there
     /// it does the refresh and exits, never returning to the rest of `main` — which is why the call comes first.
     ///
-    /// What it cannot survive: whatever ends every process of the app at once — a kill of the app's whole cgroup
-    /// (`systemctl --user stop` of its scope), the end of the user's session at logout, a power cut — and an app that
-    /// replaced `/proc/self/exe` (an update installed while it runs) before the refresh. The refreshing process sends
+    /// What it cannot survive: whatever kills every process of the app at once — SIGKILL to the app's whole cgroup
+    /// (`systemctl --user kill -s KILL` of its scope, the out-of-memory killer), a power cut — and an app that replaced
+    /// `/proc/self/exe` (an update installed while it runs) before the refresh. A stop of the app's scope, or of the
+    /// session's at logout, sends SIGTERM first, which the refreshing process ignores (below): it has until systemd's
+    /// stop timeout (90 s by default) to end, as it does once the answer is stored. The refreshing process sends
     /// with `URLSessionHTTPTransport`, not a custom ``Configuration/transport``. Without `bootstrap()`, refreshes run in
     /// the app's process, as before.
     ///
@@ -40,7 +42,8 @@ extension AuthSession {
     /// `finish-args`). Where the portal cannot be reached, or the runtime has no `flatpak-spawn`, the refresh runs in
     /// the app's instance, and survives what kills the app's process but not its instance. The refreshing process
     /// ignores SIGTERM, SIGINT, SIGHUP and SIGQUIT (which `flatpak-spawn` passes on to it): it ends by itself once the
-    /// answer is stored or the refresh failed, bounded by the keyring's and the transport's timeouts.
+    /// answer is stored or the refresh failed, bounded by the keyring's and the transport's timeouts (outside a
+    /// sandbox too).
     public static func bootstrap() {
         guard getenv(RefreshProcess.variable) != nil else {
             RefreshProcess.isBootstrapped.store(true, ordering: .sequentiallyConsistent)

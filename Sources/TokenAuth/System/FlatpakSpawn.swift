@@ -37,7 +37,7 @@ package struct FlatpakSpawn: Sendable, Equatable {
     }
 
     /// The arguments (the program's name first) that run `executable` with `arguments` (its own name not among them)
-    /// in a new instance, with `variable=1` and the ``passedOn`` variables `value(of:)` finds set.
+    /// in a new instance, with `variable=1` and those of the ``passedOn`` variables that `value` finds set.
     package func arguments(
         running executable: String, _ arguments: [String], setting variable: String,
         value: (String) -> String? = { getenv($0).map { String(cString: $0) } }
