@@ -31,22 +31,27 @@ struct AuthSessionSignInFallbackTests {
         func code(_ prompt: DeviceAuthorization.Prompt) { codes.append(prompt.userCode) }
     }
 
-    /// Runs `body` with an `.automatic` sign-in started on the main actor, its hooks recording into `shown`, in a
-    /// session of a service of its own (deleted afterwards) on a new server.
-    func withSignIn(
-        _ body: (OAuthTestServer, AuthSession, ManualClock, Shown, Task<AuthSession.Account, any Error>) async throws -> Void
-    ) async throws {
+    /// Runs `body` with a session of a service of its own (deleted afterwards) on a new server, on a manual clock.
+    func withSession(_ body: (OAuthTestServer, AuthSession, ManualClock) async throws -> Void) async throws {
         try await withServer { server in
             let service = TestKeyring.uniqueService()
             try await AuthSessionTests.cleaningService(service) {
                 let clock = ManualClock()
-                let session = Self.session(server, service: service, clock: clock)
-                let shown = Shown()
-                let signIn = Task { @MainActor in
-                    try await session.signIn(showCode: { shown.code($0) }, showPage: { shown.page($0) })
-                }
-                try await body(server, session, clock, shown, signIn)
+                try await body(server, Self.session(server, service: service, clock: clock), clock)
             }
+        }
+    }
+
+    /// Runs `body` with an `.automatic` sign-in started on the main actor, its hooks recording into `shown`.
+    func withSignIn(
+        _ body: (OAuthTestServer, AuthSession, ManualClock, Shown, Task<AuthSession.Account, any Error>) async throws -> Void
+    ) async throws {
+        try await withSession { server, session, clock in
+            let shown = Shown()
+            let signIn = Task { @MainActor in
+                try await session.signIn(showCode: { shown.code($0) }, showPage: { shown.page($0) })
+            }
+            try await body(server, session, clock, shown, signIn)
         }
     }
 
@@ -107,25 +112,20 @@ struct AuthSessionSignInFallbackTests {
 
     @Test("the hooks run on the caller's actor, also those called after the bound (a task group's body did not)")
     func hooksOnTheCallersActor() async throws {
-        try await withServer { server in
-            let service = TestKeyring.uniqueService()
-            try await AuthSessionTests.cleaningService(service) {
-                let clock = ManualClock()
-                let session = Self.session(server, service: service, clock: clock)
-                let caller = QueueActor()
-                let signIn = Task { try await caller.signIn(session) }
-                await clock.waitUntilSleeps(1)
-                clock.advance(by: .seconds(20))
-                try await waitUntil("the code to be shown") { await caller.calls.contains { $0.hook == "showCode" } }
-                let code = try #require(server.pendingUserCodes.first)
-                #expect(try await approve(code, at: server) == 200)
-                _ = try await signIn.value
-                let calls = await caller.calls
-                #expect(calls.map(\.hook) == ["showPage", "showCode"])
-                #expect(calls.allSatisfy { $0.queue == "the caller's actor" }, "\(calls)")
-                // The mark is the actor's alone: off it, as on the cooperative pool, it is not found.
-                #expect(await Task.detached { DispatchQueue.getSpecific(key: QueueActor.key) }.value == nil)
-            }
+        try await withSession { server, session, clock in
+            let caller = QueueActor()
+            let signIn = Task { try await caller.signIn(session) }
+            await clock.waitUntilSleeps(1)
+            clock.advance(by: .seconds(20))
+            try await waitUntil("the code to be shown") { await caller.calls.contains { $0.hook == "showCode" } }
+            let code = try #require(server.pendingUserCodes.first)
+            #expect(try await approve(code, at: server) == 200)
+            _ = try await signIn.value
+            let calls = await caller.calls
+            #expect(calls.map(\.hook) == ["showPage", "showCode"])
+            #expect(calls.allSatisfy { $0.queue == "the caller's actor" }, "\(calls)")
+            // The mark is the actor's alone: off it, as on the cooperative pool, it is not found.
+            #expect(await Task.detached { DispatchQueue.getSpecific(key: QueueActor.key) }.value == nil)
         }
     }
 

@@ -74,14 +74,20 @@ struct AuthManagerBesideRefreshTests {
             wallClock: clock.wallClock, clock: ManualClock(advancingOnSleep: true))
     }
 
-    @Test("a store that does not answer holds no caller while the token is valid; the refresh lands when it answers")
-    func hungStoreHoldsNoCaller() async throws {
+    /// A manager on a controlled store and a scripted endpoint, whose token `access-0` (100 s left) it has served once.
+    func scriptedSession() async throws -> (ManualWallClock, ControlledAuthStore, ScriptedTokenEndpoint, AuthManager) {
         let clock = ManualWallClock()
         let store = ControlledAuthStore(Auth(
             accessToken: "access-0", refreshToken: "refresh-0", expiresAt: clock.now.addingTimeInterval(100)))
         let endpoint = ScriptedTokenEndpoint(wallClock: clock.wallClock, lifetime: 100)
         let manager = scripted(store, endpoint, clock: clock)
         #expect(try await manager.validToken() == "access-0")
+        return (clock, store, endpoint, manager)
+    }
+
+    @Test("a store that does not answer holds no caller while the token is valid; the refresh lands when it answers")
+    func hungStoreHoldsNoCaller() async throws {
+        let (clock, store, endpoint, manager) = try await scriptedSession()
 
         store.loadGate.close()  // the keyring stops answering
         clock.advance(by: 50)  // 50 s left: inside the leeway
@@ -98,12 +104,7 @@ struct AuthManagerBesideRefreshTests {
 
     @Test("a locked store leaves the valid token to its callers, also within the minimum validity, and is not asked on every call")
     func lockedStoreLeavesValidToken() async throws {
-        let clock = ManualWallClock()
-        let store = ControlledAuthStore(Auth(
-            accessToken: "access-0", refreshToken: "refresh-0", expiresAt: clock.now.addingTimeInterval(100)))
-        let endpoint = ScriptedTokenEndpoint(wallClock: clock.wallClock, lifetime: 100)
-        let manager = scripted(store, endpoint, clock: clock)
-        #expect(try await manager.validToken() == "access-0")
+        let (clock, store, endpoint, manager) = try await scriptedSession()
         store.failLoads(with: LockedStore())
 
         clock.advance(by: 50)  // inside the leeway: served, and the refresh beside it fails
