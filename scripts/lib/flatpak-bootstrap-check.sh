@@ -21,10 +21,21 @@ _bootstrap_supervisor_of() {
     return 1
 }
 
-# The app, killed with its instance (SIGKILL of the instance's supervisor: both bwraps die with it, and the kernel ends
-# every process of its PID namespace) while its refresh grant for item SERVICE (alice's, expired) is held at the
-# server; then `tokenctl token` in the sandbox, once the grant has answered. Prints "HELD GRANTS REUSE STATUS": HELD is
-# "held" when the app's grant was held at the server as it was killed (otherwise the rest proves nothing).
+# Every process below PID, children first.
+_bootstrap_descendants() {
+    local child
+    for child in $(pgrep -P "$1"); do
+        _bootstrap_descendants "$child"
+        printf '%s\n' "$child"
+    done
+}
+
+# The app, killed with its instance while its refresh grant for item SERVICE (alice's, expired) is held at the server;
+# then `tokenctl token` in the sandbox, once the grant has answered. The instance dies as a Flatpak instance does when
+# its main process ends: every process in it at once (SIGKILL to the supervisor and every process below it, the
+# bwraps, the app and what it started in the instance; bwrap's --die-with-parent alone left an instance running now
+# and then). Prints "HELD GRANTS REUSE STATUS": HELD is "held" when the app's grant was held at the server as it was
+# killed (otherwise the rest proves nothing).
 _bootstrap_app_killed_at_the_grant() {
     local service=$1 issuer=$_bootstrap_issuer granted expired app_job supervisor status=0 held_grant=held
     granted=$(curl -fsS -d "grant_type=password&username=alice&password=wonderland&client_id=test-client" "$issuer/token")
@@ -39,7 +50,8 @@ _bootstrap_app_killed_at_the_grant() {
     app_job=$!
     _flatpak_wait 60 "the app's refresh grant at the server" _bootstrap_held 1 || held_grant=not-held
     if supervisor=$(_bootstrap_supervisor_of "$app_job"); then
-        kill -KILL "$supervisor"
+        # shellcheck disable=SC2046  # one PID per word
+        kill -KILL "$supervisor" $(_bootstrap_descendants "$supervisor") 2>/dev/null || true
     else
         held_grant=no-instance
         pkill -KILL -P "$app_job" || true
