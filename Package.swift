@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "TokenAuth", targets: ["TokenAuth"]),
         .library(name: "TokenAuthURLSession", targets: ["TokenAuthURLSession"]),
         .library(name: "TokenAuthSignIn", targets: ["TokenAuthSignIn"]),
+        .library(name: "TokenAuthDPoP", targets: ["TokenAuthDPoP"]),
         .library(name: "TokenAuthKeyring", targets: ["TokenAuthKeyring"]),
         .library(name: "TokenAuthFileStore", targets: ["TokenAuthFileStore"]),
         .library(name: "TokenAuthTesting", targets: ["TokenAuthTesting"]),
@@ -83,6 +84,9 @@ let package = Package(
                 crypto, jwtKit,
             ]
         ),
+        // Proof of possession (DPoP, RFC 9449): P-256 keys in software, and the proofs every key signs, on swift-crypto.
+        // The core has the seam (`DPoP`, `ProofKeyProvider`) and no cryptography.
+        .target(name: "TokenAuthDPoP", dependencies: ["TokenAuth", crypto]),
         // Token bundles in the Secret Service: the keyring store, the sleep inhibitor's window guard, and keyring
         // conveniences. The stored format and the write rules it shares with the file store are the core's.
         .target(name: "TokenAuthKeyring", dependencies: ["TokenAuth", "Keyring", logging]),
@@ -193,6 +197,14 @@ let package = Package(
             dependencies: [
                 "TokenAuthURLSession", "TokenAuth", "TokenAuthTesting", "OAuthTestServer", "OAuthTestSupport",
                 "TestSupport", httpTypes, httpTypesFoundation,
+            ]
+        ),
+        // DPoP's proofs and keys, checked with jwt-kit, and bound sessions against the real server on loopback.
+        .testTarget(
+            name: "TokenAuthDPoPTests",
+            dependencies: [
+                "TokenAuthDPoP", "TokenAuth", "TokenAuthURLSession", "TokenAuthTesting", "OAuthTestServer",
+                "OAuthTestSupport", "TestSupport", crypto, jwtKit, httpTypes,
             ]
         ),
         // The local OAuth server itself, and its executable: what the other tests rely on.

@@ -93,7 +93,10 @@ public struct AuthorizationMiddleware: ClientMiddleware {
         let auth = try await exchange.validAuth()
         let (sentBody, replayable) = try await replayable(body)
         return try await exchange.run(authorizedWith: auth, canRetry: replayable) { auth in
-            try await inspect(try await next(AuthorizedExchange.authorize(request, with: auth), sentBody, baseURL))
+            let authorized = try await exchange.authorized(request, with: auth)
+            let answer = try await inspect(try await next(authorized, sentBody, baseURL))
+            exchange.noteAnswer(answer.response, to: authorized)
+            return answer
         }
     }
 

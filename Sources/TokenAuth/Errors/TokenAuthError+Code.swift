@@ -13,6 +13,7 @@ extension TokenAuthError {
             case corrupt, unsupportedVersion, missing, superseded, storageFailed, notStored
             case unauthorized, insufficientScope, unacceptableStatus, decodingFailed, insecureURL
             case lockUnavailable, lockTimedOut
+            case proofRefused, proofKeyUnusable, proofKeyUnavailable
         }
 
         private let base: Base
@@ -119,5 +120,17 @@ extension TokenAuthError {
         public static let lockUnavailable = Code(.lockUnavailable)
         /// Another holder kept the lock longer than the wait allowed: transient.
         public static let lockTimedOut = Code(.lockTimedOut)
+
+        // MARK: Proof of possession (DPoP)
+
+        /// A server refused a DPoP proof (`invalid_dpop_proof`, RFC 9449 §5 and §7.1): the key, the clock or the
+        /// configuration is wrong, not the tokens, which were kept (a refresh token is not spent by a refused proof).
+        public static let proofRefused = Code(.proofRefused)
+        /// The key the session's tokens are bound to cannot be used here, ever: a TPM key made on another machine, or
+        /// before the TPM was cleared. Sign in again; the key is never replaced silently.
+        public static let proofKeyUnusable = Code(.proofKeyUnusable)
+        /// The session's key cannot be used just now: its TPM cannot be reached or opened (no device, no permission),
+        /// or no proof-of-possession provider is configured for bound tokens.
+        public static let proofKeyUnavailable = Code(.proofKeyUnavailable)
     }
 }

@@ -89,7 +89,7 @@ public struct TokenAuthError: Error, Sendable, Equatable, CustomStringConvertibl
     /// Whether a sign-in is needed: nothing is stored, the session was signed out (here or in another process) or
     /// ended, or the server refused the credentials. Show the sign-in screen.
     public var isLoginRequired: Bool {
-        [.rejected, .noCredentials, .signedOut, .sessionEnded, .identityMismatch, .missing].contains(code)
+        [.rejected, .noCredentials, .signedOut, .sessionEnded, .identityMismatch, .missing, .proofKeyUnusable].contains(code)
     }
 
     /// Whether the store cannot be used just now: the file store's directory or files are unusable, a refresh's
@@ -121,7 +121,7 @@ public struct TokenAuthError: Error, Sendable, Equatable, CustomStringConvertibl
     public var isMisconfiguration: Bool {
         [
             .insecureEndpoint, .redirected, .insecureURL, .identityUntrusted, .invalidClientConfiguration,
-            .invalidRequest, .responseTooLarge,
+            .invalidRequest, .responseTooLarge, .proofRefused, .proofKeyUnavailable,
         ].contains(code)
     }
 

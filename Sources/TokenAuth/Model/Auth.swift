@@ -58,6 +58,12 @@ public struct Auth: Sendable, Equatable {
     /// kept (``RefreshJournal``). Not part of the version (``isSameVersion(as:)``): it marks tokens, it does not
     /// change them.
     public var refreshStartedAt: Date?
+    /// The key the tokens are bound to (DPoP, RFC 9449), or `nil` for bearer tokens.
+    ///
+    /// Made at sign-in and kept with the tokens: every refresh of them carries a proof from it, and so does every
+    /// request with a `DPoP` ``tokenType``. A refresh keeps it (``TokenResponse/auth(updating:)``). Its material can be
+    /// a secret: ``description`` shows only its kind and thumbprint.
+    public var proofKey: ProofKey?
 
     /// Creates a token bundle.
     public init(
@@ -71,7 +77,8 @@ public struct Auth: Sendable, Equatable {
         unverifiedIDToken: String? = nil,
         endReason: String? = nil,
         refreshTokenExpiresAt: Date? = nil,
-        refreshStartedAt: Date? = nil
+        refreshStartedAt: Date? = nil,
+        proofKey: ProofKey? = nil
     ) {
         self.accessToken = accessToken
         self.tokenType = tokenType
@@ -84,7 +91,12 @@ public struct Auth: Sendable, Equatable {
         self.endReason = endReason
         self.refreshTokenExpiresAt = refreshTokenExpiresAt
         self.refreshStartedAt = refreshStartedAt
+        self.proofKey = proofKey
     }
+
+    /// Whether the access token is sent as a DPoP token (``tokenType`` `DPoP`, in any case), with a proof from
+    /// ``proofKey``.
+    public var isDPoPBound: Bool { tokenType.lowercased() == "dpop" }
 
     /// Whether `other` is the same version of the session: the same tokens, the same pending `id_token` and the same
     /// end. What a write compares against what it read (``AuthSaver/update(_:replacing:)``), so that a bundle
@@ -145,6 +157,7 @@ extension Auth: CustomStringConvertible, CustomDebugStringConvertible {
         if unverifiedIDToken != nil { parts.append("identityCheck: pending") }
         if endReason != nil { parts.append("ended") }
         if let refreshStartedAt { parts.append("refreshStartedAt: \(refreshStartedAt.formatted(.iso8601))") }
+        if let proofKey { parts.append("proofKey: \(proofKey.kind) \(proofKey.thumbprint)") }
         return "Auth(\(parts.joined(separator: ", ")))"
     }
 

@@ -18,7 +18,9 @@ import Logging
 /// What it does with each request that requires authentication:
 /// 1. Takes a valid token from the ``AuthManager`` — refreshing first when it is about to expire — and sets
 ///    `Authorization` from it (``Auth/authorizationHeaderValue``: `Bearer` unless the stored token type is
-///    another).
+///    another). A `DPoP` token (RFC 9449) also gets a `DPoP` proof from the session's key, signed by ``DPoP``; a
+///    resource that asks for a nonce (`use_dpop_nonce`) gets the request once more with it, which is not a
+///    rejection, and one that refuses the proof throws ``TokenAuthError/Code/proofRefused``.
 /// 2. If the ``TokenRejectionClassifier`` says the response rejects the token, it tells the manager which token
 ///    was rejected (``AuthManager/refresh(rejecting:)``). The manager refreshes only if that token is still the
 ///    current one, so a burst of requests that left with the same expired token causes one refresh, not one each.
@@ -71,17 +73,21 @@ public struct AuthorizedClient: Sendable {
     ///   - logger: Where each request is logged: method and URL without its query at trace level, then the status
     ///     and duration (or the error's type and code) at debug level, and a rejected token with its retry. Never a
     ///     token, header or body.
+    ///   - dpop: What signs the proofs of DPoP tokens (RFC 9449): give the manager's ``TokenEndpointClient`` the same
+    ///     value. `nil` sends bearer tokens only, and refuses a DPoP token with
+    ///     ``TokenAuthError/Code/proofKeyUnavailable``.
     public init(
         manager: AuthManager,
         transport: any HTTPTransport,
         classifier: TokenRejectionClassifier = .standard,
         decoder: JSONDecoder = JSONDecoder(),
         allowsInsecureHTTP: Bool = false,
-        logger: Logger = Logger(label: "TokenAuth.AuthorizedClient")
+        logger: Logger = Logger(label: "TokenAuth.AuthorizedClient"),
+        dpop: DPoP? = nil
     ) {
         exchange = AuthorizedExchange(
             manager: manager, classifier: classifier, insufficientScope: .throwsError,
-            allowsInsecureHTTP: allowsInsecureHTTP, logger: logger)
+            allowsInsecureHTTP: allowsInsecureHTTP, logger: logger, dpop: dpop)
         self.transport = transport
         self.decoder = decoder
         callbacks = CallbackPipeline(exchange: exchange, transport: transport)

@@ -41,12 +41,15 @@ package struct AuthorizedExchange: Sendable {
     package let allowsInsecureHTTP: Bool
     /// Where a rejected token and the retry are logged.
     package let logger: Logger
+    /// Signs the proofs of DPoP tokens, or `nil` when only bearer tokens can be sent.
+    package let dpop: DPoP?
 
     package init(
         manager: AuthManager, classifier: TokenRejectionClassifier, insufficientScope: InsufficientScope,
-        allowsInsecureHTTP: Bool = false, logger: Logger = Logger(label: "TokenAuth.AuthorizedClient")
+        allowsInsecureHTTP: Bool = false, logger: Logger = Logger(label: "TokenAuth.AuthorizedClient"), dpop: DPoP? = nil
     ) {
         self.logger = logger
+        self.dpop = dpop
         self.manager = manager
         self.classifier = classifier
         self.insufficientScope = insufficientScope
@@ -74,7 +77,8 @@ package struct AuthorizedExchange: Sendable {
     ///   - auth: The token to send first; `nil` takes a valid one from the manager.
     ///   - canRetry: Whether the request can be sent a second time. When it cannot, a rejected token still causes
     ///     the refresh (so the next request succeeds) and then ``TokenAuthError/Code/unauthorized``.
-    ///   - send: Sends the request authorized with the given tokens (see ``authorize(_:with:)``).
+    ///   - send: Sends the request authorized with the given tokens (see ``authorized(_:with:)``), and tells
+    ///     ``noteAnswer(_:to:)`` what came back.
     /// - Throws: ``TokenAuthError`` (`loginRequired`, `unauthorized`, `insufficientScope`), and whatever
     ///   the manager or `send` throws.
     package func run<Value>(
@@ -83,7 +87,7 @@ package struct AuthorizedExchange: Sendable {
         _ send: (Auth) async throws -> Attempt<Value>
     ) async throws -> Value {
         let auth = if let auth { auth } else { try await validAuth() }
-        let first = try await send(auth)
+        let first = try await attempt(auth, canRetry: canRetry, send)
         guard try isTokenRejected(first) else { return first.value }
         logger.debug("the server rejected the token; refreshing once", metadata: ["status": "\(first.response.status.code)"])
 
@@ -94,12 +98,41 @@ package struct AuthorizedExchange: Sendable {
         }
         try Task.checkCancellation()
         logger.debug("retrying once with the new token")
-        let second = try await send(replacement)
+        let second = try await attempt(replacement, canRetry: true, send)
         if try isTokenRejected(second) {
             logger.debug("the server rejected the new token too", metadata: ["status": "\(second.response.status.code)"])
             throw TokenAuthError.unauthorized(second.response, body: second.body)
         }
         return second.value
+    }
+
+    /// Sends with `auth`. A DPoP resource that asks for a nonce it gave (`use_dpop_nonce`, RFC 9449 §9) gets the request
+    /// once more with it — not a rejected token; one that refuses the proof (`invalid_dpop_proof`) is
+    /// ``TokenAuthError/Code/proofRefused``.
+    private func attempt<Value>(
+        _ auth: Auth, canRetry: Bool, _ send: (Auth) async throws -> Attempt<Value>
+    ) async throws -> Attempt<Value> {
+        let first = try await send(auth)
+        guard auth.isDPoPBound else { return first }
+        guard canRetry, Self.challenge(in: first.response, error: "use_dpop_nonce") != nil,
+            first.response.headerFields[DPoP.nonceField] != nil
+        else { return try proofAccepted(first) }
+        logger.debug("the resource asked for a DPoP nonce; sending once more with it")
+        try Task.checkCancellation()
+        return try proofAccepted(try await send(auth))
+    }
+
+    /// `attempt`, unless its resource refused the DPoP proof.
+    private func proofAccepted<Value>(_ attempt: Attempt<Value>) throws -> Attempt<Value> {
+        guard let refusal = Self.challenge(in: attempt.response, error: "invalid_dpop_proof") else { return attempt }
+        throw TokenAuthError.proofRefused(
+            by: "resource", statusCode: attempt.response.status.code, challenge: refusal, body: attempt.body)
+    }
+
+    /// The response's 401 `DPoP` challenge with the error `error`, if it has one.
+    private static func challenge(in response: HTTPResponse, error: String) -> AuthenticationChallenge? {
+        guard response.status == .unauthorized else { return nil }
+        return AuthenticationChallenge.challenges(in: response).first { $0.hasScheme("DPoP") && $0.error == error }
     }
 
     /// Whether `attempt` rejects its token; throws for `insufficient_scope` when so configured.
@@ -113,6 +146,28 @@ package struct AuthorizedExchange: Sendable {
         return classifier.isTokenRejected(attempt.response, body: attempt.body)
     }
 
+    /// `request` authorized with `auth`: its `Authorization` field presents the token (``authorize(_:with:)``), and
+    /// for a DPoP token (``Auth/isDPoPBound``) its `DPoP` field carries a proof from the session's key, with `ath` and
+    /// the resource's newest nonce.
+    ///
+    /// - Throws: ``TokenAuthError/Code/proofKeyUnavailable`` for a DPoP token without a ``DPoP`` to sign with,
+    ///   ``TokenAuthError/Code/proofKeyUnusable`` for one without a key, and the key provider's errors.
+    package func authorized(_ request: HTTPRequest, with auth: Auth) async throws -> HTTPRequest {
+        var request = Self.authorize(request, with: auth)
+        guard auth.isDPoPBound else { return request }
+        guard let key = auth.proofKey else {
+            throw TokenAuthError.proofKeyUnusable("The session's access token is a DPoP token, and no key is stored with it.")
+        }
+        guard let dpop else { throw TokenAuthError.proofOfPossessionNotConfigured("authorized client") }
+        request.headerFields[DPoP.proofField] = try await dpop.proof(for: request, key: key, accessToken: auth.accessToken)
+        return request
+    }
+
+    /// Keeps the `DPoP-Nonce` of a response to `request`, for the next proof to its origin.
+    package func noteAnswer(_ response: HTTPResponse, to request: HTTPRequest) {
+        dpop?.noteNonce(in: response, to: request)
+    }
+
     /// `request` with its `Authorization` field set to present `auth`'s token, replacing any the caller set.
     package static func authorize(_ request: HTTPRequest, with auth: Auth) -> HTTPRequest {
         var request = request
@@ -124,7 +179,7 @@ package struct AuthorizedExchange: Sendable {
     package static func isInsufficientScope(_ response: HTTPResponse) -> Bool {
         guard response.status.kind == .clientError else { return false }
         return AuthenticationChallenge.challenges(in: response).contains {
-            $0.hasScheme("Bearer") && $0.error == "insufficient_scope"
+            ($0.hasScheme("Bearer") || $0.hasScheme("DPoP")) && $0.error == "insufficient_scope"
         }
     }
 }
@@ -142,7 +197,9 @@ extension AuthorizedExchange {
         guard requiresAuthentication else { return try await transport.send(request, body: body) }
         try checkTokenMayBeSent(to: request.url)
         return try await run(authorizedWith: auth) { auth in
-            let (response, data) = try await transport.send(Self.authorize(request, with: auth), body: body)
+            let authorized = try await authorized(request, with: auth)
+            let (response, data) = try await transport.send(authorized, body: body)
+            noteAnswer(response, to: authorized)
             return Attempt(response: response, body: data, value: (response, data))
         }
     }

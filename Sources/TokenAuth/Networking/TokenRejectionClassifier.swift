@@ -48,8 +48,8 @@ public struct TokenRejectionClassifier: Sendable {
         }
     }
 
-    /// RFC 6750 §3.1: a `401` with a `Bearer` challenge whose `error` is `invalid_token` or absent, or a `401`
-    /// without any challenge. Never any other status, so never a `403`.
+    /// RFC 6750 §3.1: a `401` with a `Bearer` challenge — or a `DPoP` one (RFC 9449 §7.1) — whose `error` is
+    /// `invalid_token` or absent, or a `401` without any challenge. Never any other status, so never a `403`.
     ///
     /// A `401` whose `Bearer` challenge names another error (`invalid_request`) is a malformed request that a new
     /// token does not fix; a `401` with only a non-`Bearer` challenge asks for credentials this client does not
@@ -59,7 +59,8 @@ public struct TokenRejectionClassifier: Sendable {
         let challenges = AuthenticationChallenge.challenges(in: response)
         guard !challenges.isEmpty else { return true }
         return challenges.contains { challenge in
-            challenge.hasScheme("Bearer") && (challenge.error == nil || challenge.error == "invalid_token")
+            (challenge.hasScheme("Bearer") || challenge.hasScheme("DPoP"))
+                && (challenge.error == nil || challenge.error == "invalid_token")
         }
     }
 

@@ -29,8 +29,11 @@ package struct OAuthFormPost: Sendable {
     ///   - secrets: values of `parameters` never to appear in an error (the client secret is added).
     ///   - wallClock: reads a `Retry-After` date against it; without it, `Retry-After` is not read.
     /// - Throws: ``TokenAuthError`` (or `CancellationError`).
+    ///   - proof: makes the request's DPoP proof (RFC 9449 §5), or `nil` for none.
+    ///   - answered: sees every answer's head first, for its `DPoP-Nonce`.
     package func send(
-        _ parameters: [(name: String, value: String)], secrets: [String], wallClock: WallClock? = nil
+        _ parameters: [(name: String, value: String)], secrets: [String], wallClock: WallClock? = nil,
+        proof: ((HTTPRequest) async throws -> String)? = nil, answered: ((HTTPResponse, HTTPRequest) -> Void)? = nil
     ) async throws -> (status: Int, body: Data) {
         try TokenEndpointClient.checkTransportSecurity(of: endpoint, named: name)
         guard let authentication = client.formAuthentication else {
@@ -40,18 +43,21 @@ package struct OAuthFormPost: Sendable {
         headerFields[.authorization] = authentication.authorization
         let secrets = secrets + [client.clientSecret].compactMap { $0 }
 
+        var request = HTTPRequest(method: .post, url: endpoint, headerFields: headerFields)
+        if let proof { request.headerFields[DPoP.proofField] = try await proof(request) }
+
         let response: HTTPResponse
         let body: Data
         do {
             (response, body) = try await transport.send(
-                HTTPRequest(method: .post, url: endpoint, headerFields: headerFields),
-                body: FormEncoding.body(parameters + authentication.parameters), redirects: .refuse)
+                request, body: FormEncoding.body(parameters + authentication.parameters), redirects: .refuse)
         } catch let error as CancellationError {
             throw error
         } catch {
             if Task.isCancelled { throw CancellationError() }
             throw TokenAuthError.unreachable(name, host: endpoint.host ?? "?", because: error)
         }
+        answered?(response, request)
         let status = response.status.code
         switch response.status.kind {
         case .successful:

@@ -26,6 +26,8 @@ public struct TokenEndpointClient: Sendable {
     package let transport: any HTTPTransport
     /// Now, for `expires_in`: also what a sign-in checks the `id_token`'s times with.
     package let wallClock: WallClock
+    /// Proof of possession (DPoP, RFC 9449) for bound sessions, or `nil` when this client sends bearer requests only.
+    public let dpop: DPoP?
     private let logger: Logger
 
     /// Creates a token-endpoint client.
@@ -39,13 +41,17 @@ public struct TokenEndpointClient: Sendable {
     ///   - logger: Where each token request is logged: the grant type, the endpoint without its query and the client
     ///     authentication method at trace level, then the duration and the outcome (or the error's type and code)
     ///     at debug level. Never a token, password or client secret.
+    ///   - dpop: What signs the proofs of requests for tokens bound to a key (``Auth/proofKey``); give the
+    ///     ``AuthorizedClient`` the same value. `nil` refuses such requests with ``TokenAuthError/Code/proofKeyUnavailable``.
     public init(
         client: OAuthClient,
         transport: any HTTPTransport,
         wallClock: @escaping WallClock = systemWallClock,
-        logger: Logger = Logger(label: "TokenAuth.TokenEndpointClient")
+        logger: Logger = Logger(label: "TokenAuth.TokenEndpointClient"),
+        dpop: DPoP? = nil
     ) {
         self.logger = logger
+        self.dpop = dpop
         self.client = client
         self.transport = transport
         self.wallClock = wallClock
@@ -63,10 +69,22 @@ public struct TokenEndpointClient: Sendable {
     ///   valid — also when the server answers HTTP 400 without an OAuth error body, as some OpenID providers answer a
     ///   dead refresh token), or `CancellationError`.
     public func refresh(refreshToken: String, scope: String? = nil) async throws -> TokenResponse {
+        try await refresh(refreshToken: refreshToken, scope: scope, proofKey: nil)
+    }
+
+    /// Exchanges a refresh token bound to `proofKey` (DPoP, RFC 9449 §5) for new tokens, with a proof from that key;
+    /// without a key, as ``refresh(refreshToken:scope:)``.
+    ///
+    /// A server that asks for a nonce (`use_dpop_nonce`) is asked once more with it; a refused proof
+    /// (`invalid_dpop_proof`) is ``TokenAuthError/Code/proofRefused``, and the refresh token was not spent.
+    ///
+    /// - Throws: What ``refresh(refreshToken:scope:)`` throws, and ``TokenAuthError/Code/proofRefused`` or the
+    ///   key provider's error.
+    public func refresh(refreshToken: String, scope: String?, proofKey: ProofKey?) async throws -> TokenResponse {
         var parameters = [(name: "grant_type", value: "refresh_token"), (name: "refresh_token", value: refreshToken)]
         if let scope { parameters.append((name: "scope", value: scope)) }
         do {
-            return try await requestToken(parameters, secrets: [refreshToken])
+            return try await requestToken(parameters, secrets: [refreshToken], proofKey: proofKey)
         } catch let error as TokenAuthError where error.code == .malformedResponse && error.statusCode == 400 {
             // RFC 6749 §5.2 names 400 for every refusal but a client's failed authentication (401); a refresh grant the
             // server refuses without saying why is, in practice, a refresh token it no longer accepts. Taken for a
@@ -86,9 +104,18 @@ public struct TokenEndpointClient: Sendable {
     /// - Parameter scope: The scope to ask for, or `nil` for the server's default.
     /// - Throws: ``TokenAuthError``, or `CancellationError`.
     public func clientCredentials(scope: String? = nil) async throws -> TokenResponse {
+        try await clientCredentials(scope: scope, proofKey: nil)
+    }
+
+    /// Obtains a token for the client itself (RFC 6749 §4.4), bound to `proofKey` (DPoP, RFC 9449 §5) when one is
+    /// given.
+    ///
+    /// - Throws: ``TokenAuthError`` (``TokenAuthError/Code/proofRefused`` for a refused proof), the key provider's
+    ///   error, or `CancellationError`.
+    public func clientCredentials(scope: String?, proofKey: ProofKey?) async throws -> TokenResponse {
         var parameters = [(name: "grant_type", value: "client_credentials")]
         if let scope { parameters.append((name: "scope", value: scope)) }
-        return try await requestToken(parameters, secrets: [])
+        return try await requestToken(parameters, secrets: [], proofKey: proofKey)
     }
 
     /// Obtains tokens with a resource owner's username and password (RFC 6749 §4.3), for scripts and tests.
@@ -110,22 +137,32 @@ public struct TokenEndpointClient: Sendable {
 
     /// Sends one token request with the grant's parameters plus client authentication, and interprets the answer.
     ///
-    /// - Parameter secrets: Values of the grant that must never appear in an error (the client secret is added).
-    package func requestToken(_ grant: [(name: String, value: String)], secrets: [String]) async throws -> TokenResponse {
+    /// - Parameters:
+    ///   - secrets: Values of the grant that must never appear in an error (the client secret is added).
+    ///   - proofKey: The key to bind the tokens to, with a DPoP proof, or `nil` for bearer tokens.
+    package func requestToken(
+        _ grant: [(name: String, value: String)], secrets: [String], proofKey: ProofKey? = nil
+    ) async throws -> TokenResponse {
         let metadata: Logger.Metadata = [
             "grant_type": "\(grant.first { $0.name == "grant_type" }?.value ?? "?")",
             "endpoint": "\(LogRedaction.url(client.tokenEndpoint))", "client_auth": "\(client.authentication.rawValue)",
+            "dpop": "\(proofKey != nil)",
         ]
         let outcome = { (tokens: TokenResponse) -> Logger.Metadata in ["refresh_token_issued": "\(tokens.refreshToken != nil)"] }
         return try await logger.timed("token request", metadata, outcome: outcome) {
-            try await sendTokenRequest(grant, secrets: secrets)
+            if let proofKey { return try await sendProvingPossession(grant, secrets: secrets, key: proofKey) }
+            return try await sendTokenRequest(grant, secrets: secrets)
         }
     }
 
-    private func sendTokenRequest(_ grant: [(name: String, value: String)], secrets: [String]) async throws -> TokenResponse {
+    /// Sends one token request and reads its answer; `proof` and `answered` as ``OAuthFormPost/send(_:secrets:wallClock:proof:answered:)``.
+    func sendTokenRequest(
+        _ grant: [(name: String, value: String)], secrets: [String],
+        proof: ((HTTPRequest) async throws -> String)? = nil, answered: ((HTTPResponse, HTTPRequest) -> Void)? = nil
+    ) async throws -> TokenResponse {
         let post = OAuthFormPost("token endpoint", endpoint: client.tokenEndpoint, client: client, transport: transport)
         let sentAt = wallClock()
-        let (status, body) = try await post.send(grant, secrets: secrets, wallClock: wallClock)
+        let (status, body) = try await post.send(grant, secrets: secrets, wallClock: wallClock, proof: proof, answered: answered)
         return try TokenResponse.parse(
             data: body, sentAt: sentAt, statusCode: status, secrets: secrets + [client.clientSecret].compactMap { $0 })
     }

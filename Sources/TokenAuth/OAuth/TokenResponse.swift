@@ -157,7 +157,8 @@ public struct TokenResponse: Sendable, Equatable {
     /// Without a new refresh token the previous one is kept (RFC 6749 §6: the server may keep it valid); without
     /// a scope the previous scope is kept (§5.1: the scope is omitted when unchanged). Dropping either would turn
     /// a routine refresh into a forced sign-in. The previous ``Auth/identity`` is kept too: a new `id_token`
-    /// changes it only once validated (`IDTokenVerifier.identity(afterRefresh:keeping:)`).
+    /// changes it only once validated (`IDTokenVerifier.identity(afterRefresh:keeping:)`). So is its
+    /// ``Auth/proofKey``: the refresh was sent with a proof from it, and binds the new tokens to it.
     public func auth(updating previous: Auth?) -> Auth {
         Auth(
             accessToken: accessToken,
@@ -168,7 +169,9 @@ public struct TokenResponse: Sendable, Equatable {
             issuedAt: issuedAt,
             identity: previous?.identity,
             // The expiry belongs to the refresh token: a new one brings its own (or none), a kept one keeps its own.
-            refreshTokenExpiresAt: refreshToken == nil ? previous?.refreshTokenExpiresAt : refreshTokenExpiresAt
+            refreshTokenExpiresAt: refreshToken == nil ? previous?.refreshTokenExpiresAt : refreshTokenExpiresAt,
+            // The key of the refresh that brought these tokens: the one they are bound to.
+            proofKey: previous?.proofKey
         )
     }
 }

@@ -135,6 +135,15 @@ extension AuthManager {
             }
         }
 
+        // The key too: one that cannot be used fails here, with nothing written and nothing spent.
+        if let proofKey = base?.proofKey {
+            do {
+                try await refresher.prepareProof(with: proofKey)
+            } catch {
+                throw try await failed(error, refreshToken: refreshToken, generation: generation)
+            }
+        }
+
         // The window: from the write ahead of the grant until its answer is stored, kept or known lost.
         let closeWindow = await configuration.windowGuards.enter()
         defer { closeWindow() }
@@ -144,7 +153,7 @@ extension AuthManager {
         logger.debug("refreshing", metadata: ["grant": "\(refreshToken == nil ? "client_credentials" : "refresh_token")"])
         let response: TokenResponse
         do {
-            response = try await grant(refreshToken)
+            response = try await grant(refreshToken, proofKey: base?.proofKey)
         } catch {
             throw try await failed(error, refreshToken: refreshToken, generation: generation)
         }
@@ -201,13 +210,15 @@ extension AuthManager {
     /// Sends the grant. A refresh whose answer did not arrive — the connection broke or timed out, maybe after the
     /// server had rotated — is sent once more at once with the same refresh token: servers with a grace period for
     /// reuse answer it again, and the others refuse it, which is then known rather than guessed.
-    private func grant(_ refreshToken: String?) async throws -> TokenResponse {
+    ///
+    /// A refresh token bound to a key (DPoP) is sent with a proof from `proofKey`.
+    private func grant(_ refreshToken: String?, proofKey: ProofKey?) async throws -> TokenResponse {
         guard let refreshToken else { return try await refresher.clientCredentials(scope: configuration.scope) }
         do {
-            return try await refresher.refresh(refreshToken: refreshToken, scope: configuration.scope)
+            return try await refresher.refresh(refreshToken: refreshToken, scope: configuration.scope, proofKey: proofKey)
         } catch let error as TokenAuthError where error.code == .networkFailure || error.code == .timedOut {
             logger.debug("the refresh's answer did not arrive; sending the same refresh token once more")
-            return try await refresher.refresh(refreshToken: refreshToken, scope: configuration.scope)
+            return try await refresher.refresh(refreshToken: refreshToken, scope: configuration.scope, proofKey: proofKey)
         }
     }
 

@@ -16,6 +16,36 @@ public protocol TokenRefresher: Sendable {
     /// Gets tokens with the client's own credentials (RFC 6749 §4.4), used when there is nothing to refresh
     /// and ``AuthManager/Configuration/usesClientCredentials`` is on.
     func clientCredentials(scope: String?) async throws -> TokenResponse
+
+    /// Exchanges a refresh token bound to `proofKey` (DPoP, RFC 9449 §5) with a proof from that key, or as
+    /// ``refresh(refreshToken:scope:)`` when `proofKey` is `nil`.
+    ///
+    /// The default implementation handles `nil` only, and throws ``TokenAuthError/Code/proofKeyUnavailable`` for a key:
+    /// implement it to refresh bound sessions.
+    func refresh(refreshToken: String, scope: String?, proofKey: ProofKey?) async throws -> TokenResponse
+
+    /// Makes ready to prove possession of `key`, before the manager marks a refresh started: loads the key, so that a
+    /// key that cannot be used fails the refresh before anything is written or spent. The default does nothing.
+    func prepareProof(with key: ProofKey) async throws
 }
 
-extension TokenEndpointClient: TokenRefresher {}
+extension TokenRefresher {
+    /// Calls ``refresh(refreshToken:scope:)`` without a key; throws ``TokenAuthError/Code/proofKeyUnavailable`` with
+    /// one.
+    public func refresh(refreshToken: String, scope: String?, proofKey: ProofKey?) async throws -> TokenResponse {
+        guard proofKey == nil else { throw TokenAuthError.proofOfPossessionNotConfigured("refresher") }
+        return try await refresh(refreshToken: refreshToken, scope: scope)
+    }
+
+    /// Does nothing.
+    public func prepareProof(with key: ProofKey) async throws {}
+}
+
+extension TokenEndpointClient: TokenRefresher {
+    /// Loads `key` with ``dpop``'s provider (and keeps its signer for the refresh), or throws
+    /// ``TokenAuthError/Code/proofKeyUnavailable`` when this client has no ``DPoP``.
+    public func prepareProof(with key: ProofKey) async throws {
+        guard let dpop else { throw TokenAuthError.proofOfPossessionNotConfigured("token endpoint client") }
+        _ = try await dpop.signer(for: key)
+    }
+}

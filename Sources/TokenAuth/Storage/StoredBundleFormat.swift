@@ -16,8 +16,11 @@ import Foundation
 ///  "issuer":"https://auth.example","jwks_uri":"https://auth.example/jwks",
 ///  "userinfo_endpoint":"https://auth.example/userinfo","sub":"248289761001","display_name":"ada@example.com",
 ///  "unverified_id_token":"eyJ…","ended":"a refresh answered for another account…",
-///  "refresh_started_at":"2026-11-22T19:29:30Z"}
+///  "refresh_started_at":"2026-11-22T19:29:30Z",
+///  "dpop_key":{"kind":"software","jkt":"0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I","material":"…"}}
 /// ```
+/// `dpop_key` is the key the tokens are bound to (DPoP, `Auth.proofKey`): its kind (`software`, `tpm`), its RFC 7638
+/// thumbprint and what its provider signs with — a software key's private key, a TPM key's TPM-wrapped blobs.
 /// `unverified_id_token` is the `id_token` of a refresh that could not be checked yet (the identity check is
 /// pending); `ended` says why the session ended although the item was kept (then there is no `refresh_token`);
 /// `refresh_started_at` says that a refresh began and its answer was not stored since (its refresh token may have been
@@ -58,6 +61,7 @@ package enum StoredBundleFormat {
         var grant: String?
         var refreshTokenExpiresAt: String?
         var refreshStartedAt: String?
+        var dpopKey: StoredProofKey?
 
         enum CodingKeys: String, CodingKey {
             case version, scope
@@ -70,7 +74,15 @@ package enum StoredBundleFormat {
             case unverifiedIDToken = "unverified_id_token", ended, grant
             case refreshTokenExpiresAt = "refresh_token_expires_at"
             case refreshStartedAt = "refresh_started_at"
+            case dpopKey = "dpop_key"
         }
+    }
+
+    /// `dpop_key`: ``ProofKey``'s stored form.
+    private struct StoredProofKey: Codable {
+        var kind: String
+        var jkt: String
+        var material: String
     }
 
     private struct VersionProbe: Decodable { var version: Int? }
@@ -101,7 +113,8 @@ package enum StoredBundleFormat {
             ended: auth.endReason,
             grant: client?.usesClientCredentials == true ? clientCredentialsGrant : nil,
             refreshTokenExpiresAt: auth.refreshTokenExpiresAt.map(RFC3339.format),
-            refreshStartedAt: auth.refreshStartedAt.map(RFC3339.format))
+            refreshStartedAt: auth.refreshStartedAt.map(RFC3339.format),
+            dpopKey: auth.proofKey.map { StoredProofKey(kind: $0.kind.rawValue, jkt: $0.thumbprint, material: $0.material) })
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return String(decoding: try encoder.encode(bundle), as: UTF8.self)
@@ -173,10 +186,20 @@ package enum StoredBundleFormat {
             unverifiedIDToken: bundle.unverifiedIDToken.flatMap { $0.isEmpty ? nil : $0 },
             endReason: bundle.ended.flatMap { $0.isEmpty ? nil : $0 },
             refreshTokenExpiresAt: try date(bundle.refreshTokenExpiresAt, "refresh_token_expires_at"),
-            refreshStartedAt: try date(bundle.refreshStartedAt, "refresh_started_at"))
+            refreshStartedAt: try date(bundle.refreshStartedAt, "refresh_started_at"),
+            proofKey: try proofKey(of: bundle))
         return StoredCredentials(
             auth: auth, client: try client(of: bundle),
             refreshedAt: try date(bundle.refreshedAt, "refreshed_at"))
+    }
+
+    /// The key of `dpop_key`, whose members must all be there and not empty.
+    private static func proofKey(of bundle: BundleV1) throws(Problem) -> ProofKey? {
+        guard let key = bundle.dpopKey else { return nil }
+        guard !key.kind.isEmpty, !key.jkt.isEmpty, !key.material.isEmpty else {
+            throw Problem("\"dpop_key\" has an empty member")
+        }
+        return ProofKey(kind: ProofKey.Kind(rawValue: key.kind), thumbprint: key.jkt, material: key.material)
     }
 
     /// An optional RFC 3339 member, or `corrupt` naming it when present and unreadable.
