@@ -100,7 +100,7 @@ let package = Package(
             name: "TokenKeyring",
             dependencies: [
                 "TokenAuth", "TokenAuthKeyring", "TokenAuthFileStore", "TokenAuthSignIn", "TokenAuthURLSession",
-                "Keyring", logging,
+                "TokenAuthDPoP", "Keyring", logging,
             ]
         ),
         // Test doubles for apps and for this package's tests: clocks, a scripted token endpoint, stores and

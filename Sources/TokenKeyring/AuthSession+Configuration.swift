@@ -87,6 +87,12 @@ extension AuthSession {
         public var wallClock: WallClock
         /// Where the session and its managers log (routine events at debug level); never a secret.
         public var logger: Logger
+        /// Whether sign-ins bind the tokens to a key (DPoP): by default when the issuer supports it.
+        public var proofOfPossession: ProofOfPossession
+        /// Where the keys of bound sessions are made and used: by default P-256 keys stored with the tokens
+        /// (`SoftwareProofKeys`). The managers sign with it (``AuthManager/Configuration/dpop``) unless
+        /// ``manager`` already has a `dpop`.
+        public var proofKeys: any ProofKeyProvider
         /// The earlier default service (the issuer's host) whose items this session adopts when they record its
         /// client ID and issuer; set by the initializer that chooses the default service.
         var adoptsItemsOf: String?
@@ -107,7 +113,9 @@ extension AuthSession {
             browserFallback: Duration? = .seconds(30),
             clock: any Clock<Duration> = ContinuousClock(),
             wallClock: @escaping WallClock = systemWallClock,
-            logger: Logger = Logger(label: "TokenKeyring.AuthSession")
+            logger: Logger = Logger(label: "TokenKeyring.AuthSession"),
+            proofOfPossession: ProofOfPossession = .automatic,
+            proofKeys: (any ProofKeyProvider)? = nil
         ) {
             self.provider = provider
             self.clientID = clientID
@@ -124,6 +132,8 @@ extension AuthSession {
             self.clock = clock
             self.wallClock = wallClock
             self.logger = logger
+            self.proofOfPossession = proofOfPossession
+            self.proofKeys = proofKeys ?? SoftwareProofKeys(wallClock: wallClock)
         }
     }
 }

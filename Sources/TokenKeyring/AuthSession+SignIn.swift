@@ -88,7 +88,7 @@ extension AuthSession {
         let flow = try BrowserSignIn(
             metadata: metadata, clientID: configuration.clientID, clientSecret: configuration.clientSecret,
             redirect: configuration.redirect, timeLimit: configuration.browserTimeLimit,
-            transport: configuration.transport, wallClock: configuration.wallClock)
+            transport: configuration.transport, wallClock: configuration.wallClock, dpop: try signInProof(at: metadata))
         return try await flow.begin(scope: configuration.scope)
     }
 
@@ -135,7 +135,7 @@ extension AuthSession {
         let configuration = self.configuration
         let flow = try DeviceAuthorization(
             metadata: metadata, clientID: configuration.clientID, clientSecret: configuration.clientSecret,
-            transport: configuration.transport, wallClock: configuration.wallClock)
+            transport: configuration.transport, wallClock: configuration.wallClock, dpop: try signInProof(at: metadata))
         return try await flow.begin(scope: configuration.scope)
     }
 

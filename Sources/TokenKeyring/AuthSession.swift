@@ -121,6 +121,9 @@ public actor AuthSession {
     /// A session made from `configuration` that chooses and opens the browser as `browserEnvironment` says: a test's
     /// graphical session, whatever the test process's own environment.
     package init(configuration: Configuration, browserEnvironment: [String: String]) {
+        var configuration = configuration
+        // One for the whole session: its managers, its clients and its sign-ins share the keys and the nonces.
+        configuration.manager.dpop = configuration.manager.dpop ?? DPoP(keys: configuration.proofKeys)
         self.configuration = configuration
         self.browserEnvironment = browserEnvironment
         chosenAccount = configuration.account

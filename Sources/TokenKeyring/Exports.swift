@@ -1,10 +1,12 @@
 // One import for an app: the session object and everything it hands out or throws. `AuthSession` returns
 // `AuthorizedClient`s and `Identity`s (TokenAuth), takes `Keyring`s and reports `KeyringError`s (Keyring), shows
 // `DeviceAuthorization.Prompt`s and throws `SignInError`s (TokenAuthSignIn), records `StoredCredentials` in keyring
-// items (TokenAuthKeyring) and sends through `URLSessionHTTPTransport` by default (TokenAuthURLSession): an app that
-// handles what the session says must be able to name all of them.
+// items (TokenAuthKeyring), sends through `URLSessionHTTPTransport` by default (TokenAuthURLSession) and takes
+// `SoftwareProofKeys` for DPoP (TokenAuthDPoP): an app that handles what the session says must be able to name all of
+// them.
 @_exported import Keyring
 @_exported import TokenAuth
+@_exported import TokenAuthDPoP
 @_exported import TokenAuthKeyring
 @_exported import TokenAuthSignIn
 @_exported import TokenAuthURLSession

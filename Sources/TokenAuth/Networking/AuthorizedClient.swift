@@ -74,8 +74,8 @@ public struct AuthorizedClient: Sendable {
     ///     and duration (or the error's type and code) at debug level, and a rejected token with its retry. Never a
     ///     token, header or body.
     ///   - dpop: What signs the proofs of DPoP tokens (RFC 9449): give the manager's ``TokenEndpointClient`` the same
-    ///     value. `nil` sends bearer tokens only, and refuses a DPoP token with
-    ///     ``TokenAuthError/Code/proofKeyUnavailable``.
+    ///     value. `nil` takes the manager's (``AuthManager/Configuration/dpop``); without either, a DPoP token is
+    ///     refused with ``TokenAuthError/Code/proofKeyUnavailable``.
     public init(
         manager: AuthManager,
         transport: any HTTPTransport,
@@ -87,7 +87,7 @@ public struct AuthorizedClient: Sendable {
     ) {
         exchange = AuthorizedExchange(
             manager: manager, classifier: classifier, insufficientScope: .throwsError,
-            allowsInsecureHTTP: allowsInsecureHTTP, logger: logger, dpop: dpop)
+            allowsInsecureHTTP: allowsInsecureHTTP, logger: logger, dpop: dpop ?? manager.configuration.dpop)
         self.transport = transport
         self.decoder = decoder
         callbacks = CallbackPipeline(exchange: exchange, transport: transport)

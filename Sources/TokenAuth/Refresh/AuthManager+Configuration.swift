@@ -70,6 +70,11 @@ extension AuthManager {
         /// Another process that runs each refresh, whose grant and store the death of this one cannot reach (see
         /// ``RefreshHost``); `nil` (the default) refreshes in this process.
         public var refreshHost: (any RefreshHost)?
+        /// Proof of possession (DPoP, RFC 9449) for sessions whose tokens are bound to a key (``Auth/proofKey``): what
+        /// the token client of a manager made for a stored item signs refreshes with, and what an ``AuthorizedClient``
+        /// of this manager signs requests with unless it was given its own. `nil` (the default): such sessions fail
+        /// with ``TokenAuthError/Code/proofKeyUnavailable`` before anything is sent.
+        public var dpop: DPoP?
 
         /// Creates a configuration.
         public init(
@@ -84,7 +89,8 @@ extension AuthManager {
             identityCheck: (any IdentityCheck)? = nil,
             servesUnstoredTokens: Bool = true,
             windowGuards: [any RefreshWindowGuard] = [],
-            refreshHost: (any RefreshHost)? = nil
+            refreshHost: (any RefreshHost)? = nil,
+            dpop: DPoP? = nil
         ) {
             self.leeway = leeway
             self.minimumValidity = minimumValidity
@@ -98,6 +104,7 @@ extension AuthManager {
             self.servesUnstoredTokens = servesUnstoredTokens
             self.windowGuards = windowGuards
             self.refreshHost = refreshHost
+            self.dpop = dpop
         }
     }
 }

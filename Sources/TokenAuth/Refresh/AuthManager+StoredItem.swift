@@ -34,7 +34,7 @@ extension AuthManager {
             }
         }
         let refresher: any TokenRefresher = credentials.client.map {
-            TokenEndpointClient(client: $0, transport: transport, wallClock: wallClock)
+            TokenEndpointClient(client: $0, transport: transport, wallClock: wallClock, dpop: configuration.dpop)
         } ?? UnconfiguredRefresher(service: store.service, account: store.account)
         let manager = AuthManager(
             store: store, refresher: refresher, configuration: configuration, lock: lock,

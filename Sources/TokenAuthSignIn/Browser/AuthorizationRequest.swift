@@ -11,9 +11,14 @@ struct AuthorizationRequest: Sendable {
     let nonce: String?
     let redirectURI: URL
     let url: URL
+    /// The key the tokens are to be bound to (DPoP), announced as `dpop_jkt` (RFC 9449 §10); `nil` for bearer tokens.
+    let proofKey: ProofKey?
 
-    init(endpoint: URL, clientID: String, redirectURI: URL, scope: String?, pkce: PKCE = PKCE()) {
+    init(
+        endpoint: URL, clientID: String, redirectURI: URL, scope: String?, pkce: PKCE = PKCE(), proofKey: ProofKey? = nil
+    ) {
         self.pkce = pkce
+        self.proofKey = proofKey
         state = Base64URL.randomValue()
         let scopes = scope?.split(separator: " ").map(String.init) ?? []
         nonce = scopes.contains("openid") ? Base64URL.randomValue() : nil
@@ -24,6 +29,7 @@ struct AuthorizationRequest: Sendable {
         if let scope { parameters.append(("scope", scope)) }
         parameters += [("state", state), ("code_challenge", pkce.challenge), ("code_challenge_method", PKCE.method)]
         if let nonce { parameters.append(("nonce", nonce)) }
+        if let proofKey { parameters.append(("dpop_jkt", proofKey.thumbprint)) }
         var components = URLComponents(url: endpoint, resolvingAgainstBaseURL: false)!
         let query = parameters.map { "\(FormEncoding.escape($0.name))=\(FormEncoding.escape($0.value))" }
             .joined(separator: "&")

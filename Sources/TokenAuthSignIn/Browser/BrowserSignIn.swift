@@ -76,6 +76,9 @@ public struct BrowserSignIn: Sendable {
     ///     `TokenResponse.maximumSize` bytes is refused.
     ///   - clock: The clock that measures ``timeLimit``.
     ///   - wallClock: The wall clock, read for the tokens' expiry.
+    ///   - dpop: Binds the tokens to a new key of its provider (DPoP, RFC 9449): its thumbprint goes with the
+    ///     authorization request as `dpop_jkt`, the code exchange carries a proof, and the key is stored with the
+    ///     tokens. `nil` for bearer tokens.
     /// - Throws: ``SignInError/Code/insecureEndpoint`` or ``SignInError/Code/invalidRedirect``.
     public init(
         client: OAuthClient,
@@ -86,7 +89,8 @@ public struct BrowserSignIn: Sendable {
         timeLimit: Duration = .seconds(300),
         transport: any HTTPTransport,
         clock: any Clock<Duration> = ContinuousClock(),
-        wallClock: @escaping WallClock = systemWallClock
+        wallClock: @escaping WallClock = systemWallClock,
+        dpop: DPoP? = nil
     ) throws(SignInError) {
         guard authorizationEndpoint.canCarryCredentials else { throw .insecureAuthorizationEndpoint(authorizationEndpoint) }
         guard redirect.path.hasPrefix("/"), !redirect.path.contains("?"), !redirect.path.contains("#"),
@@ -98,7 +102,7 @@ public struct BrowserSignIn: Sendable {
         self.requiresIssuerParameter = requiresIssuerParameter
         self.redirect = redirect
         self.timeLimit = timeLimit
-        tokenEndpoint = TokenEndpointClient(client: client, transport: transport, wallClock: wallClock)
+        tokenEndpoint = TokenEndpointClient(client: client, transport: transport, wallClock: wallClock, dpop: dpop)
         self.clock = clock
     }
 
@@ -114,6 +118,7 @@ public struct BrowserSignIn: Sendable {
     ///   - transport: How the code exchange (and the key set, with `openid`) is sent.
     ///   - clock: The clock that measures `timeLimit`.
     ///   - wallClock: The wall clock, read for the tokens' expiry and the `id_token`'s times.
+    ///   - dpop: Binds the tokens to a new key, as for the other initializer; `nil` for bearer tokens.
     /// - Throws: ``SignInError/Code/noAuthorizationEndpoint`` when the metadata names none,
     ///   ``SignInError/Code/pkceUnsupported`` when it lists PKCE methods without S256, or
     ///   ``SignInError/Code/invalidRedirect``.
@@ -126,13 +131,14 @@ public struct BrowserSignIn: Sendable {
         timeLimit: Duration = .seconds(300),
         transport: any HTTPTransport,
         clock: any Clock<Duration> = ContinuousClock(),
-        wallClock: @escaping WallClock = systemWallClock
+        wallClock: @escaping WallClock = systemWallClock,
+        dpop: DPoP? = nil
     ) throws(SignInError) {
         try self.init(
             client: metadata.client(id: clientID, secret: clientSecret, authentication: authentication),
             authorizationEndpoint: Self.authorizationEndpoint(of: metadata), issuer: metadata.issuer,
             requiresIssuerParameter: metadata.authorizationResponseIssParameterSupported, redirect: redirect,
-            timeLimit: timeLimit, transport: transport, clock: clock, wallClock: wallClock)
+            timeLimit: timeLimit, transport: transport, clock: clock, wallClock: wallClock, dpop: dpop)
     }
 
     /// The authorization endpoint of `metadata`, if a browser sign-in can use it.
@@ -223,6 +229,7 @@ public struct BrowserSignIn: Sendable {
     package func begin(scope: String?) async throws -> Started {
         // A sign-in cancelled before it began binds no port and opens no browser.
         try Task.checkCancellation()
+        let proofKey = try await tokenEndpoint.dpop?.keys.makeKey()
         let listener: LoopbackRedirectListener
         do {
             listener = try await LoopbackRedirectListener.bind(port: redirect.port, path: redirect.path)
@@ -230,7 +237,8 @@ public struct BrowserSignIn: Sendable {
             throw SignInError.listenerUnavailable(port: redirect.port, cause: error)
         }
         let request = AuthorizationRequest(
-            endpoint: authorizationEndpoint, clientID: client.clientID, redirectURI: listener.redirectURI, scope: scope)
+            endpoint: authorizationEndpoint, clientID: client.clientID, redirectURI: listener.redirectURI, scope: scope,
+            proofKey: proofKey)
         let exchange = CodeExchange(
             request: request, scope: scope, issuer: issuer, requiresIssuerParameter: requiresIssuerParameter,
             endpoint: tokenEndpoint)
@@ -289,8 +297,9 @@ private final class CodeExchange: Sendable {
     private func exchange(_ code: String) async -> (RedirectPage, Result<Outcome, any Error>) {
         do {
             let response = try await endpoint.authorizationCode(
-                code, redirectURI: request.redirectURI, codeVerifier: request.pkce.verifier)
-            let credentials = try await endpoint.credentials(from: response, scope: scope, nonce: request.nonce)
+                code, redirectURI: request.redirectURI, codeVerifier: request.pkce.verifier, proofKey: request.proofKey)
+            let credentials = try await endpoint.credentials(
+                from: response, scope: scope, nonce: request.nonce, proofKey: request.proofKey)
             return (.signedIn(as: credentials.auth.identity?.displayName), .success((credentials, response)))
         } catch {
             return failure(error)

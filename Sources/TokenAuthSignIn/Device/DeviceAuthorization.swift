@@ -85,15 +85,18 @@ public struct DeviceAuthorization: Sendable {
     ///     `TokenResponse.maximumSize` bytes is refused.
     ///   - clock: The clock every wait between polls goes through.
     ///   - wallClock: The wall clock, read for the tokens' expiry.
+    ///   - dpop: Binds the tokens to a new key of its provider (DPoP, RFC 9449): the polls carry proofs, and the key
+    ///     is stored with the tokens. `nil` for bearer tokens.
     public init(
         client: OAuthClient,
         deviceAuthorizationEndpoint: URL,
         transport: any HTTPTransport,
         clock: any Clock<Duration> = ContinuousClock(),
-        wallClock: @escaping WallClock = systemWallClock
+        wallClock: @escaping WallClock = systemWallClock,
+        dpop: DPoP? = nil
     ) {
         self.deviceAuthorizationEndpoint = deviceAuthorizationEndpoint
-        tokenEndpoint = TokenEndpointClient(client: client, transport: transport, wallClock: wallClock)
+        tokenEndpoint = TokenEndpointClient(client: client, transport: transport, wallClock: wallClock, dpop: dpop)
         self.clock = clock
     }
 
@@ -104,9 +107,10 @@ public struct DeviceAuthorization: Sendable {
     ///   - clientID: The client identifier registered at the provider.
     ///   - clientSecret: The secret of a confidential client; `nil` for a public client.
     ///   - authentication: How to authenticate; the default follows `OAuthClient`.
-    ///   - transport: As for ``init(client:deviceAuthorizationEndpoint:transport:clock:wallClock:)``.
-    ///   - clock: As for ``init(client:deviceAuthorizationEndpoint:transport:clock:wallClock:)``.
-    ///   - wallClock: As for ``init(client:deviceAuthorizationEndpoint:transport:clock:wallClock:)``.
+    ///   - transport: As for ``init(client:deviceAuthorizationEndpoint:transport:clock:wallClock:dpop:)``.
+    ///   - clock: As for ``init(client:deviceAuthorizationEndpoint:transport:clock:wallClock:dpop:)``.
+    ///   - wallClock: As for ``init(client:deviceAuthorizationEndpoint:transport:clock:wallClock:dpop:)``.
+    ///   - dpop: As for ``init(client:deviceAuthorizationEndpoint:transport:clock:wallClock:dpop:)``.
     /// - Throws: ``SignInError/Code/missingEndpoint`` when the metadata names no `device_authorization_endpoint`.
     public init(
         metadata: AuthorizationServerMetadata,
@@ -115,14 +119,15 @@ public struct DeviceAuthorization: Sendable {
         authentication: OAuthClient.Authentication? = nil,
         transport: any HTTPTransport,
         clock: any Clock<Duration> = ContinuousClock(),
-        wallClock: @escaping WallClock = systemWallClock
+        wallClock: @escaping WallClock = systemWallClock,
+        dpop: DPoP? = nil
     ) throws(SignInError) {
         guard let endpoint = metadata.deviceAuthorizationEndpoint else {
             throw .missingEndpoint("device_authorization_endpoint", at: nil)
         }
         self.init(
             client: metadata.client(id: clientID, secret: clientSecret, authentication: authentication),
-            deviceAuthorizationEndpoint: endpoint, transport: transport, clock: clock, wallClock: wallClock)
+            deviceAuthorizationEndpoint: endpoint, transport: transport, clock: clock, wallClock: wallClock, dpop: dpop)
     }
 
     /// Runs the whole flow: requests a code, calls `prompt` once with what to show, and polls until the user
@@ -188,14 +193,16 @@ public struct DeviceAuthorization: Sendable {
     ) async throws -> StoredCredentials where C.Duration == Swift.Duration {
         var schedule = DevicePollSchedule(interval: code.interval, lifetime: code.prompt.expiresIn)
         var lastFailure: TokenAuthError?
+        // One key for the flow: every poll proves it, and the tokens are bound to it.
+        let proofKey = try await tokenEndpoint.dpop?.keys.makeKey()
         while true {
             guard let wait = schedule.nextWait(elapsed: requestedAt.duration(to: clock.now)) else {
                 throw lastFailure ?? SignInError.codeExpired(nil, lifetime: schedule.lifetime)
             }
             try await clock.sleep(for: wait)
             do {
-                let response = try await tokenEndpoint.deviceCode(code.deviceCode)
-                return try await tokenEndpoint.credentials(from: response, scope: scope, nonce: nil)
+                let response = try await tokenEndpoint.deviceCode(code.deviceCode, proofKey: proofKey)
+                return try await tokenEndpoint.credentials(from: response, scope: scope, nonce: nil, proofKey: proofKey)
             } catch let error as TokenAuthError {
                 lastFailure = nil
                 switch error.oauthErrorCode {

@@ -9,11 +9,13 @@ extension TokenEndpointClient {
     /// not decided, the server answers with an error whose `TokenAuthError.oauthErrorCode` is
     /// `authorization_pending` or `slow_down` (the latter classified `TokenAuthError.Code.rateLimited`).
     ///
-    /// - Parameter deviceCode: The `device_code` from the device authorization response. Never appears in an error.
+    /// - Parameters:
+    ///   - deviceCode: The `device_code` from the device authorization response. Never appears in an error.
+    ///   - proofKey: The key to bind the tokens to, with a DPoP proof (RFC 9449 §5); `nil` for bearer tokens.
     /// - Throws: `TokenAuthError`, or `CancellationError`.
-    public func deviceCode(_ deviceCode: String) async throws -> TokenResponse {
+    public func deviceCode(_ deviceCode: String, proofKey: ProofKey? = nil) async throws -> TokenResponse {
         try await requestToken(
             [(name: "grant_type", value: Self.deviceCodeGrantType), (name: "device_code", value: deviceCode)],
-            secrets: [deviceCode])
+            secrets: [deviceCode], proofKey: proofKey)
     }
 }

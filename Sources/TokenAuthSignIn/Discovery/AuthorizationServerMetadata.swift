@@ -38,6 +38,12 @@ public struct AuthorizationServerMetadata: Sendable, Equatable {
     /// Whether the server sends the `iss` parameter with authorization responses (RFC 9207
     /// `authorization_response_iss_parameter_supported`); then ``BrowserSignIn`` refuses a response without it.
     public var authorizationResponseIssParameterSupported: Bool
+    /// The JWS algorithms the server accepts in DPoP proofs (RFC 9449 §5.1 `dpop_signing_alg_values_supported`);
+    /// empty when it does not say, which most servers without DPoP do.
+    public var dpopSigningAlgValuesSupported: [String]
+
+    /// Whether the server says it accepts DPoP proofs signed with ES256, the only algorithm this library signs with.
+    public var supportsDPoP: Bool { dpopSigningAlgValuesSupported.contains("ES256") }
 
     /// Creates metadata, for example for a provider that publishes none.
     public init(
@@ -50,7 +56,8 @@ public struct AuthorizationServerMetadata: Sendable, Equatable {
         jwksURI: URL? = nil,
         codeChallengeMethodsSupported: [String] = [],
         authorizationResponseIssParameterSupported: Bool = false,
-        issuerTemplate: String? = nil
+        issuerTemplate: String? = nil,
+        dpopSigningAlgValuesSupported: [String] = []
     ) {
         self.issuer = issuer
         self.issuerTemplate = issuerTemplate
@@ -62,6 +69,7 @@ public struct AuthorizationServerMetadata: Sendable, Equatable {
         self.jwksURI = jwksURI
         self.codeChallengeMethodsSupported = codeChallengeMethodsSupported
         self.authorizationResponseIssParameterSupported = authorizationResponseIssParameterSupported
+        self.dpopSigningAlgValuesSupported = dpopSigningAlgValuesSupported
     }
 
     /// The client to sign in as and to store with the tokens: this server's token and revocation endpoints with
@@ -125,7 +133,8 @@ public struct AuthorizationServerMetadata: Sendable, Equatable {
             jwksURI: try endpoint(.jwksURI),
             codeChallengeMethodsSupported: body.codeChallengeMethodsSupported,
             authorizationResponseIssParameterSupported: body.authorizationResponseIssParameterSupported,
-            issuerTemplate: template?.text
+            issuerTemplate: template?.text,
+            dpopSigningAlgValuesSupported: body.dpopSigningAlgValuesSupported
         )
     }
 }
@@ -142,6 +151,7 @@ private struct MetadataBody: Decodable {
         case jwksURI = "jwks_uri"
         case codeChallengeMethodsSupported = "code_challenge_methods_supported"
         case authorizationResponseIssParameterSupported = "authorization_response_iss_parameter_supported"
+        case dpopSigningAlgValuesSupported = "dpop_signing_alg_values_supported"
     }
 
     var issuer: String?
@@ -149,11 +159,15 @@ private struct MetadataBody: Decodable {
     var endpoints: [CodingKeys: String] = [:]
     var codeChallengeMethodsSupported: [String]
     var authorizationResponseIssParameterSupported: Bool
+    var dpopSigningAlgValuesSupported: [String]
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         issuer = try? container.decodeIfPresent(String.self, forKey: .issuer)
-        let flags: Set<CodingKeys> = [.issuer, .codeChallengeMethodsSupported, .authorizationResponseIssParameterSupported]
+        let flags: Set<CodingKeys> = [
+            .issuer, .codeChallengeMethodsSupported, .authorizationResponseIssParameterSupported,
+            .dpopSigningAlgValuesSupported,
+        ]
         for key in CodingKeys.allCases where !flags.contains(key) {
             endpoints[key] = container.nonEmptyString(forKey: key)
         }
@@ -161,5 +175,7 @@ private struct MetadataBody: Decodable {
             (try? container.decodeIfPresent([String].self, forKey: .codeChallengeMethodsSupported)) ?? []
         authorizationResponseIssParameterSupported =
             (try? container.decodeIfPresent(Bool.self, forKey: .authorizationResponseIssParameterSupported)) ?? false
+        dpopSigningAlgValuesSupported =
+            (try? container.decodeIfPresent([String].self, forKey: .dpopSigningAlgValuesSupported)) ?? []
     }
 }

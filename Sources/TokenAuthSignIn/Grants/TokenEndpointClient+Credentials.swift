@@ -10,8 +10,11 @@ extension TokenEndpointClient {
     ///
     /// - Throws: ``SignInError``: ``SignInError/Code/jwksMisconfigured`` when `scope` asks for `openid` but the client
     ///   records no issuer or key set (configure them, or discover the issuer), or why the `id_token` is refused.
-    func credentials(from response: TokenResponse, scope: String?, nonce: String?) async throws -> StoredCredentials {
+    func credentials(
+        from response: TokenResponse, scope: String?, nonce: String?, proofKey: ProofKey? = nil
+    ) async throws -> StoredCredentials {
         var auth = response.auth(updating: nil)
+        auth.proofKey = proofKey
         auth.scope = auth.scope ?? scope
         if scope?.split(separator: " ").contains("openid") == true {
             guard let verifier = IDTokenVerifier(client: client, transport: transport, wallClock: wallClock) else {
