@@ -213,6 +213,8 @@ let package = Package(
             dependencies: [
                 "OAuthTestServer", "OAuthTestSupport", "TestSupport", "TokenAuth", "TokenAuthURLSession",
                 "TokenAuthTesting", "oauth-test-server", httpTypes,
+                // The DPoP tests sign their proofs with P-256 keys of their own.
+                crypto,
             ]
         ),
         // The URLSession transport against a real server on loopback.

@@ -13,6 +13,9 @@ import Hummingbird
 /// - `GET /_admin/requests`: the recently recorded requests.
 /// - `POST /_admin/device/decide`, `GET /_admin/device/pending`: the device flow's decisions (see
 ///   ``DeviceAdmin``).
+/// - `POST /_admin/dpop/rotate-nonce`: ``OAuthTestServer/rotateDPoPNonce()``, answers `{"nonce": "…"}`, the new
+///   nonce; `GET /_admin/dpop/nonce` answers the current one the same way. The resource's empty DPoP `401`s are
+///   the fault `emptyDPoPUnauthorizedAnswers` of `POST /_admin/faults`.
 struct AdminEndpoints: Sendable {
     let state: ServerState
 
@@ -55,6 +58,10 @@ struct AdminEndpoints: Sendable {
             return try await DeviceAdmin(state: state).decide(request)
         case (.get, "/_admin/device/pending"):
             return DeviceAdmin(state: state).pending()
+        case (.post, "/_admin/dpop/rotate-nonce"):
+            return Reply.json(["nonce": state.withLock { $0.dpop.rotateNonce() }])
+        case (.get, "/_admin/dpop/nonce"):
+            return Reply.json(["nonce": state.withLock { $0.dpop.nonce }])
         default:
             return Reply.json(["error": "not_found"], status: .notFound)
         }

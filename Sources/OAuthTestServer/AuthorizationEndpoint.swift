@@ -69,7 +69,7 @@ struct AuthorizationEndpoint: Sendable {
             state.withLock {
                 $0.flows.authorizationCodes[code] = FlowState.CodeGrant(
                     clientID: clientID, redirectURI: redirectURI, challenge: challenge, nonce: parameters["nonce"],
-                    subject: subject, scope: parameters["scope"], expiresAt: expiresAt)
+                    subject: subject, scope: parameters["scope"], expiresAt: expiresAt, dpopJKT: parameters["dpop_jkt"])
                 $0.flows.browserStats.codesIssued += 1
             }
             return back([("code", code)])
@@ -102,7 +102,8 @@ struct AuthorizationEndpoint: Sendable {
 }
 
 /// The `authorization_code` grant of the token endpoint (RFC 6749 §4.1.3): the code is single-use, bound to its
-/// client and redirect URI, and needs the PKCE verifier of its challenge.
+/// client and redirect URI, and needs the PKCE verifier of its challenge, and a DPoP proof of the key its
+/// authorization request named in `dpop_jkt` (RFC 9449 §10), if it named one.
 struct AuthorizationCodeGrant: Sendable {
     static let grantType = "authorization_code"
     let state: ServerState
@@ -112,7 +113,11 @@ struct AuthorizationCodeGrant: Sendable {
         case error(String, String)
     }
 
-    func exchange(form: [String: String], clientID: String) -> Outcome {
+    /// Exchanges the form's code.
+    ///
+    /// - Parameter jkt: The thumbprint of the request's DPoP proof key, which the tokens are bound to; `nil` without
+    ///   a proof.
+    func exchange(form: [String: String], clientID: String, jkt: String?) -> Outcome {
         let configuration = state.configuration
         return state.withLock { contents in
             contents.flows.browserStats.codeExchanges += 1
@@ -130,10 +135,13 @@ struct AuthorizationCodeGrant: Sendable {
                 contents.flows.browserStats.verifierMismatches += 1
                 return .error("invalid_grant", "The code_verifier does not match the code_challenge.")
             }
+            if let expected = grant.dpopJKT, expected != jkt {
+                return .error("invalid_grant", "The authorization request's dpop_jkt is not the key of the DPoP proof.")
+            }
             contents.flows.browserStats.successfulExchanges += 1
             let issued = contents.ledger.issue(
                 subject: grant.subject, clientID: clientID, scope: grant.scope, withRefreshToken: true,
-                now: configuration.clock(), lifetime: configuration.accessTokenLifetime)
+                now: configuration.clock(), lifetime: configuration.accessTokenLifetime, jkt: jkt)
             return .tokens(issued, nonce: grant.nonce)
         }
     }

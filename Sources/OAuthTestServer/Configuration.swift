@@ -9,12 +9,16 @@ extension OAuthTestServer {
         package var secret: String?
         /// The grant types this client may use, or `nil` for all three. Others answer `unauthorized_client`.
         package var allowedGrantTypes: Set<String>?
+        /// Whether every token request of this client must carry a valid DPoP proof (RFC 9449 §5): one without
+        /// answers `invalid_dpop_proof` with ``Configuration/dpopProofRefusalStatus``.
+        package var requiresDPoP: Bool
 
         /// Registers a client.
-        package init(id: String, secret: String? = nil, allowedGrantTypes: Set<String>? = nil) {
+        package init(id: String, secret: String? = nil, allowedGrantTypes: Set<String>? = nil, requiresDPoP: Bool = false) {
             self.id = id
             self.secret = secret
             self.allowedGrantTypes = allowedGrantTypes
+            self.requiresDPoP = requiresDPoP
         }
     }
 
@@ -99,6 +103,16 @@ extension OAuthTestServer {
         package var clock: @Sendable () -> Date
         /// The most of recent requests kept for ``OAuthTestServer/recordedRequests``.
         package var recordedRequestLimit: Int
+        /// Whether the metadata documents list `"dpop_signing_alg_values_supported": ["ES256"]` (RFC 9449 §5.1).
+        /// Proofs are accepted either way: a client may send one unasked.
+        package var advertisesDPoP = false
+        /// Whether the token endpoint and the resource demand the server's current nonce in DPoP proofs
+        /// (RFC 9449 §8, §9): a proof without it answers `use_dpop_nonce` with a `DPoP-Nonce` header, and every
+        /// answer of both carries that header. ``OAuthTestServer/rotateDPoPNonce()`` changes the nonce.
+        package var dpopNonces = false
+        /// The HTTP status of the token endpoint's `invalid_dpop_proof` answers: 400 as RFC 9449 §5 says, or 403 as
+        /// some servers answer. An entry of ``tokenErrorStatuses`` for that code wins over it.
+        package var dpopProofRefusalStatus = 400
 
         /// Creates a configuration. The defaults register the public client `test-client` and the user `alice`
         /// with password `wonderland`.

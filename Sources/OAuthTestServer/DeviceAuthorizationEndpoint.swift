@@ -65,12 +65,14 @@ struct DeviceCodeGrant: Sendable {
     /// Answers one poll: `slow_down` while the settings ask for it; `expired_token` past the code's expiry (or
     /// when the test expired it); the test's decision once its polls are counted down; else `authorization_pending`.
     /// A code that got its tokens, was denied or expired is gone: polling it again gives `invalid_grant`.
-    func poll(form: [String: String], clientID: String) -> Answer {
+    /// `jkt` is the thumbprint of the request's DPoP proof key, which issued tokens are bound to (`nil`: bearer).
+    func poll(form: [String: String], clientID: String, jkt: String?) -> Answer {
         let configuration = state.configuration
         let now = configuration.clock()
         return state.withLock { contents in
             contents.flows.deviceStats.polls += 1
-            let answer = Self.answer(form: form, clientID: clientID, now: now, configuration: configuration, contents: &contents)
+            let answer = Self.answer(
+                form: form, clientID: clientID, jkt: jkt, now: now, configuration: configuration, contents: &contents)
             let name: String
             switch answer {
             case .tokens: name = "tokens"
@@ -82,7 +84,7 @@ struct DeviceCodeGrant: Sendable {
     }
 
     private static func answer(
-        form: [String: String], clientID: String, now: Date, configuration: OAuthTestServer.Configuration,
+        form: [String: String], clientID: String, jkt: String?, now: Date, configuration: OAuthTestServer.Configuration,
         contents: inout ServerState.Contents
     ) -> Answer {
         guard let deviceCode = form["device_code"] else {
@@ -114,7 +116,7 @@ struct DeviceCodeGrant: Sendable {
             return .tokens(
                 contents.ledger.issue(
                     subject: subject, clientID: clientID, scope: grant.scope, withRefreshToken: true, now: now,
-                    lifetime: configuration.accessTokenLifetime))
+                    lifetime: configuration.accessTokenLifetime, jkt: jkt))
         case .deny:
             return .error(code: "access_denied", description: "The user declined.")
         case .expire:

@@ -48,6 +48,7 @@ struct DiscoveryEndpoint: Sendable {
             ],
             "token_endpoint_auth_methods_supported": ["none", "client_secret_post", "client_secret_basic"],
         ]
+        if state.configuration.advertisesDPoP { document["dpop_signing_alg_values_supported"] = ["ES256"] }
         for (name, value) in settings.additionalMembers { document[name] = value.json }
         for name in settings.omittedMembers { document[name] = nil }
         return Reply.json(document)

@@ -5,7 +5,8 @@ extension OAuthTestServer {
     /// malformed bodies, then header-breaking tokens. `invalidGrantRefreshes` is consumed only by refresh grants that
     /// got past those and past client authentication, `lostAnswers` only by refresh grants that succeeded.
     /// `idTokenFaults` are consumed by the `id_token`s the token endpoint issues, `jwksUnavailable` by requests to
-    /// `/jwks`, `userinfoSubjectMismatches` by requests to `/userinfo`.
+    /// `/jwks`, `userinfoSubjectMismatches` by requests to `/userinfo`, `emptyDPoPUnauthorizedAnswers` by resource
+    /// requests with the `DPoP` scheme.
     /// `expiresInJSON` is not counted: it applies to every token response while it is set. Set over HTTP with
     /// `POST /_admin/faults` and a JSON body of these properties; missing properties are zero or absent, so `{}`
     /// clears every fault.
@@ -39,6 +40,10 @@ extension OAuthTestServer {
         /// `expires_in` (`1e17`, `-5`, `0`, `"3599"` with its quotes), instead of the configured lifetime. Only the
         /// response says so: the tokens themselves still live ``Configuration/accessTokenLifetime``.
         package var expiresInJSON: String?
+        /// The next this many resource requests with the `DPoP` scheme answer `401` with an empty body and no
+        /// `WWW-Authenticate`, before their proof or token is looked at (a `DPoP-Nonce` header still comes with
+        /// them while nonces are on).
+        package var emptyDPoPUnauthorizedAnswers: Int
 
         /// Creates a set of faults; the defaults inject nothing.
         package init(
@@ -53,7 +58,8 @@ extension OAuthTestServer {
             idTokenFaults: [IDTokenFault] = [],
             jwksUnavailable: Int = 0,
             userinfoSubjectMismatches: Int = 0,
-            expiresInJSON: String? = nil
+            expiresInJSON: String? = nil,
+            emptyDPoPUnauthorizedAnswers: Int = 0
         ) {
             self.tokenLatencyMilliseconds = tokenLatencyMilliseconds
             self.serverErrors = serverErrors
@@ -67,6 +73,7 @@ extension OAuthTestServer {
             self.jwksUnavailable = jwksUnavailable
             self.userinfoSubjectMismatches = userinfoSubjectMismatches
             self.expiresInJSON = expiresInJSON
+            self.emptyDPoPUnauthorizedAnswers = emptyDPoPUnauthorizedAnswers
         }
 
         /// Decodes faults from JSON, treating each missing property as its default.
@@ -84,7 +91,8 @@ extension OAuthTestServer {
                 idTokenFaults: try container.decodeIfPresent([IDTokenFault].self, forKey: .idTokenFaults) ?? [],
                 jwksUnavailable: try container.decodeIfPresent(Int.self, forKey: .jwksUnavailable) ?? 0,
                 userinfoSubjectMismatches: try container.decodeIfPresent(Int.self, forKey: .userinfoSubjectMismatches) ?? 0,
-                expiresInJSON: try container.decodeIfPresent(String.self, forKey: .expiresInJSON)
+                expiresInJSON: try container.decodeIfPresent(String.self, forKey: .expiresInJSON),
+                emptyDPoPUnauthorizedAnswers: try container.decodeIfPresent(Int.self, forKey: .emptyDPoPUnauthorizedAnswers) ?? 0
             )
         }
     }
@@ -124,6 +132,13 @@ extension OAuthTestServer.Faults {
     mutating func takeLostAnswer() -> Bool {
         guard lostAnswers > 0 else { return false }
         lostAnswers -= 1
+        return true
+    }
+
+    /// Takes one pending empty `401` for a resource request with the `DPoP` scheme, if any.
+    mutating func takeEmptyDPoPUnauthorized() -> Bool {
+        guard emptyDPoPUnauthorizedAnswers > 0 else { return false }
+        emptyDPoPUnauthorizedAnswers -= 1
         return true
     }
 

@@ -23,6 +23,8 @@ struct FlowState {
         var subject: String
         var scope: String?
         var expiresAt: Date
+        /// The authorization request's `dpop_jkt` (RFC 9449 §10): the key whose proof the code's token request needs.
+        var dpopJKT: String?
     }
 
     /// One device code and what the user has decided about it.

@@ -12,7 +12,7 @@ import ServiceLifecycle
 /// ```
 ///
 /// Endpoints: `POST /token` (see ``Configuration`` for clients, users and token lifetimes), `POST /revoke`
-/// (RFC 7009), `/resource` and below (bearer-protected; `/resource/admin` needs the `admin` scope), `/public`,
+/// (RFC 7009), `/resource` and below (bearer- or DPoP-protected; `/resource/admin` needs the `admin` scope), `/public`,
 /// `/redirect?to=URL`, OpenID Connect's `GET /jwks` and `/userinfo` (with an `id_token` in every token response whose
 /// scope includes `openid`; see ``OpenIDSettings``), the browser flow's `GET /authorize` (``BrowserFlowSettings``),
 /// the device flow's `POST /device_authorization` with its verification page `/device`, where a person or a test
@@ -181,12 +181,14 @@ package final class OAuthTestServer: Sendable {
     /// Issues tokens without a token request, as if a grant had happened: for seeding a store in tests.
     ///
     /// Counts nothing in ``stats``. The tokens behave exactly like those from `POST /token`: the refresh token
-    /// rotates and is subject to reuse detection.
+    /// rotates and is subject to reuse detection; with `dpopThumbprint` (an RFC 7638 thumbprint, ``JWKThumbprint``)
+    /// they are bound to that DPoP key, as a grant with its proof binds them.
     package func issueTokens(
         clientID: String,
         subject: String,
         scope: String? = nil,
-        withRefreshToken: Bool = true
+        withRefreshToken: Bool = true,
+        dpopThumbprint: String? = nil
     ) -> IssuedTokens {
         let issued = state.withLock {
             $0.ledger.issue(
@@ -195,7 +197,8 @@ package final class OAuthTestServer: Sendable {
                 scope: scope,
                 withRefreshToken: withRefreshToken,
                 now: configuration.clock(),
-                lifetime: configuration.accessTokenLifetime
+                lifetime: configuration.accessTokenLifetime,
+                jkt: dpopThumbprint
             )
         }
         return IssuedTokens(

@@ -14,6 +14,8 @@ final class ServerState: Sendable {
         var openID = OAuthTestServer.OpenIDSettings()
         /// The signing keys after a rotation; `nil` until then (the process-wide initial keys).
         var signingKeys: SigningKeys?
+        /// DPoP's nonce and the proofs' `jti`s seen (RFC 9449).
+        var dpop = DPoPState()
     }
 
     let configuration: OAuthTestServer.Configuration

@@ -33,6 +33,12 @@ extension OAuthTestServer {
         package var userinfoRequests = 0
         /// `id_token`s put into token responses.
         package var idTokensIssued = 0
+        /// Token answers whose tokens are bound to a DPoP key (`token_type` `DPoP`, RFC 9449 §5).
+        package var dpopBoundGrants = 0
+        /// `use_dpop_nonce` answers of the token endpoint and the resource (RFC 9449 §8, §9).
+        package var dpopNonceChallenges = 0
+        /// `invalid_dpop_proof` answers of the token endpoint and the resource (RFC 9449 §5, §7.1).
+        package var dpopProofRefusals = 0
         /// Responses sent, by HTTP status code.
         package var responsesByStatus: [Int: Int] = [:]
 

@@ -3,6 +3,11 @@ import Hummingbird
 
 /// `POST /token`: the RFC 6749 §3.2 token endpoint with the `refresh_token`, `client_credentials` and `password`
 /// grants, rotating refresh tokens with reuse detection, and the faults of ``OAuthTestServer/Faults``.
+///
+/// A request with a valid DPoP proof (RFC 9449 §5) gets tokens bound to the proof's key, `token_type` `DPoP`; an
+/// invalid proof answers `invalid_dpop_proof` (status ``OAuthTestServer/Configuration/dpopProofRefusalStatus``) and
+/// spends nothing; with ``OAuthTestServer/Configuration/dpopNonces`` a proof without the current nonce answers
+/// `use_dpop_nonce`, and every answer carries `DPoP-Nonce`.
 struct TokenEndpoint: Sendable {
     let state: ServerState
 
@@ -13,9 +18,18 @@ struct TokenEndpoint: Sendable {
         case .formUnlessJSONAccepted: !acceptsJSON
         case .form: true
         }
-        return try await Reply.$formEncodesOAuthAnswers.withValue(form) {
-            try await Reply.$oauthErrorStatuses.withValue(state.configuration.tokenErrorStatuses) { try await answer(request) }
+        var statuses = state.configuration.tokenErrorStatuses
+        if statuses["invalid_dpop_proof"] == nil { statuses["invalid_dpop_proof"] = state.configuration.dpopProofRefusalStatus }
+        let response: Response
+        do {
+            response = try await Reply.$formEncodesOAuthAnswers.withValue(form) {
+                try await Reply.$oauthErrorStatuses.withValue(statuses) { try await answer(request) }
+            }
+        } catch let refused as Refused where state.configuration.dpopNonces {
+            response = refused.reply
         }
+        guard state.configuration.dpopNonces else { return response }
+        return Reply.addingDPoPNonce(state.withLock { $0.dpop.nonce }, to: response)
     }
 
     private func answer(_ request: Request) async throws -> Response {
@@ -53,20 +67,33 @@ struct TokenEndpoint: Sendable {
         if !ungrantable.isEmpty {
             return Reply.oauthError("invalid_scope", "The scope \(ungrantable.joined(separator: " ")) cannot be granted.")
         }
+        let jkt: String?
+        switch await DPoPCheck(state: state).check(request, accessToken: nil) {
+        case .absent:
+            if client.requiresDPoP { return refuseProof("The client \(client.id) must send a DPoP proof with its token requests.") }
+            jkt = nil
+        case .valid(let proof):
+            jkt = proof.thumbprint
+        case .refused(let description):
+            return refuseProof(description)
+        case .nonceNeeded(let description):
+            state.withLock { $0.stats.dpopNonceChallenges += 1 }
+            return Reply.oauthError("use_dpop_nonce", description)
+        }
 
         switch grantType {
         case AuthorizationCodeGrant.grantType:
-            switch AuthorizationCodeGrant(state: state).exchange(form: form, clientID: client.id) {
+            switch AuthorizationCodeGrant(state: state).exchange(form: form, clientID: client.id, jkt: jkt) {
             case .tokens(let issued, let nonce): return await success(issued, issuer: issuer, nonce: nonce)
             case .error(let code, let description): return Reply.oauthError(code, description)
             }
         case DeviceCodeGrant.grantType:
-            switch DeviceCodeGrant(state: state).poll(form: form, clientID: client.id) {
+            switch DeviceCodeGrant(state: state).poll(form: form, clientID: client.id, jkt: jkt) {
             case .tokens(let issued): return await success(issued, issuer: issuer)
             case .error(let code, let description, let extras): return Reply.oauthError(code, description, extras: extras)
             }
         case "refresh_token":
-            return await refreshGrant(form: form, client: client, issuer: issuer)
+            return await refreshGrant(form: form, client: client, issuer: issuer, jkt: jkt)
         case "client_credentials":
             let issued = state.withLock {
                 $0.ledger.issue(
@@ -75,7 +102,8 @@ struct TokenEndpoint: Sendable {
                     scope: form["scope"],
                     withRefreshToken: configuration.refreshTokensForClientCredentials,
                     now: configuration.clock(),
-                    lifetime: configuration.accessTokenLifetime
+                    lifetime: configuration.accessTokenLifetime,
+                    jkt: jkt
                 )
             }
             return await success(issued, issuer: issuer)
@@ -93,14 +121,17 @@ struct TokenEndpoint: Sendable {
                     scope: form["scope"],
                     withRefreshToken: true,
                     now: configuration.clock(),
-                    lifetime: configuration.accessTokenLifetime
+                    lifetime: configuration.accessTokenLifetime,
+                    jkt: jkt
                 )
             }
             return await success(issued, issuer: issuer)
         }
     }
 
-    private func refreshGrant(form: [String: String], client: OAuthTestServer.RegisteredClient, issuer: String) async -> Response {
+    private func refreshGrant(
+        form: [String: String], client: OAuthTestServer.RegisteredClient, issuer: String, jkt: String?
+    ) async -> Response {
         guard let refreshToken = form["refresh_token"] else {
             return Reply.oauthError("invalid_request", "The refresh_token parameter is missing.")
         }
@@ -120,7 +151,8 @@ struct TokenEndpoint: Sendable {
                 requestedScope: form["scope"],
                 rotate: configuration.rotateRefreshTokens,
                 now: now,
-                lifetime: configuration.accessTokenLifetime
+                lifetime: configuration.accessTokenLifetime,
+                jkt: jkt
             )
             switch result {
             case .success:
@@ -155,7 +187,18 @@ struct TokenEndpoint: Sendable {
             return Reply.oauthError("invalid_grant", "The refresh token was revoked.")
         case .failure(.scopeTooWide):
             return Reply.oauthError("invalid_scope", "The requested scope exceeds the scope originally granted.")
+        case .failure(.wrongDPoPKey):
+            return refuseProof(
+                jkt == nil
+                    ? "The refresh token is bound to a DPoP key: the request needs a proof of that key."
+                    : "The refresh token is bound to another DPoP key than the proof's.")
         }
+    }
+
+    /// `invalid_dpop_proof` (RFC 9449 §5), counted.
+    private func refuseProof(_ description: String) -> Response {
+        state.withLock { $0.stats.dpopProofRefusals += 1 }
+        return Reply.oauthError("invalid_dpop_proof", description)
     }
 
     private func countGrant(_ grantType: String?) {
@@ -169,15 +212,17 @@ struct TokenEndpoint: Sendable {
         }
     }
 
-    /// The token response for `issued`, with an `id_token` when the granted scope includes `openid`.
+    /// The token response for `issued`, with an `id_token` when the granted scope includes `openid`, and
+    /// `token_type` `DPoP` when its access token is bound to a DPoP key (else the configured type).
     ///
     /// - Parameter nonce: The nonce the grant recorded (the authorization request's), for the `id_token`.
     func success(_ issued: TokenLedger.Issued, issuer: String, nonce: String? = nil) async -> Response {
         let configuration = state.configuration
         var body: [String: Any] = [
             "access_token": issued.accessToken,
-            "token_type": configuration.tokenType,
+            "token_type": issued.jkt == nil ? configuration.tokenType : "DPoP",
         ]
+        if issued.jkt != nil { state.withLock { $0.stats.dpopBoundGrants += 1 } }
         let lifetime = Int(configuration.accessTokenLifetime.components.seconds)
         switch configuration.expiresInStyle {
         case .number: body["expires_in"] = lifetime

@@ -15,6 +15,8 @@ struct TokenLedger {
         var expiresAt: Date
         var familyID: Int
         var revoked = false
+        /// The thumbprint of the DPoP key the token is bound to (`cnf.jkt`, RFC 9449 §6), or `nil` for a bearer token.
+        var jkt: String?
     }
 
     /// One chain of rotated refresh tokens and the access tokens issued along it.
@@ -28,6 +30,9 @@ struct TokenLedger {
         var retiredRefreshTokens: Set<String> = []
         var accessTokens: [String] = []
         var revoked = false
+        /// The thumbprint of the DPoP key the family's refresh tokens are bound to (RFC 9449 §5), or `nil`: set by
+        /// the grant that started the family.
+        var jkt: String?
     }
 
     /// Tokens handed out by one successful grant.
@@ -40,6 +45,8 @@ struct TokenLedger {
         var refreshToken: String?
         var scope: String?
         var expiresAt: Date
+        /// The thumbprint of the DPoP key the access token is bound to, or `nil` for a bearer token.
+        var jkt: String?
     }
 
     /// Why a refresh token was refused.
@@ -54,6 +61,9 @@ struct TokenLedger {
         case revoked
         /// The requested scope is wider than the original grant.
         case scopeTooWide
+        /// The family is bound to a DPoP key and the request's proof is missing or of another key (RFC 9449 §5).
+        /// The refresh token is not spent.
+        case wrongDPoPKey
     }
 
     /// Why an access token was refused at the resource.
@@ -69,28 +79,38 @@ struct TokenLedger {
     private var nextFamilyID = 1
 
     /// Starts a family for a new grant and issues its first tokens.
+    ///
+    /// - Parameter jkt: The thumbprint of the key of the grant's DPoP proof, which the tokens are bound to; `nil`
+    ///   for bearer tokens.
     mutating func issue(
         subject: String,
         clientID: String,
         scope: String?,
         withRefreshToken: Bool,
         now: Date,
-        lifetime: Duration
+        lifetime: Duration,
+        jkt: String? = nil
     ) -> Issued {
         let familyID = nextFamilyID
         nextFamilyID += 1
-        families[familyID] = Family(subject: subject, clientID: clientID, scope: scope)
-        return issueTokens(inFamily: familyID, scope: scope, rotating: withRefreshToken, now: now, lifetime: lifetime)
+        families[familyID] = Family(subject: subject, clientID: clientID, scope: scope, jkt: jkt)
+        return issueTokens(
+            inFamily: familyID, scope: scope, rotating: withRefreshToken, now: now, lifetime: lifetime, jkt: jkt)
     }
 
     /// Redeems a refresh token: rotates it (when `rotate` is set) and issues a new access token in its family.
+    ///
+    /// - Parameter jkt: The thumbprint of the key of the request's DPoP proof, `nil` without one. A family bound to
+    ///   a key needs that key (else ``RefreshFailure/wrongDPoPKey``, nothing spent); the new access token is bound
+    ///   to `jkt` in any case.
     mutating func refresh(
         _ refreshToken: String,
         clientID: String,
         requestedScope: String?,
         rotate: Bool,
         now: Date,
-        lifetime: Duration
+        lifetime: Duration,
+        jkt: String? = nil
     ) -> Result<Issued, RefreshFailure> {
         guard let familyID = familyOfRefreshToken[refreshToken], var family = families[familyID] else {
             return .failure(.unknown)
@@ -101,6 +121,7 @@ struct TokenLedger {
             return .failure(.reuseDetected)
         }
         guard !family.revoked else { return .failure(.revoked) }
+        if let bound = family.jkt, bound != jkt { return .failure(.wrongDPoPKey) }
         let scope: String?
         if let requestedScope {
             let granted = Set(Self.scopeItems(family.scope))
@@ -114,7 +135,8 @@ struct TokenLedger {
             family.currentRefreshToken = nil
         }
         families[familyID] = family
-        return .success(issueTokens(inFamily: familyID, scope: scope, rotating: rotate, now: now, lifetime: lifetime))
+        return .success(
+            issueTokens(inFamily: familyID, scope: scope, rotating: rotate, now: now, lifetime: lifetime, jkt: jkt))
     }
 
     /// How long ago `refreshToken` was issued, when it is the current one of its family; `nil` otherwise.
@@ -129,6 +151,13 @@ struct TokenLedger {
     func subject(of token: String) -> String? {
         if let record = accessTokens[token] { return record.subject }
         return familyOfRefreshToken[token].flatMap { families[$0]?.subject }
+    }
+
+    /// The thumbprint of the DPoP key `token` (an access or refresh token) is bound to; `nil` for a bearer token or
+    /// one this server never issued.
+    func dpopThumbprint(of token: String) -> String? {
+        if let record = accessTokens[token] { return record.jkt }
+        return familyOfRefreshToken[token].flatMap { families[$0]?.jkt }
     }
 
     /// Checks an access token presented to the resource.
@@ -190,7 +219,8 @@ struct TokenLedger {
         scope: String?,
         rotating: Bool,
         now: Date,
-        lifetime: Duration
+        lifetime: Duration,
+        jkt: String?
     ) -> Issued {
         var family = families[familyID]!
         let accessToken = Self.randomToken()
@@ -200,7 +230,8 @@ struct TokenLedger {
             clientID: family.clientID,
             scope: scope,
             expiresAt: expiresAt,
-            familyID: familyID
+            familyID: familyID,
+            jkt: jkt
         )
         family.accessTokens.append(accessToken)
         var refreshToken: String?
@@ -214,7 +245,7 @@ struct TokenLedger {
         families[familyID] = family
         return Issued(
             subject: family.subject, clientID: family.clientID, accessToken: accessToken, refreshToken: refreshToken,
-            scope: scope, expiresAt: expiresAt)
+            scope: scope, expiresAt: expiresAt, jkt: jkt)
     }
 
     /// The items of a space-separated scope (RFC 6749 §3.3).

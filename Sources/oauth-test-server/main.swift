@@ -8,9 +8,11 @@ import Foundation
 import OAuthTestServer
 
 let usage = """
-    usage: oauth-test-server [--host ADDRESS] [--port N] [--client-id ID [--client-secret SECRET]]...
+    usage: oauth-test-server [--host ADDRESS] [--port N]
+                             [--client-id ID [--client-secret SECRET] [--dpop-required]]...
                              [--user NAME:PASSWORD]... [--expires-in SECONDS]
                              [--expires-in-style number|string|omitted] [--token-type TYPE] [--no-rotation]
+                             [--dpop] [--dpop-nonce] [--dpop-refusal-status STATUS]
                              [--log-level trace|debug|info|notice|warning|error|critical] [--approve-as NAME]
 
     Defaults: --host 127.0.0.1 --port 0 (any free port) --client-id test-client (public)
@@ -29,6 +31,15 @@ let usage = """
     A grant at the server, held there while a test acts: POST /_admin/token-answers/hold makes every token request
     from then on wait before it is looked at, GET /_admin/token-answers says how many wait ({"held": N}), and
     POST /_admin/token-answers/release lets them answer.
+
+    DPoP (RFC 9449): a token request with a valid DPoP proof (ES256) gets tokens bound to its key (token_type DPoP),
+    which the resource then accepts only as "Authorization: DPoP TOKEN" with a proof of that key. --dpop lists
+    ES256 in the metadata's dpop_signing_alg_values_supported (proofs are accepted without it); --dpop-required
+    makes the --client-id before it send a proof with every token request; --dpop-nonce makes the token endpoint
+    and the resource demand the nonce of their DPoP-Nonce header (use_dpop_nonce), which
+    POST /_admin/dpop/rotate-nonce changes; --dpop-refusal-status sets the token endpoint's status for
+    invalid_dpop_proof (default 400; some servers answer 403). POST /_admin/faults with
+    {"emptyDPoPUnauthorizedAnswers": N} makes the next N DPoP resource requests answer a bare 401.
     """
 
 func fail(_ message: String) -> Never {
@@ -63,6 +74,18 @@ func parseConfiguration(
         case "--client-secret":
             guard !clients.isEmpty else { fail("--client-secret must follow a --client-id") }
             clients[clients.count - 1].secret = value(for: option)
+        case "--dpop-required":
+            guard !clients.isEmpty else { fail("--dpop-required must follow a --client-id") }
+            clients[clients.count - 1].requiresDPoP = true
+        case "--dpop":
+            configuration.advertisesDPoP = true
+        case "--dpop-nonce":
+            configuration.dpopNonces = true
+        case "--dpop-refusal-status":
+            guard let status = Int(value(for: option)), (400...499).contains(status) else {
+                fail("--dpop-refusal-status needs a 4xx status")
+            }
+            configuration.dpopProofRefusalStatus = status
         case "--user":
             let pair = value(for: option)
             guard let colon = pair.firstIndex(of: ":") else { fail("--user needs NAME:PASSWORD") }
