@@ -119,7 +119,7 @@ let package = Package(
             name: "TokenCtlCommands",
             dependencies: [
                 "TokenAuthURLSession", "TokenAuth", "TokenAuthKeyring", "TokenAuthFileStore", "TokenAuthSignIn",
-                "Keyring", "TokenCtlBase",
+                "TokenAuthDPoP", "Keyring", "TokenCtlBase",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 logging, httpTypes,
             ]

@@ -1,5 +1,6 @@
 import Keyring
 import TokenAuth
+import TokenAuthDPoP
 import TokenAuthFileStore
 import TokenAuthKeyring
 import TokenAuthSignIn
@@ -85,7 +86,7 @@ extension ItemOptions {
         let leeway = AuthManager.Configuration().leeway
         let configuration = AuthManager.Configuration(
             leeway: leeway, minimumValidity: leeway, servesUnstoredTokens: false,
-            windowGuards: [SignalDeferral(), SleepInhibitorGuard()])
+            windowGuards: [SignalDeferral(), SleepInhibitorGuard()], dpop: DPoP(keys: SoftwareProofKeys()))
         let identityChecks = IDTokenVerifier.forStoredClient
         let found = try await lookup(keyring: keyring).first(inKeyring: { _ in
             try await Self.unlessNothingStored {
