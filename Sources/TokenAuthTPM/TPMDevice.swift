@@ -2,6 +2,8 @@ import Synchronization
 
 /// A TPM 2.0, opened through tpm2-tss's ESAPI, that makes ECC P-256 signing keys and signs with them.
 ///
+/// ``TPMProofKeys`` uses one for DPoP; use a device yourself only for other signatures.
+///
 /// ```swift
 /// // On a thread of your own, never on Swift's cooperative pool: every call blocks.
 /// guard let tcti = TPMDevice.defaultTCTI(environment: ProcessInfo.processInfo.environment) else { return }
