@@ -23,6 +23,8 @@ let package = Package(
         .library(name: "TokenAuthURLSession", targets: ["TokenAuthURLSession"]),
         .library(name: "TokenAuthSignIn", targets: ["TokenAuthSignIn"]),
         .library(name: "TokenAuthDPoP", targets: ["TokenAuthDPoP"]),
+        // DPoP keys in a TPM 2.0: links tpm2-tss, so an app that does not ask for it needs no libtss2.
+        .library(name: "TokenAuthTPM", targets: ["TokenAuthTPM"]),
         .library(name: "TokenAuthKeyring", targets: ["TokenAuthKeyring"]),
         .library(name: "TokenAuthFileStore", targets: ["TokenAuthFileStore"]),
         .library(name: "TokenAuthTesting", targets: ["TokenAuthTesting"]),
@@ -87,6 +89,18 @@ let package = Package(
         // Proof of possession (DPoP, RFC 9449): P-256 keys in software, and the proofs every key signs, on swift-crypto.
         // The core has the seam (`DPoP`, `ProofKeyProvider`) and no cryptography.
         .target(name: "TokenAuthDPoP", dependencies: ["TokenAuth", crypto]),
+        // tpm2-tss (ESAPI, the TCTI loader, RC decoding, marshalling), found through pkg-config. Only TokenAuthTPM
+        // imports it.
+        .systemLibrary(
+            name: "CTSS2",
+            path: "CTSS2",
+            pkgConfig: "tss2-esys",
+            providers: [.apt(["libtss2-dev"])]
+        ),
+        // DPoP keys that never leave a TPM 2.0 (`TPMProofKeys`): ECC P-256 keys under the owner hierarchy's storage
+        // primary, stored as TPM-wrapped blobs, signing the proofs TokenAuthDPoP writes. Every TPM call blocks, and
+        // runs on a queue of the provider's own, never on Swift's cooperative pool.
+        .target(name: "TokenAuthTPM", dependencies: ["CTSS2", "TokenAuth", "TokenAuthDPoP", crypto]),
         // Token bundles in the Secret Service: the keyring store, the sleep inhibitor's window guard, and keyring
         // conveniences. The stored format and the write rules it shares with the file store are the core's.
         .target(name: "TokenAuthKeyring", dependencies: ["TokenAuth", "Keyring", logging]),
@@ -206,6 +220,12 @@ let package = Package(
                 "TokenAuthDPoP", "TokenAuth", "TokenAuthURLSession", "TokenAuthTesting", "OAuthTestServer",
                 "OAuthTestSupport", "TestSupport", crypto, jwtKit, httpTypes,
             ]
+        ),
+        // TPM keys and TPMProofKeys against a software TPM (swtpm) that scripts/test starts and names in
+        // TPM2TOOLS_TCTI; the signatures and proofs checked with swift-crypto. Without it they fail, never skip.
+        .testTarget(
+            name: "TokenAuthTPMTests",
+            dependencies: ["TokenAuthTPM", "TokenAuthDPoP", "TokenAuth", crypto]
         ),
         // The local OAuth server itself, and its executable: what the other tests rely on.
         .testTarget(

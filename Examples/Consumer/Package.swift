@@ -13,6 +13,8 @@ let package = Package(
         .package(path: "../TokenKeyring", traits: ["OpenAPI"]),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.3.0"),
         .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.5.0"),
+        // SHA256 for the examples of TokenAuthTPM's TPMDevice, which signs digests.
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
     ],
     targets: [
         // The README's program (Examples/ReadmeExample) and Getting Started's (Snippets/GettingStarted.swift),
@@ -59,8 +61,10 @@ let package = Package(
                 .product(name: "TokenAuthGLib", package: "TokenKeyring"),
                 .product(name: "TokenAuthTesting", package: "TokenKeyring"),
                 .product(name: "TokenAuthOpenAPI", package: "TokenKeyring"),
+                .product(name: "TokenAuthTPM", package: "TokenKeyring"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
     ],

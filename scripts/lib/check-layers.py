@@ -13,7 +13,8 @@ Keyring, TokenCtlBase) builds on FoundationEssentials: no path to URLSession, th
 command line, and `import Foundation` only as the `#else` of `#if canImport(FoundationEssentials)`.
 GLib's delivery (TokenAuthGLib, CGLib) is reached by no library but itself: the core takes completions isolated to
 any actor and knows nothing of GLib; the file store reaches no GLib at all (CGLib, nor libsecret's, through Keyring). Each C module is a dependency of its one Swift module (and that module's tests)
-only: CLibSecret of Keyring, CGLib of TokenAuthGLib. No library product reaches what only this package's tests and
+only: CLibSecret of Keyring, CGLib of TokenAuthGLib, CTSS2 (tpm2-tss) of TokenAuthTPM, whose DPoP keys reach no keyring
+and no GLib either. No library product reaches what only this package's tests and
 tools use (the test support targets, the OAuth test server, ChildProcesses), and ChildProcesses — the child-process
 runner of the tests and the benchmarks — depends on nothing, so that an app neither builds nor resolves anything for it.
 Prints what it checked; exits 1 naming the offending path otherwise.
@@ -28,7 +29,7 @@ KEYRING_FREE = [
     "TokenAuth", "TokenAuthTests", "TokenAuthFileStore", "TokenAuthFileStoreTests", "file-store-child", "TokenAuthTesting",
     "OAuthTestSupport",
     "TokenAuthOpenCombine", "TokenAuthOpenCombineTests", "TokenAuthOpenAPI", "TokenAuthOpenAPITests",
-    "TokenAuthGLib", "TokenAuthGLibTests", "OAuthTestServerTests",
+    "TokenAuthGLib", "TokenAuthGLibTests", "OAuthTestServerTests", "TokenAuthTPM", "TokenAuthTPMTests",
 ]
 CORE_PRODUCTS = {"Logging", "HTTPTypes"}
 SIGN_IN = {"TokenAuthSignIn"}
@@ -43,10 +44,13 @@ GLIB = {"TokenAuthGLib", "CGLib"}
 GLIB_FREE = [
     "TokenAuth", "TokenAuthURLSession", "TokenAuthSignIn", "TokenAuthKeyring", "TokenAuthFileStore", "Keyring",
     "TokenAuthTesting", "TokenAuthOpenCombine", "TokenAuthOpenAPI", "TokenCtlBase", "TokenCtlCommands", "tokenctl",
-    "tokenctl-full",
+    "tokenctl-full", "TokenAuthTPM",
 ]
 # The only targets that may depend on each C module: its Swift face, and that module's tests.
-C_MODULE_OWNERS = {"CLibSecret": {"Keyring", "KeyringTests"}, "CGLib": {"TokenAuthGLib", "TokenAuthGLibTests"}}
+C_MODULE_OWNERS = {
+    "CLibSecret": {"Keyring", "KeyringTests"}, "CGLib": {"TokenAuthGLib", "TokenAuthGLibTests"},
+    "CTSS2": {"TokenAuthTPM", "TokenAuthTPMTests"},
+}
 # What only this package's tests and tools build: no library product may reach it.
 TESTS_AND_TOOLS = {"ChildProcesses", "TestSupport", "KeyringTestSupport", "OAuthTestSupport", "OAuthTestServer"}
 # Targets with no dependency at all, neither a target nor a product.

@@ -7,8 +7,11 @@
 # python3-dbusmock (its logind template) for the fake logind of the sleep inhibitor's tests (fake-logind.py);
 # Chromium (run headless) and curl as the browsers of the browser sign-in.
 # libcurl4-openssl-dev: FoundationNetworking, linked statically into tokenctl-full by scripts/build-tokenctl, needs -lcurl.
+# libtss2-dev (tpm2-tss) to build TokenAuthTPM; swtpm and swtpm-tools for a software TPM, and tpm2-tools to check that
+# it answers and to clear it, for its tests (scripts/lib/swtpm.sh).
 TOKENKEYRING_APT_PACKAGES=(libsecret-1-dev libglib2.0-dev libglib2.0-bin gnome-keyring libsecret-tools dbus python3-dbus
-    python3-gi python3-dbusmock keepassxc libkf5wallet-bin libqca-qt5-2-plugins chromium curl libcurl4-openssl-dev)
+    python3-gi python3-dbusmock keepassxc libkf5wallet-bin libqca-qt5-2-plugins chromium curl libcurl4-openssl-dev
+    libtss2-dev swtpm swtpm-tools tpm2-tools)
 
 # What the desktop app's test needs (scripts/lib/desktop-tests), installed without Recommends (76 packages instead of
 # 105): GTK 4 to build Examples/DesktopApp; Xvfb for a display; xdotool to click; at-spi2-core (the accessibility

@@ -41,6 +41,8 @@ MODULE_IMPORTS = {
     "TokenKeyring": ["Foundation", "TokenKeyring"],
     # A GTK app: the session (UsingTokenAuthInAGTKApp's manifest) and the actor on GTK's thread.
     "TokenAuthGLib": ["Foundation", "HTTPTypes", "TokenAuthGLib", "TokenKeyring"],
+    # DPoP keys in a TPM: the provider for `DPoP` (TokenAuth), and swift-crypto's SHA256 for a device's own digests.
+    "TokenAuthTPM": ["Crypto", "Foundation", "TokenAuth", "TokenAuthTPM"],
 }
 # The examples of declarations in these modules also use `Mutex`.
 EXTRA_IMPORTS = {"TokenAuth": ["Synchronization"]}

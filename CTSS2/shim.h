@@ -1,0 +1,9 @@
+#ifndef CTSS2_SHIM_H
+#define CTSS2_SHIM_H
+
+#include <tss2/tss2_esys.h>
+#include <tss2/tss2_tctildr.h>
+#include <tss2/tss2_rc.h>
+#include <tss2/tss2_mu.h>
+
+#endif
