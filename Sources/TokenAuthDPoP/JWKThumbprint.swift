@@ -7,7 +7,8 @@ public enum JWKThumbprint {
     /// The thumbprint of a P-256 public key given by its coordinates (32 bytes each).
     ///
     /// ```swift
-    /// let jkt = JWKThumbprint.ecP256(x: key.publicKey.x963Representation.dropFirst().prefix(32), y: …)
+    /// let point = P256.Signing.PrivateKey().publicKey.rawRepresentation  // x ‖ y
+    /// let jkt = JWKThumbprint.ecP256(x: point.prefix(32), y: point.suffix(32))
     /// ```
     public static func ecP256<X: Sequence, Y: Sequence>(x: X, y: Y) -> String where X.Element == UInt8, Y.Element == UInt8 {
         of(requiredMembers: ["crv": "P-256", "kty": "EC", "x": Base64URL.encode(x), "y": Base64URL.encode(y)])

@@ -26,13 +26,16 @@ import re
 import sys
 
 # What a reader of each module's documentation has imported. TokenKeyring re-exports Keyring, TokenAuth,
-# TokenAuthKeyring, TokenAuthSignIn and TokenAuthURLSession (not TokenAuthFileStore, nor TokenAuthGLib).
+# TokenAuthDPoP, TokenAuthKeyring, TokenAuthSignIn and TokenAuthURLSession (not TokenAuthFileStore, nor
+# TokenAuthGLib).
 MODULE_IMPORTS = {
     "Keyring": ["Foundation", "Keyring"],
     "TokenAuth": ["Foundation", "HTTPTypes", "TokenAuth"],
     "TokenAuthURLSession": ["Foundation", "HTTPTypes", "TokenAuth", "TokenAuthURLSession"],
     "TokenAuthKeyring": ["Foundation", "Keyring", "TokenAuth", "TokenAuthKeyring", "TokenAuthURLSession"],
     "TokenAuthFileStore": ["Foundation", "TokenAuth", "TokenAuthFileStore"],
+    # DPoP's software keys and proofs, and swift-crypto's keys they are made from.
+    "TokenAuthDPoP": ["Crypto", "Foundation", "TokenAuth", "TokenAuthDPoP"],
     "TokenAuthSignIn": ["Foundation", "Keyring", "TokenAuth", "TokenAuthKeyring", "TokenAuthSignIn"],
     "TokenAuthTesting": ["Foundation", "Synchronization", "Testing", "TokenAuth", "TokenAuthSignIn", "TokenAuthTesting"],
     "TokenAuthOpenCombine": ["Foundation", "OpenCombine", "TokenAuth", "TokenAuthOpenCombine"],

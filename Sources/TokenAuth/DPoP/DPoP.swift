@@ -12,6 +12,8 @@ import Synchronization
 /// with the keys the provider loads and follow each other's nonces:
 ///
 /// ```swift
+/// import TokenAuthDPoP
+///
 /// let dpop = DPoP(keys: SoftwareProofKeys())
 /// let tokens = TokenEndpointClient(client: oauthClient, transport: transport, dpop: dpop)
 /// let client = AuthorizedClient(manager: manager, transport: transport, dpop: dpop)
