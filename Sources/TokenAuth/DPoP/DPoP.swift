@@ -12,6 +12,7 @@ import Synchronization
 /// with the keys the provider loads and follow each other's nonces:
 ///
 /// ```swift
+/// import TokenAuth
 /// import TokenAuthDPoP
 ///
 /// let dpop = DPoP(keys: SoftwareProofKeys())
