@@ -133,7 +133,7 @@ let package = Package(
             name: "TokenCtlCommands",
             dependencies: [
                 "TokenAuthURLSession", "TokenAuth", "TokenAuthKeyring", "TokenAuthFileStore", "TokenAuthSignIn",
-                "TokenAuthDPoP", "Keyring", "TokenCtlBase",
+                "TokenAuthDPoP", "TokenAuthTPM", "Keyring", "TokenCtlBase",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 logging, httpTypes,
             ]

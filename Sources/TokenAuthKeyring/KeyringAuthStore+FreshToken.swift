@@ -10,7 +10,7 @@ extension KeyringAuthStore {
     /// The stored access token when it can be handed out as it is stored — the session is live, no identity check
     /// is pending, and the token stays valid for `leeway` (as `AuthManager` decides) — read on the calling thread
     /// with `Keyring.lookupBlocking(_:)`; `nil` when anything else is needed: nothing stored, a refresh, a prompt,
-    /// a check, an item this version cannot read. Then ask an `AuthManager` (`AuthManager.forKeyringItem`), which
+    /// a check, a DPoP token (useless without its key's proofs), an item this version cannot read. Then ask an `AuthManager` (`AuthManager.forKeyringItem`), which
     /// decides the same way and does what is needed.
     ///
     /// For a command-line tool's first read, before it starts any Swift task: a token that is fresh as stored is

@@ -31,18 +31,23 @@ struct NetworkFixture {
     }
 
     /// Runs `body` with a server (public client `test-client`, confidential client `vault` with
-    /// ``clientSecret``, user `alice` with ``password``), then stops the server and deletes the test's item.
+    /// ``clientSecret``, user `alice` with ``password``; with `dpop`, DPoP advertised, required of `test-client` and
+    /// with nonces), then stops the server and deletes the test's item.
     static func with<T>(
         accessTokenLifetime: Duration = .seconds(3600),
         refreshTokenLifetime: Duration? = nil,
         deadRefreshTokenAnswer: OAuthTestServer.DeadRefreshTokenAnswer = .invalidGrant,
+        dpop: Bool = false,
         function: String = #function,
         _ body: (NetworkFixture) async throws -> T
     ) async throws -> T {
         var configuration = OAuthTestServer.Configuration(
-            clients: [.init(id: "test-client"), .init(id: "vault", secret: clientSecret)],
+            clients: [.init(id: "test-client", requiresDPoP: dpop), .init(id: "vault", secret: clientSecret)],
             users: ["alice": password],
             accessTokenLifetime: accessTokenLifetime)
+        // With `dpop`: advertised, required of the public client, with nonces.
+        configuration.advertisesDPoP = dpop
+        configuration.dpopNonces = dpop
         configuration.refreshTokenLifetime = refreshTokenLifetime
         configuration.deadRefreshTokenAnswer = deadRefreshTokenAnswer
         return try await withServer(configuration) { server in

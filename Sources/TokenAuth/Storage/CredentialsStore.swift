@@ -196,10 +196,15 @@ package enum BlockingTokenLookup: Sendable, Equatable {
     /// No entry.
     case absent
 
-    /// What `credentials` read from an entry (`nil`: there was none) give at `now`.
+    /// What `credentials` read from an entry (`nil`: there was none) give at `now`. A DPoP token (`Auth.isDPoPBound`)
+    /// needs a manager too: it is useless without its key's proofs, and the tools that hand it out say so.
     package init(_ credentials: StoredCredentials?, at now: Date, leeway: Duration) {
         guard let credentials else {
             self = .absent
+            return
+        }
+        guard !credentials.auth.isDPoPBound else {
+            self = .needsManager
             return
         }
         self = credentials.servableToken(at: now, leeway: leeway).map(Self.fresh) ?? .needsManager

@@ -32,12 +32,25 @@ public struct StoredAccountState: Sendable, Equatable {
     /// When a refresh of the account started whose answer was not stored since (`Auth.refreshStartedAt`): its
     /// refresh token may have been spent. The next use looks for the answer where it was kept.
     public var refreshStartedAt: Date? = nil
+    /// The key the tokens are bound to (DPoP), without its material: its kind and thumbprint; `nil` for bearer tokens.
+    public var proofKey: BoundKey? = nil
 
-    package init(account: String, state: State, identityCheckPending: Bool, refreshStartedAt: Date? = nil) {
+    /// What a listing shows of a DPoP key: never its material.
+    public struct BoundKey: Sendable, Hashable {
+        /// Where the private key lives.
+        public let kind: ProofKey.Kind
+        /// The RFC 7638 thumbprint: the tokens' `cnf.jkt`.
+        public let thumbprint: String
+    }
+
+    package init(
+        account: String, state: State, identityCheckPending: Bool, refreshStartedAt: Date? = nil, proofKey: BoundKey? = nil
+    ) {
         self.account = account
         self.state = state
         self.identityCheckPending = identityCheckPending
         self.refreshStartedAt = refreshStartedAt
+        self.proofKey = proofKey
     }
 
     /// The state of `credentials` of `account` at `now`, as `AuthManager` would meet them.
@@ -45,7 +58,8 @@ public struct StoredAccountState: Sendable, Equatable {
         self.init(
             account: account, state: Self.state(of: credentials, at: now, leeway: leeway),
             identityCheckPending: credentials.auth.unverifiedIDToken != nil,
-            refreshStartedAt: credentials.auth.refreshStartedAt)
+            refreshStartedAt: credentials.auth.refreshStartedAt,
+            proofKey: credentials.auth.proofKey.map { BoundKey(kind: $0.kind, thumbprint: $0.thumbprint) })
     }
 
     /// An entry of `account` that cannot be read, for `reason`.

@@ -3,6 +3,7 @@ import Foundation
 import TokenAuth
 import TokenAuthKeyring
 import TokenAuthSignIn
+import TokenAuthTPM
 
 extension TokenCtl {
     package struct Login: AsyncParsableCommand {
@@ -57,6 +58,16 @@ extension TokenCtl {
 
                 The item records the issuer, token endpoint, client id and secret and the \
                 revocation endpoint, so `token`, `request` and `logout` need nothing else.
+
+                DPoP (RFC 9449) binds the tokens to a key, so that a token copied out of the \
+                keyring is useless without its proofs: chosen when discovery lists ES256 in \
+                dpop_signing_alg_values_supported, or always with --dpop (which fails at an \
+                issuer that does not list it). --dpop-key says where the key is made: tpm \
+                (a TPM 2.0 key that never leaves it), software (stored in the item) or auto \
+                (the default: the TPM where one can be used, see `tokenctl doctor`).
+
+                  tokenctl login --service S --account A --issuer URL --client-id ID \
+                    --scope SC --device --dpop
 
                 Where no Secret Service can run (SSH, containers, CI), --insecure-storage \
                 stores the tokens in a file instead, unencrypted: \
@@ -122,6 +133,12 @@ extension TokenCtl {
         @Flag(help: "Do not start a browser: only print the sign-in URL.")
         package var noBrowser = false
 
+        @Flag(help: "Bind the tokens to a key (DPoP); without it, DPoP is used where discovery lists ES256 for it.")
+        package var dpop = false
+
+        @Option(help: "Where the DPoP key is made: tpm, software or auto (the TPM where one can be used).")
+        package var dpopKey: String = "auto"
+
         @Option(help: "The port of the loopback redirect (default: one the system chooses).")
         package var redirectPort: Int?
 
@@ -152,6 +169,12 @@ extension TokenCtl {
                         + "--client-credentials, or --tokens-stdin.")
             }
             try validateEndpoints()
+            guard MachineProofKeys.Preference(dpopKey) != nil else {
+                throw ValidationError("--dpop-key is tpm, software or auto.")
+            }
+            if dpop, !(usesBrowser || device) {
+                throw ValidationError("--dpop belongs to the browser sign-in and --device.")
+            }
             if !usesBrowser, noBrowser || redirectPort != nil || redirectPath != nil {
                 throw ValidationError("--no-browser, --redirect-port and --redirect-path belong to the browser sign-in.")
             }

@@ -14,7 +14,9 @@ extension TokenCtl {
                 Without --account, one line per stored account: "valid until …", "needs refresh" (the next use \
                 refreshes it), "sign-in required: …" (also after the server refused the refresh token), "keyring \
                 locked" or "unreadable: …"; "(a refresh was not stored …)" when a refresh began and its answer was \
-                not stored, so that its refresh token may have been spent. Nothing is refreshed, \
+                not stored, so that its refresh token may have been spent; "(DPoP: key jkt=…, in the TPM)" or \
+                "(DPoP: key jkt=…, stored in the item)" when the tokens are bound to a key, with its RFC 7638 \
+                thumbprint (the tokens' cnf.jkt). Nothing is refreshed, \
                 written or unlocked. Accounts kept in files (--insecure-storage) that the keyring does not have \
                 follow, marked with their file (JSON: storage, path). With --account, the same as `show`. Exit code \
                 3 when nothing is stored.
@@ -32,11 +34,23 @@ extension TokenCtl {
             let reason: String?
             let identityCheckPending: Bool
             let refreshStartedAt: Date?
+            let dpop: DPoPRow?
 
             enum CodingKeys: String, CodingKey {
-                case account, state, reason
+                case account, state, reason, dpop
                 case expiresAt = "expires_at", identityCheckPending = "identity_check_pending"
                 case refreshStartedAt = "refresh_started_at"
+            }
+        }
+
+        /// A bound account's key in JSON: `{"jkt":"…","in_tpm":true}`.
+        struct DPoPRow: Encodable {
+            let jkt: String
+            let inTPM: Bool
+
+            enum CodingKeys: String, CodingKey {
+                case jkt
+                case inTPM = "in_tpm"
             }
         }
 
@@ -64,6 +78,7 @@ extension TokenCtl {
                     let described = Self.text(state.state, now: now)
                         + (state.identityCheckPending ? " (identity check pending)" : "")
                         + (state.refreshStartedAt == nil ? "" : " (a refresh was not stored: its refresh token may have been spent)")
+                        + (state.proofKey.map(Self.text) ?? "")
                         + (state.account == chosen ? " (default)" : "")
                         + (location.path.map { " (in the file \($0), unencrypted)" } ?? "")
                     print("\(Terminal.accountName(state.account))\t\(ServerText.oneLine(described))")
@@ -81,7 +96,13 @@ extension TokenCtl {
             }
             return Row(
                 account: account.account, state: state, expiresAt: expiresAt, reason: reason,
-                identityCheckPending: account.identityCheckPending, refreshStartedAt: account.refreshStartedAt)
+                identityCheckPending: account.identityCheckPending, refreshStartedAt: account.refreshStartedAt,
+                dpop: account.proofKey.map { DPoPRow(jkt: $0.thumbprint, inTPM: $0.kind == .tpm) })
+        }
+
+        /// What the account's line says of its DPoP key.
+        private static func text(_ key: StoredAccountState.BoundKey) -> String {
+            " (DPoP: key jkt=\(key.thumbprint), \(key.kind == .tpm ? "in the TPM" : "stored in the item"))"
         }
 
         private static func text(_ state: StoredAccountState.State, now: Date) -> String {

@@ -17,7 +17,8 @@ extension TokenCtl {
                   curl -H "Authorization: Bearer $(tokenctl token --service S --account A)" URL
 
                 Refreshes through the token endpoint and client recorded in the keyring item, under a lock shared \
-                with every other process using the item. An item the keyring does not have (or no Secret Service) is \
+                with every other process using the item. A token bound to a key (DPoP) is printed too, with a \
+                warning on standard error: it is useless without the key's proofs, which `tokenctl request` sends. An item the keyring does not have (or no Secret Service) is \
                 looked for in the file store of --insecure-storage. Exit codes: 3 login required, 4 keyring, 5 \
                 transient network or server failure.
                 """)
@@ -28,7 +29,13 @@ extension TokenCtl {
         package func run() async throws {
             try await reportingFailures {
                 let manager = try await item.manager(keyring: keyringOptions.keyring)
-                print(try await manager.validAuth().accessToken)
+                let auth = try await manager.validAuth()
+                if auth.isDPoPBound {
+                    Terminal.say(
+                        "tokenctl: this token is bound to a key (DPoP): a server accepts it only with a proof signed by "
+                            + "that key, which `tokenctl request` sends. As a Bearer token it is refused.")
+                }
+                print(auth.accessToken)
             }
         }
     }

@@ -15,12 +15,13 @@ enum InteractiveSignIn {
         openBrowser: Bool,
         redirect: BrowserSignIn.Redirect,
         timeLimit: Duration,
-        transport: any HTTPTransport
+        transport: any HTTPTransport,
+        dpop: DPoP?
     ) async throws -> StoredCredentials {
         let flow = try BrowserSignIn(
             client: client, authorizationEndpoint: authorizationEndpoint, issuer: issuer,
             requiresIssuerParameter: requiresIssuerParameter, redirect: redirect, timeLimit: timeLimit,
-            transport: transport)
+            transport: transport, dpop: dpop)
         return try await flow.signIn(scope: scope) { url in
             Terminal.say("To sign in, open this URL in a browser on this machine:\n  \(url.absoluteString)")
             if openBrowser {
@@ -39,9 +40,11 @@ enum InteractiveSignIn {
         endpoint: URL,
         client: OAuthClient,
         scope: String?,
-        transport: any HTTPTransport
+        transport: any HTTPTransport,
+        dpop: DPoP?
     ) async throws -> StoredCredentials {
-        let flow = DeviceAuthorization(client: client, deviceAuthorizationEndpoint: endpoint, transport: transport)
+        let flow = DeviceAuthorization(
+            client: client, deviceAuthorizationEndpoint: endpoint, transport: transport, dpop: dpop)
         return try await flow.signIn(scope: scope) { prompt in
             var message = "To sign in, open \(prompt.verificationURI.absoluteString) on any device and enter the code:\n"
                 + "  \(ServerText.printable(prompt.userCode))"

@@ -3,6 +3,7 @@ import Foundation
 import TokenAuth
 import TokenAuthKeyring
 import TokenAuthSignIn
+import TokenAuthTPM
 import TokenAuthURLSession
 
 /// `login`'s sign-in, with TokenAuthSignIn: discovery, the browser and device flows, the grants without a browser,
@@ -30,6 +31,7 @@ extension TokenCtl.Login {
         var client = metadata?.client(id: command.clientID, secret: clientSecret) ?? OAuthClient(
             tokenEndpoint: endpoints.token!, clientID: command.clientID, clientSecret: clientSecret)
         if let revocation = endpoints.revocation { client.revocationEndpoint = revocation }
+        let dpop = try command.proofOfPossession(at: metadata)
         let login = SignIn(client: client, transport: transport)
         let endpoint = (endpoints.token ?? endpoints.issuer!).absoluteString
 
@@ -42,7 +44,7 @@ extension TokenCtl.Login {
                 "No browser can be started here (no DISPLAY or WAYLAND_DISPLAY, and BROWSER is not set): signing in "
                     + "with a code instead, entered in a browser on any device.")
             credentials = try await InteractiveSignIn.device(
-                endpoint: endpoint, client: client, scope: command.scope, transport: transport)
+                endpoint: endpoint, client: client, scope: command.scope, transport: transport, dpop: dpop)
         } else if command.usesBrowser {
             let endpoint = try metadata.map { try BrowserSignIn.authorizationEndpoint(of: $0) }
                 ?? endpoints.required(endpoints.authorization, "--authorization-url")
@@ -51,12 +53,12 @@ extension TokenCtl.Login {
                 requiresIssuerParameter: metadata?.authorizationResponseIssParameterSupported ?? false,
                 client: client, scope: command.scope, openBrowser: !command.noBrowser,
                 redirect: BrowserSignIn.Redirect(port: command.redirectPort ?? 0, path: command.redirectPath ?? "/callback"),
-                timeLimit: .seconds(command.timeLimit), transport: transport)
+                timeLimit: .seconds(command.timeLimit), transport: transport, dpop: dpop)
         } else if command.device {
             let endpoint = try metadata.map(Self.deviceAuthorizationEndpoint)
                 ?? endpoints.required(endpoints.deviceAuthorization, "--device-authorization-url")
             credentials = try await InteractiveSignIn.device(
-                endpoint: endpoint, client: client, scope: command.scope, transport: transport)
+                endpoint: endpoint, client: client, scope: command.scope, transport: transport, dpop: dpop)
         } else if command.tokensStdin {
             credentials = login.adopting(try Self.tokens(in: input.rest), scope: command.scope)
         } else if let username = command.username {
@@ -76,6 +78,22 @@ extension TokenCtl.Login {
         Terminal.status(
             "Signed in; the token \(summary.relativeExpiry). Stored for account \"\(item.account)\" "
                 + "on service \"\(item.service)\" in \(location.named).")
+    }
+
+    /// The proof of possession the browser or device sign-in binds the tokens with: with `--dpop` always (at an issuer
+    /// whose metadata does not list ES256 for DPoP, a usage failure naming it, before anything is sent), without it
+    /// where the metadata lists ES256; `nil` for bearer tokens. Its keys are made as `--dpop-key` says.
+    func proofOfPossession(at metadata: AuthorizationServerMetadata?) throws -> DPoP? {
+        guard usesBrowser || device else { return nil }
+        if dpop, let metadata, !metadata.supportsDPoP {
+            throw Failure.usage(
+                "\(metadata.issuer) does not list ES256 in dpop_signing_alg_values_supported: it does not bind tokens "
+                    + "to a key (DPoP). Sign in without --dpop, or at an issuer that supports DPoP.")
+        }
+        guard dpop || metadata?.supportsDPoP == true, let preference = MachineProofKeys.Preference(dpopKey) else {
+            return nil
+        }
+        return DPoP(keys: MachineProofKeys(preference))
     }
 
     /// Whether the browser sign-in can start a browser here, by the system browser's own rule: `BROWSER`, a display

@@ -1,6 +1,7 @@
 import Keyring
 import TokenAuth
 import TokenAuthDPoP
+import TokenAuthTPM
 import TokenAuthFileStore
 import TokenAuthKeyring
 import TokenAuthSignIn
@@ -86,7 +87,7 @@ extension ItemOptions {
         let leeway = AuthManager.Configuration().leeway
         let configuration = AuthManager.Configuration(
             leeway: leeway, minimumValidity: leeway, servesUnstoredTokens: false,
-            windowGuards: [SignalDeferral(), SleepInhibitorGuard()], dpop: DPoP(keys: SoftwareProofKeys()))
+            windowGuards: [SignalDeferral(), SleepInhibitorGuard()], dpop: DPoP(keys: MachineProofKeys()))
         let identityChecks = IDTokenVerifier.forStoredClient
         let found = try await lookup(keyring: keyring).first(inKeyring: { _ in
             try await Self.unlessNothingStored {
