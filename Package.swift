@@ -225,7 +225,7 @@ let package = Package(
         // TPM2TOOLS_TCTI; the signatures and proofs checked with swift-crypto. Without it they fail, never skip.
         .testTarget(
             name: "TokenAuthTPMTests",
-            dependencies: ["TokenAuthTPM", "TokenAuthDPoP", "TokenAuth", crypto]
+            dependencies: ["TokenAuthTPM", "TokenAuthDPoP", "TokenAuth", "TestSupport", crypto]
         ),
         // The local OAuth server itself, and its executable: what the other tests rely on.
         .testTarget(

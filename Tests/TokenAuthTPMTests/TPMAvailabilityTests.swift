@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 import TokenAuthTPM
 
@@ -54,23 +55,4 @@ struct TPMAvailabilityTests {
 extension Result where Failure == TPMError {
     var failureCode: TPMError.Code? { if case .failure(let error) = self { error.code } else { nil } }
     var failureDescription: String? { if case .failure(let error) = self { error.description } else { nil } }
-}
-
-/// A loopback port nothing listens on: one the kernel handed out and that was closed again at once.
-func closedLoopbackPort() throws -> UInt16 {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    try #require(fd >= 0)
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    address.sin_port = 0
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-            bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
-        }
-    }
-    try #require(bound)
-    return UInt16(bigEndian: address.sin_port)
 }

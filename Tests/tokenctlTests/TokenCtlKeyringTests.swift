@@ -2,6 +2,7 @@ import ChildProcesses
 import Foundation
 import Keyring
 import KeyringTestSupport
+import TestSupport
 import Testing
 import TokenAuth
 import TokenAuthKeyring
@@ -304,5 +305,17 @@ struct TokenCtlKeyringTests {
         #expect(result.stdout.contains("[ok] Secret Service"))
         #expect(result.stdout.contains("[ok] default collection"))
         #expect(result.stdout.contains("is unlocked"))
+    }
+
+    @Test("doctor says when no TPM can hold DPoP keys, why and what to do, and exits 0 all the same")
+    func doctorWithoutTPM() async throws {
+        let tcti = "swtpm:host=127.0.0.1,port=\(try closedLoopbackPort())"
+        let result = try await tokenctl(["doctor"], environment: ["TPM2TOOLS_TCTI": tcti])
+        #expect(result.status == 0, "\(result.allOutput)")
+        let line = try #require(result.stdout.split(separator: "\n").last.map(String.init))
+        #expect(line.hasPrefix("TPM: none usable: "), "\(line)")
+        #expect(line.contains(tcti) && line.contains("TPM2TOOLS_TCTI"), "\(line)")
+        #expect(line.hasSuffix("DPoP keys are made in software, stored in the item."))
+        #expect(!result.stderr.contains("ERROR"), "tpm2-tss's own messages stay off: \(result.stderr)")
     }
 }
