@@ -114,7 +114,7 @@ let package = Package(
             name: "TokenKeyring",
             dependencies: [
                 "TokenAuth", "TokenAuthKeyring", "TokenAuthFileStore", "TokenAuthSignIn", "TokenAuthURLSession",
-                "TokenAuthDPoP", "Keyring", logging,
+                "TokenAuthDPoP", "TokenAuthTPM", "Keyring", logging,
             ]
         ),
         // Test doubles for apps and for this package's tests: clocks, a scripted token endpoint, stores and

@@ -2,7 +2,7 @@ import Foundation
 import Keyring
 import Synchronization
 import TokenAuth
-import TokenAuthDPoP
+import TokenAuthTPM
 import TokenAuthKeyring
 import TokenAuthSignIn
 import TokenAuthURLSession
@@ -84,10 +84,10 @@ extension RefreshProcess {
                 timeout: .milliseconds(job.keyringTimeoutMilliseconds), prompting: job.keyringPrompts ? .allowed : .never))
             // The answer is stored, or kept and reported: never handed out from this process's memory alone.
             let leeway = Duration.milliseconds(job.leewayMilliseconds)
-            // A session bound to a key refreshes with it: software keys are read from the item.
+            // A session bound to a key refreshes with it, in the TPM or read from the item, whichever it is.
             let configuration = AuthManager.Configuration(
                 leeway: leeway, minimumValidity: leeway, scope: job.scope, servesUnstoredTokens: false,
-                dpop: DPoP(keys: SoftwareProofKeys()))
+                dpop: DPoP(keys: MachineProofKeys()))
             let manager = try await AuthManager.forKeyringItem(
                 service: job.service, account: job.account, clientID: job.clientID, keyring: keyring,
                 transport: URLSessionHTTPTransport(maximumResponseBodySize: TokenResponse.maximumSize),

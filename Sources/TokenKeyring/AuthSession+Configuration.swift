@@ -89,9 +89,10 @@ extension AuthSession {
         public var logger: Logger
         /// Whether sign-ins bind the tokens to a key (DPoP): by default when the issuer supports it.
         public var proofOfPossession: ProofOfPossession
-        /// Where the keys of bound sessions are made and used: by default P-256 keys stored with the tokens
-        /// (`SoftwareProofKeys`). The managers sign with it (``AuthManager/Configuration/dpop``) unless
-        /// ``manager`` already has a `dpop`.
+        /// Where the keys of bound sessions are made and used: by default `MachineProofKeys()`, which makes each
+        /// key in the TPM where one can be used (it never leaves it) and otherwise in software, stored with the
+        /// tokens, and signs with a stored key of either kind. The managers sign with it
+        /// (``AuthManager/Configuration/dpop``) unless ``manager`` already has a `dpop`.
         public var proofKeys: any ProofKeyProvider
         /// The earlier default service (the issuer's host) whose items this session adopts when they record its
         /// client ID and issuer; set by the initializer that chooses the default service.
@@ -133,7 +134,7 @@ extension AuthSession {
             self.wallClock = wallClock
             self.logger = logger
             self.proofOfPossession = proofOfPossession
-            self.proofKeys = proofKeys ?? SoftwareProofKeys(wallClock: wallClock)
+            self.proofKeys = proofKeys ?? MachineProofKeys(wallClock: wallClock)
         }
     }
 }

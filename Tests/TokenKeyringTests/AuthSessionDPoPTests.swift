@@ -28,7 +28,8 @@ struct AuthSessionDPoPTests {
             configuration: .init(
                 provider: .issuer(server.issuer), clientID: "test-client", scope: "openid read", service: service,
                 keyring: TestKeyring.keyring, transport: URLSessionHTTPTransport(timeout: .seconds(60)),
-                proofOfPossession: proofOfPossession),
+                // Software keys: swtpm, which scripts/test starts, is the TPM suites' alone (one connection at a time).
+                proofOfPossession: proofOfPossession, proofKeys: SoftwareProofKeys()),
             browserEnvironment: ["DISPLAY": ":0"])
     }
 
