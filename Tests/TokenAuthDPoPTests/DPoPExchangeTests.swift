@@ -30,6 +30,27 @@ struct DPoPExchangeTests {
         #expect(dpop.nonce(for: HTTPRequest(method: .post, url: Self.tokenURL)) == "n2")
     }
 
+    @Test("asked for the nonce another request kept meanwhile, the request is sent again with it")
+    func nonceKeptMeanwhile() async throws {
+        let (dpop, key) = try await Self.dpop()
+        let once = Mutex(true)
+        let transport = ScriptedTransport(
+            [.nonceNeeded(status: .badRequest, nonce: "n1", resource: false), .tokens(nonce: nil)],
+            arrived: { request in
+                // The first request is in flight when another one's answer brings n1.
+                let first = once.withLock { isFirst in
+                    defer { isFirst = false }
+                    return isFirst
+                }
+                guard first else { return }
+                dpop.noteNonce(in: HTTPResponse(status: .ok, headerFields: [HTTPField.Name("DPoP-Nonce")!: "n1"]), to: request)
+            })
+        let client = TokenEndpointClient(
+            client: OAuthClient(tokenEndpoint: Self.tokenURL, clientID: "app"), transport: transport, dpop: dpop)
+        #expect(try await client.refresh(refreshToken: "rt", scope: nil, proofKey: key).tokenType == "DPoP")
+        #expect(try await transport.proofs().map(\.nonce) == [nil, "n1"])
+    }
+
     @Test("a second use_dpop_nonce, or an invalid_dpop_proof with 400 or 403, is proofRefused: no sign-in, nothing more sent")
     func tokenEndpointRefusals() async throws {
         for answers: [ScriptedTransport.Answer] in [

@@ -15,9 +15,12 @@ final class ScriptedTransport: HTTPTransport {
     }
 
     private let state: Mutex<(answers: [Answer], requests: [HTTPRequest])>
+    /// Runs as each request arrives, before it is answered: what another request does meanwhile.
+    private let arrived: @Sendable (HTTPRequest) -> Void
 
-    init(_ answers: [Answer]) {
+    init(_ answers: [Answer], arrived: @escaping @Sendable (HTTPRequest) -> Void = { _ in }) {
         state = Mutex((answers, []))
+        self.arrived = arrived
     }
 
     /// How many requests were sent.
@@ -38,6 +41,7 @@ final class ScriptedTransport: HTTPTransport {
     struct Missing: Error {}
 
     func send(_ request: HTTPRequest, body: Data?) async throws -> (HTTPResponse, Data) {
+        arrived(request)
         let answer = state.withLock { state -> Answer? in
             state.requests.append(request)
             return state.answers.isEmpty ? nil : state.answers.removeFirst()

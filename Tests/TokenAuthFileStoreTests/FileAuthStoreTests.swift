@@ -201,7 +201,7 @@ struct FileAuthStoreTests {
     @Test("a file of a newer format is unsupportedVersion, and kept aside the same way")
     func newerVersionKeptAside() async throws {
         try await withStore { store, _ in
-            let newer = #"{"version":2,"access_token":"from-the-future"}"#
+            let newer = #"{"version":3,"access_token":"from-the-future"}"#
             try plant(newer, at: store)
             let error = await #expect(throws: TokenAuthError.self) { try await store.load() }
             #expect(error?.code == .unsupportedVersion)

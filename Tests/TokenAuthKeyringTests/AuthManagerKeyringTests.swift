@@ -208,7 +208,7 @@ struct AuthManagerKeyringTests {
 
                 // A newer version of some tool rewrites the item in a format this one cannot read — perhaps with a newer
                 // refresh token: the one in memory may be spent, so it is not sent.
-                let newer = #"{"version":2,"access_token":"written by a newer version"}"#
+                let newer = #"{"version":3,"access_token":"written by a newer version"}"#
                 try await TestKeyring.keyring.store(newer, label: store.label, attributes: store.attributes)
                 fixture.clock.advance(by: 3600)
 

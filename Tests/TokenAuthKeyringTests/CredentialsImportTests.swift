@@ -92,7 +92,7 @@ struct CredentialsImportTests {
         Garbage(name: "a JSON array", text: #"["leak-me"]"#),
         Garbage(name: "JSON without access_token", text: #"{"token_type":"Bearer","expires_in":3600}"#),
         Garbage(name: "an OAuth error response", text: #"{"error":"invalid_grant","error_description":"expired"}"#),
-        Garbage(name: "a stored bundle of a future version", text: #"{"version":2,"access_token":"leak-me"}"#),
+        Garbage(name: "a stored bundle of a future version", text: #"{"version":3,"access_token":"leak-me"}"#),
         Garbage(name: "a stored bundle with a bad expiry", text: #"{"version":1,"access_token":"leak-me","expires_at":"later"}"#),
         Garbage(name: "one line that is not a b64token", text: "not json at all {leak-me\n"),
         Garbage(name: "a bare token with a space", text: "leak-me too"),

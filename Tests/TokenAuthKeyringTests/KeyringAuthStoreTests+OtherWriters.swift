@@ -70,7 +70,7 @@ extension KeyringAuthStoreTests {
         Unreadable(name: "corrupt JSON", text: #"{"version":1,"access_token":"half"#, code: .corrupt),
         Unreadable(name: "JSON that is no bundle", text: #"{"hello":"world"}"#, code: .corrupt),
         Unreadable(name: "several lines of text", text: "line one\nline two\n", code: .corrupt),
-        Unreadable(name: "a future version", text: #"{"version":2,"access_token":"x"}"#, code: .unsupportedVersion),
+        Unreadable(name: "a future version", text: #"{"version":3,"access_token":"x"}"#, code: .unsupportedVersion),
     ])
     func unreadableItemSurvives(_ unreadable: Unreadable) async throws {
         try await withStore { store in
@@ -92,7 +92,7 @@ extension KeyringAuthStoreTests {
             #expect(missing?.code == .missing)
             #expect(try await exactItems(store).isEmpty)
 
-            let unreadable = #"{"version":2,"access_token":"from a newer version"}"#
+            let unreadable = #"{"version":3,"access_token":"from a newer version"}"#
             try await secretToolStore(store, unreadable)
             let refused = await #expect(throws: TokenAuthError.self) { try await store.update(Self.auth, replacing: Self.auth) }
             #expect(refused?.code == .unsupportedVersion)

@@ -28,7 +28,7 @@ extension TokenCtlKeyringTests {
     @Test("import over an item that cannot be read replaces it, and says so on stderr; over a readable one it says nothing")
     func importReplacesUnreadableItem() async throws {
         try await withService { service in
-            let newer = #"{"version":2,"access_token":"from a newer version"}"#
+            let newer = #"{"version":3,"access_token":"from a newer version"}"#
             let stored = try await TestKeyring.secretTool(
                 ["store", "--label=newer", "service", service, "account", "ada"], stdin: newer)
             try #require(stored.status == 0)

@@ -208,7 +208,7 @@ struct TokenCtlKeyringTests {
         Malformed(name: "one line that is not a b64token", stdin: "not json at all {\n"),
         Malformed(name: "invalid JSON", stdin: #"{"access_token": "#),
         Malformed(name: "an OAuth error response", stdin: #"{"error":"invalid_grant"}"#),
-        Malformed(name: "a stored bundle of a future version", stdin: #"{"version":2,"access_token":"x"}"#),
+        Malformed(name: "a stored bundle of a future version", stdin: #"{"version":3,"access_token":"x"}"#),
         Malformed(name: "nothing", stdin: ""),
     ])
     func malformedInput(_ malformed: Malformed) async throws {

@@ -41,11 +41,15 @@ public struct DPoP: Sendable {
     /// The `DPoP` header's value for `request`: a proof from `key`, with `ath` for `accessToken` and the origin's
     /// newest nonce.
     package func proof(for request: HTTPRequest, key: ProofKey, accessToken: String?) async throws -> String {
+        try await proof(for: request, key: key, accessToken: accessToken, nonce: nonce(for: request))
+    }
+
+    /// The `DPoP` header's value for `request`: a proof from `key`, with `ath` for `accessToken` and `nonce`.
+    package func proof(for request: HTTPRequest, key: ProofKey, accessToken: String?, nonce: String?) async throws -> String {
         let signer = try await signer(for: key)
         return try await signer.proof(
             for: DPoPProofRequest(
-                method: request.method.rawValue, url: Self.htu(of: request), accessToken: accessToken,
-                nonce: nonce(for: request)))
+                method: request.method.rawValue, url: Self.htu(of: request), accessToken: accessToken, nonce: nonce))
     }
 
     /// Keeps the `DPoP-Nonce` of `response`, if it has one, as the newest nonce of `request`'s origin.
@@ -71,7 +75,7 @@ public struct DPoP: Sendable {
         if let signer = state.signers.withLock({ $0[key] }) { return signer }
         let signer = try await keys.signer(for: key)
         state.signers.withLock { signers in
-            // Keys change at sign-ins only; a few are enough, and the oldest go.
+            // Keys change at sign-ins only: a few are enough, and past the limit the cache starts again.
             if signers.count >= State.signerLimit { signers.removeAll() }
             signers[key] = signer
         }

@@ -14,10 +14,18 @@ extension TokenEndpointClient {
         _ grant: [(name: String, value: String)], secrets: [String], key: ProofKey
     ) async throws -> TokenResponse {
         guard let dpop else { throw TokenAuthError.proofOfPossessionNotConfigured("token endpoint client") }
-        let proof = { (request: HTTPRequest) in try await dpop.proof(for: request, key: key, accessToken: nil) }
+        // The nonce the proof carried, not the newest one kept: another request may have kept the nonce this answer
+        // asks for since this proof was made, and this request must still be sent again with it.
+        var sentNonce: String?
+        let proof = { (request: HTTPRequest) in
+            sentNonce = dpop.nonce(for: request)
+            return try await dpop.proof(for: request, key: key, accessToken: nil, nonce: sentNonce)
+        }
         var newNonce = false
         let answered = { (response: HTTPResponse, request: HTTPRequest) in
-            newNonce = dpop.noteNonce(in: response, to: request)
+            dpop.noteNonce(in: response, to: request)
+            let given = response.headerFields[DPoP.nonceField]
+            newNonce = given.map { !$0.isEmpty && $0 != sentNonce } ?? false
         }
         do {
             return try await sendTokenRequest(grant, secrets: secrets, proof: proof, answered: answered)

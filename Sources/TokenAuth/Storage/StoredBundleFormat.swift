@@ -20,7 +20,10 @@ import Foundation
 ///  "dpop_key":{"kind":"software","jkt":"0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I","material":"…"}}
 /// ```
 /// `dpop_key` is the key the tokens are bound to (DPoP, `Auth.proofKey`): its kind (`software`, `tpm`), its RFC 7638
-/// thumbprint and what its provider signs with — a software key's private key, a TPM key's TPM-wrapped blobs.
+/// thumbprint and what its provider signs with — a software key's private key, a TPM key's TPM-wrapped blobs. A bundle
+/// with it is written as version 2, so that a reader of version 1 — which would send its tokens without proofs, and
+/// could rewrite the entry without the key — refuses it as newer (`unsupportedVersion`) and changes nothing; a bundle
+/// without it stays version 1, readable by every earlier version.
 /// `unverified_id_token` is the `id_token` of a refresh that could not be checked yet (the identity check is
 /// pending); `ended` says why the session ended although the item was kept (then there is no `refresh_token`);
 /// `refresh_started_at` says that a refresh began and its answer was not stored since (its refresh token may have been
@@ -32,7 +35,10 @@ import Foundation
 /// such as `refreshed_at` can be added without a new version. A secret that is not JSON but one line of text is
 /// read as a bare access token (what `secret-tool store` users put there).
 package enum StoredBundleFormat {
-    package static let currentVersion = 1
+    /// The newest version this library reads and writes: 2, a bundle bound to a key (`dpop_key`).
+    package static let currentVersion = 2
+    /// The version of bundles without a key, which every version reads.
+    package static let bearerVersion = 1
     /// The `grant` of a client that signs in as itself (``OAuthClient/usesClientCredentials``).
     package static let clientCredentialsGrant = "client_credentials"
 
@@ -91,7 +97,7 @@ package enum StoredBundleFormat {
         let auth = credentials.auth
         let client = credentials.client
         let bundle = BundleV1(
-            version: currentVersion,
+            version: auth.proofKey == nil ? bearerVersion : currentVersion,
             accessToken: auth.accessToken,
             tokenType: auth.tokenType,
             refreshToken: auth.refreshToken,
@@ -169,7 +175,7 @@ package enum StoredBundleFormat {
             try checkVersion(of: data)
             throw describe(error)
         }
-        guard bundle.version == currentVersion else {
+        guard (bearerVersion...currentVersion).contains(bundle.version) else {
             try checkVersion(of: data)
             throw Problem("\"version\" \(bundle.version) is not a known format")
         }
@@ -217,7 +223,7 @@ package enum StoredBundleFormat {
             throw Problem("it is not valid JSON")
         }
         guard let version = probe.version else { throw Problem("it has no \"version\"") }
-        guard version == currentVersion else {
+        guard (bearerVersion...currentVersion).contains(version) else {
             if version > currentVersion { throw Problem(newerVersion: version) }
             throw Problem("\"version\" \(version) is not a known format")
         }

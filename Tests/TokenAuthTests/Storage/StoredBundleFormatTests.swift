@@ -63,6 +63,19 @@ struct StoredBundleFormatTests {
         identity: Identity(
             issuer: URL(string: "https://auth.example.org")!, subject: "248289761001", displayName: "ada@example.org"))
 
+    @Test("a bundle bound to a key is written as version 2 with its dpop_key and read back; without a key, version 1")
+    func proofKeyVersion() throws {
+        let key = ProofKey(kind: .tpm, thumbprint: "0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I", material: "pub.priv")
+        let bound = StoredCredentials(auth: Auth(accessToken: "a", tokenType: "DPoP", refreshToken: "r", proofKey: key))
+        let text = try StoredBundleFormat.encode(bound)
+        #expect(text.contains(#""version":2"#))
+        #expect(text.contains(#""dpop_key":{"jkt":"0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I","kind":"tpm","material":"pub.priv"}"#))
+        #expect(try StoredBundleFormat.decode(text, entry: Self.entry).auth == bound.auth)
+        #expect(try StoredBundleFormat.encode(StoredCredentials(auth: Auth(accessToken: "a"))).contains(#""version":1"#))
+        let empty = #"{"version":2,"access_token":"a","dpop_key":{"kind":"tpm","jkt":"","material":"x"}}"#
+        #expect(throws: TokenAuthError.self) { try StoredBundleFormat.decode(empty, entry: Self.entry) }
+    }
+
     @Test("the issuer, jwks_uri, userinfo_endpoint, sub and display_name round-trip as optional members")
     func openIDRoundTrip() throws {
         let text = try StoredBundleFormat.encode(Self.openIDCredentials)
@@ -202,8 +215,8 @@ struct StoredBundleFormatTests {
     }
 
     @Test("a bundle of a future version is unsupportedVersion, not corrupt, whatever its members look like", arguments: [
-        #"{"version":2,"access_token":"x","something_new":{"a":1}}"#,
-        #"{"version":2,"access_token":{"value":"x"},"expires_at":1800000000}"#,
+        #"{"version":3,"access_token":"x","something_new":{"a":1}}"#,
+        #"{"version":3,"access_token":{"value":"x"},"expires_at":1800000000}"#,
         #"{"version":3}"#,
     ])
     func futureVersion(text: String) {
