@@ -23,7 +23,7 @@ let package = Package(
         .library(name: "TokenAuthURLSession", targets: ["TokenAuthURLSession"]),
         .library(name: "TokenAuthSignIn", targets: ["TokenAuthSignIn"]),
         .library(name: "TokenAuthDPoP", targets: ["TokenAuthDPoP"]),
-        // DPoP keys in a TPM 2.0: links tpm2-tss, so an app that does not ask for it needs no libtss2.
+        // DPoP keys in a TPM 2.0, on tpm2-tss: TokenKeyring's default keys (the TPM where one can be used) and tokenctl's.
         .library(name: "TokenAuthTPM", targets: ["TokenAuthTPM"]),
         .library(name: "TokenAuthKeyring", targets: ["TokenAuthKeyring"]),
         .library(name: "TokenAuthFileStore", targets: ["TokenAuthFileStore"]),

@@ -11,7 +11,7 @@ let session = AuthSession(
         clientID: "org.example.Notes",
         service: "org.example.Notes",
         proofOfPossession: .required,            // refuse to sign in at an issuer without DPoP
-        proofKeys: MachineProofKeys(.tpm)))      // and without a TPM: no copyable key at all
+        proofKeys: MachineProofKeys(.tpm)))      // and make no key outside the TPM
 // snippet.end
 
 // snippet.use

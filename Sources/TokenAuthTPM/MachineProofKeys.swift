@@ -44,6 +44,12 @@ public struct MachineProofKeys: ProofKeyProvider {
     /// Where new keys are made.
     public let preference: Preference
     private let environment: [String: String]
+    /// Whether the TPM is the one this process's environment names, as another process of the app started with the
+    /// same environment would find it (`AuthSession.bootstrap()`'s refreshing process).
+    package var usesProcessEnvironment: Bool {
+        TPMDevice.defaultTCTI(environment: environment)
+            == TPMDevice.defaultTCTI(environment: ProcessInfo.processInfo.environment)
+    }
     private let tpm: TPMProofKeys
     private let software: SoftwareProofKeys
 

@@ -84,7 +84,8 @@ extension RefreshProcess {
                 timeout: .milliseconds(job.keyringTimeoutMilliseconds), prompting: job.keyringPrompts ? .allowed : .never))
             // The answer is stored, or kept and reported: never handed out from this process's memory alone.
             let leeway = Duration.milliseconds(job.leewayMilliseconds)
-            // A session bound to a key refreshes with it, in the TPM or read from the item, whichever it is.
+            // A session bound to a key refreshes with it, in the TPM or read from the item, whichever it is: the keys
+            // of `signsWith(_:)`'s providers.
             let configuration = AuthManager.Configuration(
                 leeway: leeway, minimumValidity: leeway, scope: job.scope, servesUnstoredTokens: false,
                 dpop: DPoP(keys: MachineProofKeys()))

@@ -22,6 +22,17 @@ extension AuthSession {
         public var description: String { base.rawValue }
     }
 
+    /// Throws unless a sign-in that ``ProofOfPossession/required`` DPoP got DPoP tokens: a server that advertises DPoP
+    /// may still answer a client it is not enabled for with bearer tokens, which are not stored then.
+    package nonisolated func checkBinding(of credentials: StoredCredentials) throws {
+        guard configuration.proofOfPossession == .required, !credentials.auth.isDPoPBound else { return }
+        throw TokenAuthError(
+            .invalidClientConfiguration,
+            "This session requires DPoP, and the issuer answered the sign-in with \(credentials.auth.tokenType) tokens: "
+                + "it did not bind them to the key. Nothing was stored.",
+            fix: "Enable DPoP for this client at the provider, or set proofOfPossession to .automatic.")
+    }
+
     /// The proof of possession a sign-in at the issuer of `metadata` binds its tokens with, or `nil` for bearer
     /// tokens.
     ///

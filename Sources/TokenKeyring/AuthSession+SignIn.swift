@@ -79,6 +79,7 @@ extension AuthSession {
         case .deviceCode, .automatic:
             credentials = try await signInWithCode(metadata, showCode: showCode)
         }
+        try checkBinding(of: credentials)
         return try await store(credentials, as: account)
     }
 

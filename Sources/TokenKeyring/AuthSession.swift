@@ -187,7 +187,9 @@ public actor AuthSession {
         }
         if let manager = managers[account] { return manager }
         var settings = configuration.manager
-        if settings.refreshHost == nil, RefreshProcess.isBootstrapped.load(ordering: .sequentiallyConsistent) {
+        if settings.refreshHost == nil, RefreshProcess.isBootstrapped.load(ordering: .sequentiallyConsistent),
+            RefreshProcess.signsWith(configuration.proofKeys)
+        {
             // After `bootstrap()`: each refresh in a process of its own, which the app's death cannot reach.
             settings.refreshHost = RefreshProcess(
                 service: configuration.service, account: account, clientID: configuration.clientID,

@@ -2,6 +2,8 @@ import Foundation
 import Keyring
 import Synchronization
 import TokenAuth
+import TokenAuthDPoP
+import TokenAuthTPM
 
 /// The ``RefreshHost`` of an app that called ``AuthSession/bootstrap()``: each refresh runs in a process started from
 /// the app's own executable (`/proc/self/exe`), in a session and process group of its own, which refreshes the item
@@ -10,7 +12,7 @@ import TokenAuth
 ///
 /// The request (with the rejected access token, a secret) goes to the process on its standard input, never in its
 /// arguments or environment; its outcome comes back on its standard output.
-struct RefreshProcess: RefreshHost {
+package struct RefreshProcess: RefreshHost {
     /// Set in the environment of the refreshing process: ``AuthSession/bootstrap()`` runs the refresh there.
     static let variable = "TOKENKEYRING_REFRESH_PROCESS"
 
@@ -20,6 +22,15 @@ struct RefreshProcess: RefreshHost {
 
     /// The item, and how the process reaches it.
     let job: Job
+
+    /// Whether the refreshing process signs with the keys `provider` makes: it signs with `MachineProofKeys()` —
+    /// software keys, and TPM keys of the TPM this process's environment names — so an app with another provider
+    /// (its own kind of key, another TPM) refreshes in its own process instead, where its provider is.
+    package static func signsWith(_ provider: any ProofKeyProvider) -> Bool {
+        if provider is SoftwareProofKeys { return true }
+        guard let machine = provider as? MachineProofKeys else { return false }
+        return machine.usesProcessEnvironment
+    }
 
     /// What the refreshing process is asked, on its standard input.
     struct Job: Codable, Sendable {
@@ -90,7 +101,7 @@ struct RefreshProcess: RefreshHost {
             keyringPrompts: keyring.configuration.prompting == .allowed)
     }
 
-    func refresh(_ request: RefreshRequest) async throws {
+    package func refresh(_ request: RefreshRequest) async throws {
         var job = self.job
         switch request {
         case .needed: job.request = "needed"

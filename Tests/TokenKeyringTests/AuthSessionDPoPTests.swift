@@ -150,3 +150,34 @@ struct AuthSessionDPoPTests {
         }
     }
 }
+
+/// Which key providers `bootstrap()`'s refreshing process signs for: the others refresh in the app's process.
+@Suite("AuthSession.bootstrap() and DPoP key providers")
+struct RefreshProcessKeyProviderTests {
+    struct OwnKeys: ProofKeyProvider {
+        func makeKey() async throws -> ProofKey { ProofKey(kind: ProofKey.Kind(rawValue: "hsm"), thumbprint: "t", material: "m") }
+        func signer(for key: ProofKey) async throws -> any DPoPSigner { throw TokenAuthError.proofKeyUnusable("not here") }
+    }
+
+    @Test("software keys and the process's own MachineProofKeys refresh apart; another TPM or a provider of the app's own do not")
+    func providers() {
+        #expect(RefreshProcess.signsWith(SoftwareProofKeys()))
+        #expect(RefreshProcess.signsWith(MachineProofKeys()))
+        #expect(!RefreshProcess.signsWith(MachineProofKeys(environment: ["TPM2TOOLS_TCTI": "swtpm:host=192.0.2.1,port=9"])))
+        #expect(!RefreshProcess.signsWith(OwnKeys()))
+    }
+
+    @Test("required: a sign-in answered with bearer tokens is refused in a sentence naming DPoP; DPoP tokens pass")
+    func requiredBinding() throws {
+        let session = AuthSession(configuration: .init(
+            provider: .issuer(URL(string: "https://auth.example.com")!), clientID: "app", service: "s",
+            proofOfPossession: .required, proofKeys: SoftwareProofKeys()))
+        let key = ProofKey(kind: .software, thumbprint: "t", material: "m")
+        let bearer = StoredCredentials(auth: Auth(accessToken: "a", tokenType: "Bearer", proofKey: key))
+        let error = #expect(throws: TokenAuthError.self) { try session.checkBinding(of: bearer) }
+        #expect(error?.isMisconfiguration == true && error.map { "\($0)".contains("DPoP") } == true)
+        #expect(throws: Never.self) {
+            try session.checkBinding(of: StoredCredentials(auth: Auth(accessToken: "a", tokenType: "dpop", proofKey: key)))
+        }
+    }
+}

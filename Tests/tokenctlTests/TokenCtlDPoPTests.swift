@@ -81,6 +81,19 @@ extension TokenCtlNetworkTests {
             }
         }
 
+        @Test("status says when the server answered the proofs with Bearer tokens, the key kept for refreshes")
+        func bearerTokensWithAKey() async throws {
+            try await NetworkFixture.with(dpop: true) { fixture in
+                let key = ProofKey(kind: .software, thumbprint: "jkt-1", material: "private-material")
+                try await fixture.store.save(StoredCredentials(auth: Auth(
+                    accessToken: "at", tokenType: "Bearer", refreshToken: "rt", expiresAt: Date().addingTimeInterval(3600),
+                    proofKey: key)))
+                let status = try await tokenctl(["status", "--service", fixture.service])
+                #expect(status.stdout.contains("DPoP key jkt=jkt-1, stored in the item; the server answered with Bearer"), "\(status.stdout)")
+                #expect(!status.stdout.contains("private-material"))
+            }
+        }
+
         @Test("without --dpop, DPoP is chosen where discovery lists ES256")
         func chosenByDiscovery() async throws {
             try await NetworkFixture.with(dpop: true) { fixture in

@@ -41,6 +41,9 @@ public struct StoredAccountState: Sendable, Equatable {
         public let kind: ProofKey.Kind
         /// The RFC 7638 thumbprint: the tokens' `cnf.jkt`.
         public let thumbprint: String
+        /// Whether the access token is a DPoP token (`Auth.isDPoPBound`); `false` when the server answered the proofs
+        /// with bearer tokens, and the key only goes with the refreshes.
+        public let tokensBound: Bool
     }
 
     package init(
@@ -59,7 +62,9 @@ public struct StoredAccountState: Sendable, Equatable {
             account: account, state: Self.state(of: credentials, at: now, leeway: leeway),
             identityCheckPending: credentials.auth.unverifiedIDToken != nil,
             refreshStartedAt: credentials.auth.refreshStartedAt,
-            proofKey: credentials.auth.proofKey.map { BoundKey(kind: $0.kind, thumbprint: $0.thumbprint) })
+            proofKey: credentials.auth.proofKey.map {
+                BoundKey(kind: $0.kind, thumbprint: $0.thumbprint, tokensBound: credentials.auth.isDPoPBound)
+            })
     }
 
     /// An entry of `account` that cannot be read, for `reason`.

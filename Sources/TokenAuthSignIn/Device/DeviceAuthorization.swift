@@ -155,12 +155,14 @@ public struct DeviceAuthorization: Sendable {
         prompt: @escaping @isolated(any) @Sendable (Prompt) async throws -> Void,
         clock: C
     ) async throws -> StoredCredentials where C.Duration == Swift.Duration {
+        // One key for the flow, made before a code is shown: a key that cannot be made fails before the user acts.
+        let proofKey = try await tokenEndpoint.dpop?.keys.makeKey()
         let requestedAt = clock.now
         let code = try await requestDeviceCode(scope: scope)
         // Not a plain call: a hook whose actor cannot run it yet must not keep a cancelled sign-in waiting, nor
         // show its code later.
         try await AppHook.run(prompt, with: code.prompt)
-        return try await poll(code, requestedAt: requestedAt, scope: scope, clock: clock)
+        return try await poll(code, requestedAt: requestedAt, scope: scope, clock: clock, proofKey: proofKey)
     }
 
     /// A device code requested, with what to show: made by ``begin(scope:)``, for callers that show the code
@@ -182,19 +184,21 @@ public struct DeviceAuthorization: Sendable {
     }
 
     private func started<C: Clock>(scope: String?, clock: C) async throws -> Started where C.Duration == Swift.Duration {
+        let proofKey = try await tokenEndpoint.dpop?.keys.makeKey()
         let requestedAt = clock.now
         let code = try await requestDeviceCode(scope: scope)
-        return Started(code: code) { try await self.poll(code, requestedAt: requestedAt, scope: scope, clock: clock) }
+        return Started(code: code) {
+            try await self.poll(code, requestedAt: requestedAt, scope: scope, clock: clock, proofKey: proofKey)
+        }
     }
 
-    /// Polls the token endpoint for `code`, requested at `requestedAt`, until the user decides or it expires.
+    /// Polls the token endpoint for `code`, requested at `requestedAt`, until the user decides or it expires; every
+    /// poll proves `proofKey`, when there is one, and the tokens are bound to it.
     private func poll<C: Clock>(
-        _ code: DeviceCode, requestedAt: C.Instant, scope: String?, clock: C
+        _ code: DeviceCode, requestedAt: C.Instant, scope: String?, clock: C, proofKey: ProofKey?
     ) async throws -> StoredCredentials where C.Duration == Swift.Duration {
         var schedule = DevicePollSchedule(interval: code.interval, lifetime: code.prompt.expiresIn)
         var lastFailure: TokenAuthError?
-        // One key for the flow: every poll proves it, and the tokens are bound to it.
-        let proofKey = try await tokenEndpoint.dpop?.keys.makeKey()
         while true {
             guard let wait = schedule.nextWait(elapsed: requestedAt.duration(to: clock.now)) else {
                 throw lastFailure ?? SignInError.codeExpired(nil, lifetime: schedule.lifetime)

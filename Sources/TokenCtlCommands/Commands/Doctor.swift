@@ -22,6 +22,8 @@ extension TokenCtl {
         @OptionGroup var keyringOptions: KeyringOptions
 
         func run() async throws {
+            // Before any thread of libsecret's starts: setenv races with getenv on other threads.
+            setenv("TSS2_LOG", "all+none", 0)
             let diagnosis = await keyringOptions.keyring.diagnose()
             // A collection's label and the provider's process name are the desktop's text, shown as such.
             print(Terminal.printable(diagnosis.description))
@@ -33,10 +35,9 @@ extension TokenCtl {
         }
 
         /// Whether DPoP keys can be made in a TPM here, and if not, why and what to do. The probe opens the TPM and
-        /// blocks, so it runs on a queue, off Swift's cooperative pool; tpm2-tss's own messages about a TPM that is
-        /// not there are kept off the output unless `TSS2_LOG` asks for them.
+        /// blocks, so it runs on a queue, off Swift's cooperative pool. (`run()` keeps tpm2-tss's own messages about a
+        /// TPM that is not there off the output unless `TSS2_LOG` asks for them.)
         static func tpmLine(environment: [String: String]) async -> String {
-            setenv("TSS2_LOG", "all+none", 0)
             let result = await withCheckedContinuation { continuation in
                 DispatchQueue.global().async { continuation.resume(returning: TPMAvailability.probe(environment: environment)) }
             }

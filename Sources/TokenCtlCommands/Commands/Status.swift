@@ -43,14 +43,15 @@ extension TokenCtl {
             }
         }
 
-        /// A bound account's key in JSON: `{"jkt":"…","in_tpm":true}`.
+        /// A bound account's key in JSON: `{"jkt":"…","in_tpm":true,"tokens_bound":true}`.
         struct DPoPRow: Encodable {
             let jkt: String
             let inTPM: Bool
+            let tokensBound: Bool
 
             enum CodingKeys: String, CodingKey {
                 case jkt
-                case inTPM = "in_tpm"
+                case inTPM = "in_tpm", tokensBound = "tokens_bound"
             }
         }
 
@@ -97,12 +98,16 @@ extension TokenCtl {
             return Row(
                 account: account.account, state: state, expiresAt: expiresAt, reason: reason,
                 identityCheckPending: account.identityCheckPending, refreshStartedAt: account.refreshStartedAt,
-                dpop: account.proofKey.map { DPoPRow(jkt: $0.thumbprint, inTPM: $0.kind == .tpm) })
+                dpop: account.proofKey.map { DPoPRow(jkt: $0.thumbprint, inTPM: $0.kind == .tpm, tokensBound: $0.tokensBound) })
         }
 
         /// What the account's line says of its DPoP key.
         private static func text(_ key: StoredAccountState.BoundKey) -> String {
-            " (DPoP: key jkt=\(key.thumbprint), \(key.kind == .tpm ? "in the TPM" : "stored in the item"))"
+            let place = key.kind == .tpm ? "in the TPM" : "stored in the item"
+            guard key.tokensBound else {
+                return " (DPoP key jkt=\(key.thumbprint), \(place); the server answered with Bearer tokens, not bound to it)"
+            }
+            return " (DPoP: key jkt=\(key.thumbprint), \(place))"
         }
 
         private static func text(_ state: StoredAccountState.State, now: Date) -> String {

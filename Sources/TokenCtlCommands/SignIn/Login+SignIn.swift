@@ -71,6 +71,11 @@ extension TokenCtl.Login {
             Terminal.status("Signing in as client \"\(command.clientID)\" at \(endpoint)…")
             credentials = try await login.perform(.clientCredentials, scope: command.scope)
         }
+        if command.dpop, !credentials.auth.isDPoPBound {
+            throw Failure.usage(
+                "The server answered the DPoP sign-in with \(credentials.auth.tokenType) tokens: it did not bind them to "
+                    + "the key. Nothing was stored. Enable DPoP for this client at the provider, or sign in without --dpop.")
+        }
         let item = command.item
         let location = try await command.storage.saveExplicitly(
             credentials, for: item, keyring: command.keyringOptions.keyring, command: "login")
