@@ -92,7 +92,7 @@ extension AuthSession {
         /// Where the keys of bound sessions are made and used: by default `MachineProofKeys()`, which makes each
         /// key in the TPM where one can be used (it never leaves it) and otherwise in software, stored with the
         /// tokens, and signs with a stored key of either kind. The managers sign with it
-        /// (``AuthManager/Configuration/dpop``) unless ``manager`` already has a `dpop`. After
+        /// (`AuthManager.Configuration.dpop`) unless ``manager`` already has a `dpop`. After
         /// ``AuthSession/bootstrap()`` refreshes run in a process of their own, which signs with `MachineProofKeys()`
         /// of its environment: with another provider (a kind of key of your own, another TPM) they run in the app's
         /// process instead.

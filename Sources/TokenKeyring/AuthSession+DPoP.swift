@@ -36,7 +36,7 @@ extension AuthSession {
     /// The proof of possession a sign-in at the issuer of `metadata` binds its tokens with, or `nil` for bearer
     /// tokens.
     ///
-    /// - Throws: ``TokenAuth/TokenAuthError/Code/invalidClientConfiguration`` with ``ProofOfPossession/required`` at
+    /// - Throws: `TokenAuthError.Code.invalidClientConfiguration` with ``ProofOfPossession/required`` at
     ///   an issuer that does not list ES256 for DPoP.
     func signInProof(at metadata: AuthorizationServerMetadata) throws -> DPoP? {
         switch configuration.proofOfPossession {
