@@ -51,7 +51,8 @@ struct ReadmeExampleTests {
                 identity: Identity(issuer: issuer, subject: "248289761001", displayName: "ada@example.org"),
                 unverifiedIDToken: "header.payload.signature", endReason: "a refresh answered for another account",
                 refreshTokenExpiresAt: Date(timeIntervalSince1970: 1_815_000_000),
-                refreshStartedAt: Date(timeIntervalSince1970: 1_799_999_000)),
+                refreshStartedAt: Date(timeIntervalSince1970: 1_799_999_000),
+                proofKey: ProofKey(kind: .software, thumbprint: "jkt", material: "private")),
             client: OAuthClient(
                 tokenEndpoint: URL(string: "https://auth.example.org/token")!, clientID: "desktop-app",
                 clientSecret: "secret", authentication: .clientSecretPost,
