@@ -66,7 +66,7 @@ extension TokenCtl {
                 (a TPM 2.0 key that never leaves it), software (stored in the item) or auto \
                 (the default: the TPM where one can be used, see `tokenctl doctor`).
 
-                  tokenctl login --service S --account A --issuer URL --client-id ID \
+                  tokenctl login --service S --account A --issuer URL --client-id ID \\
                     --scope SC --device --dpop
 
                 Where no Secret Service can run (SSH, containers, CI), --insecure-storage \
