@@ -140,22 +140,23 @@ struct DPoPTokenEndpointTests {
             let url = server.tokenEndpoint
             var withPrivateKey = key.jwk
             withPrivateKey["d"] = DPoPTestKey.base64URL(key.privateKey.rawRepresentation)
-            let proofs: [(String, String)] = [
-                ("not a JWS", "not.a.jws"),
-                ("typ JWT", try key.proof("POST", url, header: ["typ": "JWT"])),
-                ("alg RS256", try key.proof("POST", url, header: ["alg": "RS256"])),
-                ("no jwk", try key.proof("POST", url, header: ["jwk": NSNull()])),
-                ("private jwk", try key.proof("POST", url, header: ["jwk": withPrivateKey])),
-                ("RSA jwk", try key.proof("POST", url, header: ["jwk": ["kty": "RSA", "n": "AQAB", "e": "AQAB"]])),
-                ("other URL", try key.proof("POST", server.url("/other"))),
-                ("other port", try key.proof("POST", URL(string: "http://127.0.0.1:\(server.port + 1)/token")!)),
-                ("no jti", try key.proof("POST", url, claims: ["jti": NSNull()])),
-                ("no iat", try key.proof("POST", url, claims: ["iat": NSNull()])),
-                ("iat 90 s old", try key.proof("POST", url, issuedAt: Date().addingTimeInterval(-90))),
-                ("iat 90 s ahead", try key.proof("POST", url, issuedAt: Date().addingTimeInterval(90))),
+            // Each proof is made just before it is sent: a slow machine must not age one made earlier into the window.
+            let proofs: [(String, () throws -> String)] = [
+                ("not a JWS", { "not.a.jws" }),
+                ("typ JWT", { try key.proof("POST", url, header: ["typ": "JWT"]) }),
+                ("alg RS256", { try key.proof("POST", url, header: ["alg": "RS256"]) }),
+                ("no jwk", { try key.proof("POST", url, header: ["jwk": NSNull()]) }),
+                ("private jwk", { try key.proof("POST", url, header: ["jwk": withPrivateKey]) }),
+                ("RSA jwk", { try key.proof("POST", url, header: ["jwk": ["kty": "RSA", "n": "AQAB", "e": "AQAB"]]) }),
+                ("other URL", { try key.proof("POST", server.url("/other")) }),
+                ("other port", { try key.proof("POST", URL(string: "http://127.0.0.1:\(server.port + 1)/token")!) }),
+                ("no jti", { try key.proof("POST", url, claims: ["jti": NSNull()]) }),
+                ("no iat", { try key.proof("POST", url, claims: ["iat": NSNull()]) }),
+                ("iat 90 s old", { try key.proof("POST", url, issuedAt: Date().addingTimeInterval(-90)) }),
+                ("iat 90 s ahead", { try key.proof("POST", url, issuedAt: Date().addingTimeInterval(90)) }),
             ]
-            for (name, proof) in proofs {
-                let answer = try await tokenRequest(server, passwordForm(), proof: proof)
+            for (name, makeProof) in proofs {
+                let answer = try await tokenRequest(server, passwordForm(), proof: try makeProof())
                 #expect(answer.status == 400, "\(name)")
                 #expect(answer.json["error"] as? String == "invalid_dpop_proof", "\(name): \(answer.json)")
             }
