@@ -3,8 +3,8 @@ import Foundation
 import Testing
 import TokenAuthTPM
 
-/// Every suite that uses the software TPM, nested here so that one test of them runs at a time: swtpm serves one
-/// connection at a time, and one suite's TPM2_Clear would make another's keys unusable mid-test. A `.serialized`
+/// Every suite that uses the software TPM, nested here so that one test of them runs at a time: one suite's
+/// TPM2_Clear would make another's keys unusable mid-test (scripts/test also runs them apart from the other suites). A `.serialized`
 /// suite runs its nested suites' tests one after another too; the suites beside it (without a TPM) run in parallel.
 @Suite(.serialized)
 enum SoftwareTPMTests {}
@@ -16,12 +16,12 @@ enum SoftwareTPM {
     static func tcti(sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
         try #require(
             ProcessInfo.processInfo.environment["TPM2TOOLS_TCTI"].flatMap { $0.isEmpty ? nil : $0 },
-            "TPM2TOOLS_TCTI is not set: run the tests with scripts/test, which starts swtpm",
+            "TPM2TOOLS_TCTI is not set: run the tests with scripts/test, which starts swtpm and tpm2-abrmd",
             sourceLocation: sourceLocation)
     }
 
-    /// Runs `body` with a device of its own, released when `body` returns: swtpm serves one connection at a time, so
-    /// a test never holds two devices, nor one while tpm2-tools runs.
+    /// Runs `body` with a device of its own (a connection to the TPM, with transient objects of its own), released
+    /// when `body` returns.
     static func withDevice<Result>(
         loadedKeyCapacity: Int = 1, _ body: (TPMDevice) throws -> Result
     ) throws -> Result {

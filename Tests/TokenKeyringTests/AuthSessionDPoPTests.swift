@@ -28,7 +28,7 @@ struct AuthSessionDPoPTests {
             configuration: .init(
                 provider: .issuer(server.issuer), clientID: "test-client", scope: "openid read", service: service,
                 keyring: TestKeyring.keyring, transport: URLSessionHTTPTransport(timeout: .seconds(60)),
-                // Software keys: swtpm, which scripts/test starts, is the TPM suites' alone (one connection at a time).
+                // Software keys: the TPM is the TPM suites' (AuthSessionTPMEndToEndTests), which clear it.
                 proofOfPossession: proofOfPossession, proofKeys: SoftwareProofKeys()),
             browserEnvironment: ["DISPLAY": ":0"])
     }

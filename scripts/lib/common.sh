@@ -11,7 +11,7 @@
 # it answers and to clear it, for its tests (scripts/lib/swtpm.sh).
 TOKENKEYRING_APT_PACKAGES=(libsecret-1-dev libglib2.0-dev libglib2.0-bin gnome-keyring libsecret-tools dbus python3-dbus
     python3-gi python3-dbusmock keepassxc libkf5wallet-bin libqca-qt5-2-plugins chromium curl libcurl4-openssl-dev
-    libtss2-dev swtpm swtpm-tools tpm2-tools)
+    libtss2-dev swtpm swtpm-tools tpm2-tools tpm2-abrmd libtss2-tcti-tabrmd0)
 
 # What the desktop app's test needs (scripts/lib/desktop-tests), installed without Recommends (76 packages instead of
 # 105): GTK 4 to build Examples/DesktopApp; Xvfb for a display; xdotool to click; at-spi2-core (the accessibility
