@@ -92,6 +92,30 @@ struct DPoPExchangeTests {
         #expect(store.current?.proofKey == key)
     }
 
+    @Test("a client's bound tokens (no refresh token) are renewed by the client credentials grant with a proof of the key")
+    func clientCredentialsRenewal() async throws {
+        let (dpop, key) = try await Self.dpop()
+        let clock = ManualWallClock()
+        let store = InMemoryAuthStore(Auth(
+            accessToken: "old", tokenType: "DPoP", expiresAt: clock.now.addingTimeInterval(-1), proofKey: key))
+        let transport = ScriptedTransport([.tokens(nonce: nil)])
+        let manager = AuthManager(
+            store: store,
+            refresher: TokenEndpointClient(
+                client: OAuthClient(tokenEndpoint: Self.tokenURL, clientID: "app"), transport: transport,
+                wallClock: clock.wallClock, dpop: dpop),
+            configuration: .init(usesClientCredentials: true),
+            wallClock: clock.wallClock)
+        _ = try await manager.validAuth()
+        #expect(transport.sent == 1)
+        let proof = try #require(transport.requests.first?.headerFields[HTTPField.Name("DPoP")!])
+        let (header, claims) = try await ProofTests.verify(proof)
+        #expect(JWKThumbprint.of(requiredMembers: header.jwk) == key.thumbprint)
+        #expect(claims.htu == Self.tokenURL.absoluteString && claims.ath == nil)
+        #expect(store.current?.proofKey == key)
+        #expect(store.current?.accessToken != "old")
+    }
+
     @Test("a bound session without a DPoP provider fails before the refresh token is sent")
     func noProvider() async throws {
         let (_, key) = try await Self.dpop()

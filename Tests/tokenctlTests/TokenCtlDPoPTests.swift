@@ -10,7 +10,7 @@ import TokenAuth
 extension TokenCtlNetworkTests {
     /// `tokenctl` with DPoP, against the test server with DPoP advertised, required of the client, and nonces: the
     /// contract of `login --dpop`, `--dpop-key`, `status`, `token`, `request` and `refresh`. Software keys: the TPM's
-    /// are tested with swtpm in TokenAuthTPMTests.
+    /// are tested in TokenCtlTPMEndToEndTests, run apart since the TPM's suites clear it.
     @Suite("tokenctl: tokens bound to a key (DPoP)", .timeLimit(.minutes(2)))
     struct TokenCtlDPoPTests {
         static func login(_ fixture: NetworkFixture, _ extra: String...) -> [String] {
@@ -81,6 +81,33 @@ extension TokenCtlNetworkTests {
             }
         }
 
+        @Test("login --client-credentials --dpop binds the client's tokens; once expired, the same grant renews them with the key")
+        func clientCredentials() async throws {
+            try await NetworkFixture.with(dpop: true) { fixture in
+                let login = try await tokenctl(
+                    fixture.item(
+                        "login", "--token-url", fixture.server.tokenEndpoint.absoluteString, "--client-id", "vault",
+                        "--client-secret-stdin", "--client-credentials", "--dpop", "--dpop-key", "software"),
+                    stdin: NetworkFixture.clientSecret + "\n")
+                #expect(login.status == 0, "\(login.stderr)")
+                let stored = try #require(try await fixture.store.loadCredentials()).auth
+                let key = try #require(stored.proofKey)
+                #expect(stored.tokenType == "DPoP" && stored.refreshToken == nil)
+                #expect(fixture.server.dpopThumbprint(ofToken: stored.accessToken) == key.thumbprint)
+
+                // Expired: `request` renews with the client credentials grant, proved by the same key, then sends.
+                try await fixture.retimeStoredTokens(issuedAgo: 3600, expiringIn: -1)
+                let bound = fixture.server.stats.dpopBoundGrants
+                let request = try await tokenctl(fixture.item("request", fixture.server.resourceURL.absoluteString))
+                #expect(request.status == 0, "\(request.stderr)")
+                #expect(fixture.server.stats.clientCredentialsGrants >= 2)
+                #expect(fixture.server.stats.dpopBoundGrants == bound + 1)
+                let renewed = try #require(try await fixture.store.loadCredentials()).auth
+                #expect(renewed.accessToken != stored.accessToken && renewed.proofKey == key)
+                #expect(fixture.server.dpopThumbprint(ofToken: renewed.accessToken) == key.thumbprint)
+            }
+        }
+
         @Test("status says when the server answered the proofs with Bearer tokens, the key kept for refreshes")
         func bearerTokensWithAKey() async throws {
             try await NetworkFixture.with(dpop: true) { fixture in
@@ -104,7 +131,7 @@ extension TokenCtlNetworkTests {
             }
         }
 
-        @Test("--dpop at an issuer that does not list ES256, or a bad --dpop-key: exit 64 naming it, nothing sent or stored")
+        @Test("--dpop at an issuer that does not list ES256, with --tokens-stdin, or a bad --dpop-key: exit 64 naming it, nothing sent or stored")
         func refusals() async throws {
             try await NetworkFixture.with { fixture in
                 let unsupported = try await tokenctl(Self.login(fixture, "--dpop"))
@@ -113,6 +140,12 @@ extension TokenCtlNetworkTests {
                 let badKey = try await tokenctl(Self.login(fixture, "--dpop-key", "hsm"))
                 #expect(badKey.status == 64)
                 #expect(badKey.stderr.contains("--dpop-key"), "\(badKey.stderr)")
+                let imported = try await tokenctl(
+                    fixture.item("login", "--token-url", fixture.server.tokenEndpoint.absoluteString, "--client-id",
+                                 "test-client", "--tokens-stdin", "--dpop"),
+                    stdin: fixture.expiredBundle() + "\n")
+                #expect(imported.status == 64)
+                #expect(imported.stderr.contains("--tokens-stdin"), "\(imported.stderr)")
                 #expect(fixture.server.stats.tokenRequests == 0)
                 #expect(fixture.server.pendingUserCodes.isEmpty)
                 #expect(try await fixture.store.loadCredentials() == nil)

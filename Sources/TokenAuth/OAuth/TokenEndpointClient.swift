@@ -124,15 +124,18 @@ public struct TokenEndpointClient: Sendable {
     ///   - username: The resource owner's username.
     ///   - password: The resource owner's password. Never appears in an error.
     ///   - scope: The scope to ask for, or `nil` for the server's default.
+    ///   - proofKey: The key to bind the tokens to, with a DPoP proof (RFC 9449 §5); `nil` for bearer tokens.
     /// - Throws: ``TokenAuthError`` (``TokenAuthError/invalidGrant`` for wrong credentials), or
     ///   `CancellationError`.
-    public func password(username: String, password: String, scope: String? = nil) async throws -> TokenResponse {
+    public func password(
+        username: String, password: String, scope: String? = nil, proofKey: ProofKey? = nil
+    ) async throws -> TokenResponse {
         var parameters = [
             (name: "grant_type", value: "password"), (name: "username", value: username),
             (name: "password", value: password),
         ]
         if let scope { parameters.append((name: "scope", value: scope)) }
-        return try await requestToken(parameters, secrets: [password])
+        return try await requestToken(parameters, secrets: [password], proofKey: proofKey)
     }
 
     /// Sends one token request with the grant's parameters plus client authentication, and interprets the answer.

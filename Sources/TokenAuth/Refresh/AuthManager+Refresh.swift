@@ -211,9 +211,12 @@ extension AuthManager {
     /// server had rotated — is sent once more at once with the same refresh token: servers with a grace period for
     /// reuse answer it again, and the others refuse it, which is then known rather than guessed.
     ///
-    /// A refresh token bound to a key (DPoP) is sent with a proof from `proofKey`.
+    /// A refresh token bound to a key (DPoP), or a client's tokens bound to one, are renewed with a proof from
+    /// `proofKey`.
     private func grant(_ refreshToken: String?, proofKey: ProofKey?) async throws -> TokenResponse {
-        guard let refreshToken else { return try await refresher.clientCredentials(scope: configuration.scope) }
+        guard let refreshToken else {
+            return try await refresher.clientCredentials(scope: configuration.scope, proofKey: proofKey)
+        }
         do {
             return try await refresher.refresh(refreshToken: refreshToken, scope: configuration.scope, proofKey: proofKey)
         } catch let error as TokenAuthError where error.code == .networkFailure || error.code == .timedOut {

@@ -24,6 +24,14 @@ public protocol TokenRefresher: Sendable {
     /// implement it to refresh bound sessions.
     func refresh(refreshToken: String, scope: String?, proofKey: ProofKey?) async throws -> TokenResponse
 
+    /// Gets tokens with the client's own credentials (RFC 6749 §4.4), bound to `proofKey` (DPoP, RFC 9449 §5) with a
+    /// proof from that key, or as ``clientCredentials(scope:)`` when `proofKey` is `nil`: the grant that renews a
+    /// client's tokens bound to a key.
+    ///
+    /// The default implementation handles `nil` only, and throws ``TokenAuthError/Code/proofKeyUnavailable`` for a key:
+    /// implement it to renew bound client sessions.
+    func clientCredentials(scope: String?, proofKey: ProofKey?) async throws -> TokenResponse
+
     /// Makes ready to prove possession of `key`, before the manager marks a refresh started: loads the key, so that a
     /// key that cannot be used fails the refresh before anything is written or spent. The default does nothing.
     func prepareProof(with key: ProofKey) async throws
@@ -35,6 +43,12 @@ extension TokenRefresher {
     public func refresh(refreshToken: String, scope: String?, proofKey: ProofKey?) async throws -> TokenResponse {
         guard proofKey == nil else { throw TokenAuthError.proofOfPossessionNotConfigured("refresher") }
         return try await refresh(refreshToken: refreshToken, scope: scope)
+    }
+
+    /// Calls ``clientCredentials(scope:)`` without a key; throws ``TokenAuthError/Code/proofKeyUnavailable`` with one.
+    public func clientCredentials(scope: String?, proofKey: ProofKey?) async throws -> TokenResponse {
+        guard proofKey == nil else { throw TokenAuthError.proofOfPossessionNotConfigured("refresher") }
+        return try await clientCredentials(scope: scope)
     }
 
     /// Does nothing.

@@ -34,33 +34,40 @@ public struct SignIn: Sendable {
     ///   - wallClock: The wall clock, read for the tokens' expiry.
     ///   - logger: Where the token request is logged, as by `TokenEndpointClient`; never a password, token or
     ///     client secret.
+    ///   - dpop: Binds the tokens to a key made by its provider for this sign-in (DPoP, RFC 9449), proved on the token
+    ///     request; `nil` (the default) for bearer tokens.
     public init(
         client: OAuthClient,
         transport: any HTTPTransport,
         wallClock: @escaping WallClock = systemWallClock,
-        logger: Logger = Logger(label: "TokenAuth.TokenEndpointClient")
+        logger: Logger = Logger(label: "TokenAuth.TokenEndpointClient"),
+        dpop: DPoP? = nil
     ) {
-        endpoint = TokenEndpointClient(client: client, transport: transport, wallClock: wallClock, logger: logger)
+        endpoint = TokenEndpointClient(
+            client: client, transport: transport, wallClock: wallClock, logger: logger, dpop: dpop)
     }
 
     /// Performs `grant` and returns the tokens with the client recorded.
     ///
     /// With `openid` in `scope`, the response's `id_token` is validated with the client's issuer and key set
-    /// (`OAuthClient.issuer`, `OAuthClient.jwksURI`) and becomes `Auth.identity`.
+    /// (`OAuthClient.issuer`, `OAuthClient.jwksURI`) and becomes `Auth.identity`. With a `DPoP`, a new key is made
+    /// first, the request carries its proof, and the credentials keep the key (`Auth.proofKey`) for every refresh.
     /// - Parameters:
     ///   - grant: The grant to perform.
     ///   - scope: The scope to ask for, or `nil` for the server's default.
     /// - Throws: `TokenAuthError` (`TokenAuthError.invalidGrant` for a wrong password), ``SignInError``,
     ///   or `CancellationError`.
     public func perform(_ grant: Grant, scope: String? = nil) async throws -> StoredCredentials {
+        let proofKey = try await endpoint.dpop?.keys.makeKey()
         let response: TokenResponse
         switch grant {
         case .password(let username, let password):
-            response = try await endpoint.password(username: username, password: password, scope: scope)
+            response = try await endpoint.password(
+                username: username, password: password, scope: scope, proofKey: proofKey)
         case .clientCredentials:
-            response = try await endpoint.clientCredentials(scope: scope)
+            response = try await endpoint.clientCredentials(scope: scope, proofKey: proofKey)
         }
-        var credentials = try await endpoint.credentials(from: response, scope: scope, nonce: nil)
+        var credentials = try await endpoint.credentials(from: response, scope: scope, nonce: nil, proofKey: proofKey)
         // Recorded, so that a store refreshes it with the same grant, and never a user's token with it.
         if case .clientCredentials = grant { credentials.client?.usesClientCredentials = true }
         return credentials

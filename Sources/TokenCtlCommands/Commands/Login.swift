@@ -172,8 +172,9 @@ extension TokenCtl {
             guard MachineProofKeys.Preference(dpopKey) != nil else {
                 throw ValidationError("--dpop-key is tpm, software or auto.")
             }
-            if dpop, !(usesBrowser || device) {
-                throw ValidationError("--dpop belongs to the browser sign-in and --device.")
+            if dpop, tokensStdin {
+                throw ValidationError(
+                    "--dpop binds the tokens of a sign-in; tokens read with --tokens-stdin were issued elsewhere, bound or not.")
             }
             if !usesBrowser, noBrowser || redirectPort != nil || redirectPath != nil {
                 throw ValidationError("--no-browser, --redirect-port and --redirect-path belong to the browser sign-in.")

@@ -32,7 +32,7 @@ extension TokenCtl.Login {
             tokenEndpoint: endpoints.token!, clientID: command.clientID, clientSecret: clientSecret)
         if let revocation = endpoints.revocation { client.revocationEndpoint = revocation }
         let dpop = try command.proofOfPossession(at: metadata)
-        let login = SignIn(client: client, transport: transport)
+        let login = SignIn(client: client, transport: transport, dpop: dpop)
         let endpoint = (endpoints.token ?? endpoints.issuer!).absoluteString
 
         let credentials: StoredCredentials
@@ -85,11 +85,12 @@ extension TokenCtl.Login {
                 + "on service \"\(item.service)\" in \(location.named).")
     }
 
-    /// The proof of possession the browser or device sign-in binds the tokens with: with `--dpop` always (at an issuer
-    /// whose metadata does not list ES256 for DPoP, a usage failure naming it, before anything is sent), without it
-    /// where the metadata lists ES256; `nil` for bearer tokens. Its keys are made as `--dpop-key` says.
+    /// The proof of possession the sign-in binds the tokens with: with `--dpop` always (at an issuer whose metadata
+    /// does not list ES256 for DPoP, a usage failure naming it, before anything is sent), without it where the
+    /// metadata lists ES256; `nil` for bearer tokens, and for `--tokens-stdin`, whose tokens were issued elsewhere.
+    /// Its keys are made as `--dpop-key` says.
     func proofOfPossession(at metadata: AuthorizationServerMetadata?) throws -> DPoP? {
-        guard usesBrowser || device else { return nil }
+        guard !tokensStdin else { return nil }
         if dpop, let metadata, !metadata.supportsDPoP {
             throw Failure.usage(
                 "\(metadata.issuer) does not list ES256 in dpop_signing_alg_values_supported: it does not bind tokens "
