@@ -55,6 +55,13 @@ run_watched() {
 }
 
 # Installs whatever of TOKENKEYRING_APT_PACKAGES is missing. Needs root or sudo for that.
+# The scratch path of the packages built beside this one, each depending on this checkout: the consumer
+# (Examples/Consumer, staged in .build/consumer), the fresh clone of scripts/lib/fresh-clone and Examples/DesktopApp.
+# Their dependencies' objects (swift-crypto's BoringSSL, swift-nio, jwt-kit, …) come out of the same commands in
+# each, so SwiftPM compiles them once for the three instead of three times; each compiles its own targets itself.
+# Needs `repo`; shared_scratch_path prints it.
+shared_scratch_path() { printf '%s\n' "$1/.build/consumer/Consumer/.build"; }
+
 ensure_system_packages() { install_missing_apt_packages "${TOKENKEYRING_APT_PACKAGES[@]}"; }
 
 # Installs whatever of TOKENKEYRING_DESKTOP_APT_PACKAGES is missing, without Recommends. Needs root or sudo.
