@@ -58,9 +58,11 @@ run_watched() {
 # The scratch path of the packages built beside this one, each depending on this checkout: the consumer
 # (Examples/Consumer, staged in .build/consumer), the fresh clone of scripts/lib/fresh-clone and Examples/DesktopApp.
 # Their dependencies' objects (swift-crypto's BoringSSL, swift-nio, jwt-kit, …) come out of the same commands in
-# each, so SwiftPM compiles them once for the three instead of three times; each compiles its own targets itself.
-# Needs `repo`; shared_scratch_path prints it.
-shared_scratch_path() { printf '%s\n' "$1/.build/consumer/Consumer/.build"; }
+# each, so SwiftPM compiles them once for the three instead of three times; each compiles its own targets itself. It
+# is the fresh clone's own .build (kept between its runs), because the docs' commands run there as written, and one
+# build directory must be reached by one path only (through a symlink, clang finds its modules twice).
+# Needs the repository's path; prints the scratch path.
+shared_scratch_path() { printf '%s\n' "$1/.build/fresh-clone/TokenKeyring/.build"; }
 
 ensure_system_packages() { install_missing_apt_packages "${TOKENKEYRING_APT_PACKAGES[@]}"; }
 

@@ -55,13 +55,15 @@ PY
 check_consumer() {
     say "Building the consumer package (Examples/Consumer: the README, Getting Started, TestingYourApp, doc comments)…"
     stage_consumer || return 1
-    if ! swift build --package-path "$TOKENKEYRING_CONSUMER" --build-tests >&2; then
+    # The scratch path the fresh clone and the desktop app share (common.sh): the dependencies are compiled once.
+    local consumer=(--package-path "$TOKENKEYRING_CONSUMER" --scratch-path "$(shared_scratch_path "$repo")")
+    if ! swift build "${consumer[@]}" --build-tests >&2; then
         say "The consumer package does not build: a program or example of the docs above no longer compiles, or warns."
         return 1
     fi
-    swift test --package-path "$TOKENKEYRING_CONSUMER" --skip-build >&2 || return 1
+    swift test "${consumer[@]}" --skip-build >&2 || return 1
     local bin tests app linked
-    bin=$(swift build --package-path "$TOKENKEYRING_CONSUMER" --show-bin-path) || return 1
+    bin=$(swift build "${consumer[@]}" --show-bin-path) || return 1
     tests="$bin/ConsumerPackageTests.xctest"
     app="$bin/MyApp"
     # A control: the app links libsecret, so ldd shows it where it is linked. ldd's list is read whole first: piped
