@@ -34,9 +34,11 @@ public struct ES256ProofSigner: DPoPSigner {
 
     /// A proof for one request.
     public func proof(for request: DPoPProofRequest) async throws -> String {
+        // 16 random bytes from two draws of the system's generator (one getrandom(2) each), not sixteen.
         var random = SystemRandomNumberGenerator()
+        let jti = withUnsafeBytes(of: (random.next() as UInt64, random.next() as UInt64)) { Base64URL.encode($0) }
         let claims = Claims(
-            jti: Base64URL.encode((0..<16).map { _ in UInt8.random(in: .min ... .max, using: &random) }),
+            jti: jti,
             htm: request.method, htu: request.url, iat: Int64(wallClock().timeIntervalSince1970.rounded(.down)),
             ath: request.accessToken.map { Base64URL.encode(SHA256.hash(data: Data($0.utf8))) },
             nonce: request.nonce)
@@ -63,7 +65,8 @@ public struct ES256ProofSigner: DPoPSigner {
 
     private static func json(_ value: some Encodable) -> Data {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // In any order: a JWS signs the bytes as written, and readers take JSON objects unordered.
+        encoder.outputFormatting = [.withoutEscapingSlashes]
         // Strings and integers only: encoding cannot fail.
         return (try? encoder.encode(value)) ?? Data()
     }
