@@ -175,7 +175,7 @@ let package = Package(
             name: "tokenkeyring-bench",
             dependencies: [
                 "TokenAuthURLSession", "TokenAuth", "TokenAuthKeyring", "TokenAuthTesting", "Keyring",
-                "OAuthTestServer", "ChildProcesses", httpTypes, httpTypesFoundation,
+                "OAuthTestServer", "ChildProcesses", "TokenAuthDPoP", "TokenAuthTPM", httpTypes, httpTypesFoundation,
             ],
             path: "Benchmarks/tokenkeyring-bench"
         ),

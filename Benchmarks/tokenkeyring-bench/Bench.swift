@@ -3,7 +3,7 @@ import Keyring
 import TokenAuth
 import TokenAuthKeyring
 
-/// `tokenkeyring-bench`: the figures of issue 6 (and figure 8, of issue 30), side by side in one process. Run it through `scripts/bench`.
+/// `tokenkeyring-bench`: the figures of issue 6 (and figure 8, of issue 30; figure 9, of issue 42), side by side in one process. Run it through `scripts/bench`.
 ///
 /// Standard output gets the table; standard error gets progress; `--output` gets the JSON.
 @main
@@ -59,6 +59,7 @@ struct Bench {
             }),
             (7, "rotation soak", { await RotationSoak(options: options, keyring: keyring, service: prefix + "-soak").run() }),
             (8, "faults in the refresh window", { await SessionFaults(options: options, service: prefix + "-faults").run() }),
+            (9, "DPoP", { await DPoPOverhead(options: options, oauth: oauth).run() }),
         ]
         for figure in figures where options.runs(figure.number) {
             Progress.say("figure \(figure.number): \(figure.name)")

@@ -44,7 +44,7 @@ struct ClientOverhead {
         for concurrency in [1, 64] {
             let requests = concurrency == 1 ? max(1, options.clientRequests / 4) : options.clientRequests
             for mode in Mode.allCases {
-                _ = await batch(min(requests, 100), concurrency: concurrency, senders[mode]!)
+                _ = await Self.batch(min(requests, 100), concurrency: concurrency, senders[mode]!)
             }
             var rates: [Mode: [Double]] = [:], cpuPerRequest: [Mode: [Double]] = [:]
             var ratios: [Double] = [], managerRatios: [Double] = []
@@ -56,7 +56,7 @@ struct ClientOverhead {
                     for mode in Mode.allCases.inTurn(round: round, step: step) {
                         let cpuBefore = Timing.processCPUSeconds()
                         let (result, elapsed) = await Timing.measure {
-                            await batch(chunk, concurrency: concurrency, senders[mode]!)
+                            await Self.batch(chunk, concurrency: concurrency, senders[mode]!)
                         }
                         cpu[mode, default: 0] += Timing.processCPUSeconds() - cpuBefore
                         seconds[mode, default: 0] += elapsed
@@ -126,8 +126,8 @@ struct ClientOverhead {
         report.add("own cost per request, bare (null transport)", .nanoseconds, bareNanoseconds)
     }
 
-    /// Sends `requests` requests, at most `concurrency` at a time.
-    private func batch(
+    /// Sends `requests` requests, at most `concurrency` at a time (figures 5 and 9).
+    static func batch(
         _ requests: Int, concurrency: Int, _ send: @escaping @Sendable () async throws -> Int
     ) async -> Outcomes {
         await withTaskGroup(of: Result<Int, any Error>.self) { group in

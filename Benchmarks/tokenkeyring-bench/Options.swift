@@ -14,7 +14,7 @@ struct Options: Sendable {
     var keyringReads = 50
     /// Saves and loads per implementation per round (figure 4).
     var storeOperations = 40
-    /// Requests per round and mode at 64 concurrent (figure 5); a quarter of them at 1.
+    /// Requests per round and mode at 64 concurrent (figures 5 and 9); a quarter of them at 1.
     var clientRequests = 4_000
     /// Interleaved rounds of `tokenctl token`, `secret-tool lookup`, Python keyring and the C floor (figure 6).
     var startRounds = 300
@@ -30,6 +30,8 @@ struct Options: Sendable {
     /// Figures to run, by number; all when empty.
     var only: Set<Int> = []
     var tokenctl: String?
+    /// The `oauth-test-server` executable, run as figure 9's server in a process of its own.
+    var oauthTestServer: String?
     var floor: String?
     /// The process meter of figure 6 (`Benchmarks/process-meter/meter.c`).
     var meter: String?
@@ -47,7 +49,8 @@ struct Options: Sendable {
         usage: tokenkeyring-bench [--rounds N] [--storm-requests N] [--processes N] [--hot-calls N]
                                   [--keyring-reads N] [--store-ops N] [--client-requests N] [--start-rounds N]
                                   [--soak-rotations N] [--soak-processes N] [--fault-rounds N] [--fault-seed N]
-                                  [--only 1,2,3,4,5,6,7,8] [--tokenctl PATH] [--floor PATH] [--meter PATH]
+                                  [--only 1,2,3,4,5,6,7,8,9] [--tokenctl PATH] [--oauth-test-server PATH]
+                                  [--floor PATH] [--meter PATH]
                                   [--private-provider PATH] [--python PATH --python-peer PATH] [--python-cli PATH]
                                   [--python-unavailable REASON] [--output PATH]
         Run it through scripts/bench, which builds it in release mode, prepares the peers and a keyring.
@@ -69,7 +72,8 @@ struct Options: Sendable {
     /// The flags that take a path or a text, and what each sets.
     private static var textFlags: [String: WritableKeyPath<Options, String?>] {
         [
-            "--tokenctl": \.tokenctl, "--floor": \.floor, "--meter": \.meter, "--private-provider": \.privateProvider,
+            "--tokenctl": \.tokenctl, "--oauth-test-server": \.oauthTestServer, "--floor": \.floor, "--meter": \.meter,
+            "--private-provider": \.privateProvider,
             "--python": \.python,
             "--python-peer": \.pythonPeerScript, "--python-cli": \.pythonCLI,
             "--python-unavailable": \.pythonUnavailable,
@@ -94,8 +98,8 @@ struct Options: Sendable {
                 switch flag {
                 case "--only":
                     let figures = try value(flag).split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
-                    guard figures.allSatisfy({ $0.map { (1...8).contains($0) } ?? false }) else {
-                        throw UsageError("--only takes figure numbers 1 to 8, e.g. --only 3,4")
+                    guard figures.allSatisfy({ $0.map { (1...9).contains($0) } ?? false }) else {
+                        throw UsageError("--only takes figure numbers 1 to 9, e.g. --only 3,4")
                     }
                     options.only = Set(figures.compactMap { $0 })
                 case "--output": options.output = try value(flag)
@@ -122,6 +126,13 @@ struct Options: Sendable {
     var pythonKeyringCLI: String? {
         let cli = pythonCLI ?? python.map { URL(fileURLWithPath: $0).deletingLastPathComponent().appendingPathComponent("keyring").path }
         return cli.flatMap { FileManager.default.isExecutableFile(atPath: $0) ? $0 : nil }
+    }
+
+    /// `oauth-test-server` beside this executable unless `--oauth-test-server` says otherwise.
+    var oauthTestServerPath: String {
+        if let oauthTestServer { return oauthTestServer }
+        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        return executable.deletingLastPathComponent().appendingPathComponent("oauth-test-server").path
     }
 
     /// `tokenctl` beside this executable unless `--tokenctl` says otherwise.
