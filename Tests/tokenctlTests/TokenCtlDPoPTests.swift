@@ -50,8 +50,15 @@ extension TokenCtlNetworkTests {
                 #expect(token.stdout == stored.accessToken + "\n")
                 #expect(token.stderr.contains("bound to a key (DPoP)"), "\(token.stderr)")
 
+                let show = try await tokenctl(fixture.item("show"))
+                #expect(show.stdout.contains("DPoP key:       jkt=\(key.thumbprint), stored in the item"), "\(show.stdout)")
+                let shown = try #require(try JSONSerialization.jsonObject(with: Data(try await tokenctl(fixture.item("show", "--json")).stdout.utf8)) as? [String: Any])
+                let shownKey = try #require(shown["dpop"] as? [String: Any])
+                #expect(shownKey["jkt"] as? String == key.thumbprint && shownKey["in_tpm"] as? Bool == false)
+                #expect(shownKey["tokens_bound"] as? Bool == true)
+
                 for output in [
-                    status, json, token, try await tokenctl(fixture.item("show")), try await tokenctl(fixture.item("show", "--json")),
+                    status, json, token, show, try await tokenctl(fixture.item("show", "--json")),
                     try await tokenctl(["list", "--service", fixture.service]),
                 ] {
                     #expect(!output.stdout.contains(key.material) && !output.stderr.contains(key.material))

@@ -18,6 +18,8 @@ extension TokenCtl {
                 process stopped, or the keyring could not take it): the refresh token may have been spent. \
                 Times are in local time, with how long until (or since) they are. Never prints a token or secret. \
                 With --json, expires_at and refreshed_at are UTC (ISO 8601) and expires_in_seconds counts from now. \
+                "DPoP key" gives the thumbprint (the tokens' cnf.jkt) of the key the tokens are bound to and whether \
+                it is in the TPM, never the key (JSON: dpop). \
                 "stored in" says where the item lives: the keyring, or the file of --insecure-storage (looked in when \
                 the keyring has no such item or no Secret Service is reachable; JSON: storage, path). \
                 Exit code 3 when nothing is stored.
@@ -55,6 +57,9 @@ extension TokenCtl {
                 ("account", summary.account),
                 ("token type", summary.tokenType),
             ]
+            if let dpop = summary.dpop {
+                rows.append(("DPoP key", dpop.text))
+            }
             if let expiresAt = summary.expiresAt {
                 let local = expiresAt.formatted(date: .abbreviated, time: .standard)
                 rows.append(("expires", "\(local) (\(summary.relativeExpiry))"))

@@ -43,6 +43,26 @@ package struct CredentialsSummary: Sendable, Equatable, Encodable {
     let endReason: String?
     /// When a refresh started whose answer was not stored since: its refresh token may have been spent.
     let refreshStartedAt: Date?
+    /// The DPoP key the tokens are bound to: its thumbprint and where it lives, never the key.
+    let dpop: DPoPSummary?
+
+    /// A DPoP key: its RFC 7638 thumbprint (the tokens' `cnf.jkt`), whether it is in the TPM, and whether the server
+    /// bound the stored tokens to it (it answered with `DPoP` tokens).
+    struct DPoPSummary: Sendable, Equatable, Encodable {
+        let jkt: String
+        let inTPM: Bool
+        let tokensBound: Bool
+
+        enum CodingKeys: String, CodingKey {
+            case jkt, inTPM = "in_tpm", tokensBound = "tokens_bound"
+        }
+
+        /// "jkt=…, in the TPM", and when the server answered with bearer tokens, that it did.
+        var text: String {
+            let place = "jkt=\(jkt), " + (inTPM ? "in the TPM" : "stored in the item")
+            return tokensBound ? place : place + "; the server answered with Bearer tokens, not bound to it"
+        }
+    }
 
     /// Who signed in: the identity's issuer, subject and display name.
     struct IdentitySummary: Sendable, Equatable, Encodable {
@@ -82,6 +102,7 @@ package struct CredentialsSummary: Sendable, Equatable, Encodable {
         identityCheckPending = auth.unverifiedIDToken != nil
         endReason = auth.endReason
         refreshStartedAt = auth.refreshStartedAt
+        dpop = auth.proofKey.map { DPoPSummary(jkt: $0.thumbprint, inTPM: $0.kind == .tpm, tokensBound: auth.isDPoPBound) }
     }
 
     /// "a refresh started 3 min ago was not stored: …", or `nil` when no refresh is outstanding.
@@ -141,6 +162,6 @@ package struct CredentialsSummary: Sendable, Equatable, Encodable {
         case secondsSinceRefresh = "seconds_since_refresh"
         case issuer, identity
         case identityCheckPending = "identity_check_pending", endReason = "ended"
-        case refreshStartedAt = "refresh_started_at"
+        case refreshStartedAt = "refresh_started_at", dpop
     }
 }
