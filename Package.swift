@@ -340,7 +340,7 @@ let package = Package(
             name: "TokenAuthOpenAPITests",
             dependencies: [
                 "TokenAuthURLSession", "TokenAuthOpenAPI", "TokenAuth", "TokenAuthTesting", "OAuthTestServer",
-                "OAuthTestSupport", openAPIRuntime, httpTypes, httpTypesFoundation,
+                "OAuthTestSupport", "TokenAuthDPoP", openAPIRuntime, httpTypes, httpTypesFoundation,
             ]
         ),
     ]

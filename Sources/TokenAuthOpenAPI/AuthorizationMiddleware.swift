@@ -54,16 +54,23 @@ public struct AuthorizationMiddleware: ClientMiddleware {
     public let unauthenticatedOperations: Set<String>
     /// Whether the token may be sent over plain HTTP to hosts other than loopback ones, for development only.
     public let allowsInsecureHTTP: Bool
+    /// What signs the proofs of DPoP tokens (RFC 9449), or `nil` when only bearer tokens can be sent.
+    public let dpop: DPoP?
 
     /// Creates the middleware.
+    ///
+    /// - Parameter dpop: What signs the proofs of DPoP tokens: `nil` takes the manager's
+    ///   (`AuthManager.Configuration.dpop`); without either, a DPoP token is refused with `proofKeyUnavailable`.
     public init(
         manager: AuthManager,
         classifier: TokenRejectionClassifier = .standard,
         maximumReplayableBodySize: Int = 4 * 1024 * 1024,
         maximumErrorBodySize: Int = 1024 * 1024,
         unauthenticatedOperations: Set<String> = [],
-        allowsInsecureHTTP: Bool = false
+        allowsInsecureHTTP: Bool = false,
+        dpop: DPoP? = nil
     ) {
+        self.dpop = dpop ?? manager.configuration.dpop
         self.manager = manager
         self.classifier = classifier
         self.maximumReplayableBodySize = maximumReplayableBodySize
@@ -88,16 +95,30 @@ public struct AuthorizationMiddleware: ClientMiddleware {
         }
         let exchange = AuthorizedExchange(
             manager: manager, classifier: classifier, insufficientScope: .passesThrough,
-            allowsInsecureHTTP: allowsInsecureHTTP)
+            allowsInsecureHTTP: allowsInsecureHTTP, dpop: dpop)
         try exchange.checkTokenMayBeSent(to: baseURL)
         let auth = try await exchange.validAuth()
         let (sentBody, replayable) = try await replayable(body)
+        // The request as the server receives it, for a DPoP proof's `htu` and the origin its nonces are kept for:
+        // the generated client's request has only the operation's path, relative to `baseURL`.
+        let target = Self.absolute(request, baseURL: baseURL)
         return try await exchange.run(authorizedWith: auth, canRetry: replayable) { auth in
-            let authorized = try await exchange.authorized(request, with: auth)
+            let authorized = try await exchange.authorized(request, with: auth, at: target)
             let answer = try await inspect(try await next(authorized, sentBody, baseURL))
-            exchange.noteAnswer(answer.response, to: authorized)
+            exchange.noteAnswer(answer.response, to: target)
             return answer
         }
+    }
+
+    /// `request` with `baseURL`'s scheme and authority, and its path after `baseURL`'s.
+    static func absolute(_ request: HTTPRequest, baseURL: URL) -> HTTPRequest {
+        var absolute = request
+        absolute.scheme = baseURL.scheme
+        absolute.authority = baseURL.host.map { host in baseURL.port.map { "\(host):\($0)" } ?? host }
+        var basePath = baseURL.path
+        while basePath.hasSuffix("/") { basePath.removeLast() }
+        absolute.path = basePath + (request.path ?? "")
+        return absolute
     }
 
     /// The body to send (possibly collected into memory) and whether it can be sent twice.

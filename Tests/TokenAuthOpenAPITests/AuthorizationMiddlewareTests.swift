@@ -9,6 +9,7 @@ import OpenAPIRuntime
 import Synchronization
 import Testing
 import TokenAuth
+import TokenAuthDPoP
 import TokenAuthOpenAPI
 import OAuthTestSupport
 
@@ -36,6 +37,23 @@ private final class Fixture: Sendable {
     ) async throws {
         try await RefreshFixture.with(configuration) { base in
             try await body(Fixture(base: base, store: InMemoryAuthStore(base.seed(expiresIn: expiresIn))))
+        }
+    }
+
+    /// Runs `body` with a session bound to a new software key (DPoP) at a server that requires DPoP of the client
+    /// and demands nonces, and the `DPoP` that signs for the key.
+    static func withDPoP(_ body: (Fixture, DPoP) async throws -> Void) async throws {
+        var configuration = OAuthTestServer.Configuration(clients: [.init(id: "test-client", requiresDPoP: true)])
+        configuration.advertisesDPoP = true
+        configuration.dpopNonces = true
+        try await RefreshFixture.with(configuration) { base in
+            let dpop = DPoP(keys: SoftwareProofKeys())
+            let key = try await dpop.keys.makeKey()
+            let issued = base.server.issueTokens(clientID: base.client.clientID, subject: "alice", dpopThumbprint: key.thumbprint)
+            let auth = Auth(
+                accessToken: issued.accessToken, tokenType: "DPoP", refreshToken: issued.refreshToken,
+                expiresAt: base.clock.now.addingTimeInterval(3600), proofKey: key)
+            try await body(Fixture(base: base, store: InMemoryAuthStore(auth)), dpop)
         }
     }
 
@@ -112,6 +130,31 @@ struct AuthorizationMiddlewareTests {
             #expect(error?.challenge?.error == "invalid_token")
             #expect(fixture.sendCount == 2)
             #expect(fixture.server.stats.refreshGrants == 1)
+        }
+    }
+
+    @Test("a DPoP session: a proof whose htu is the operation's URL under baseURL; a nonce asked for is sent once more")
+    func dpop() async throws {
+        try await Fixture.withDPoP { fixture, dpop in
+            let request = HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/resource?page=2")
+            let middleware = AuthorizationMiddleware(manager: fixture.manager, dpop: dpop)
+            let (response, _) = try await fixture.call(middleware, request)
+            #expect(response.status == .ok)
+            #expect(fixture.sendCount == 2, "the first without a nonce, which the resource asked for")
+            #expect(fixture.server.stats.dpopNonceChallenges == 1)
+            #expect(fixture.server.stats.dpopProofRefusals == 0)
+            #expect(fixture.server.recordedRequests.last?.header("authorization")?.hasPrefix("DPoP ") == true)
+            // The nonce is kept: the next operation is sent once.
+            #expect(try await fixture.call(middleware, request).0.status == .ok)
+            #expect(fixture.sendCount == 3)
+            #expect(fixture.server.stats.refreshGrants == 0)
+
+            // Without a DPoP (none given, none in the manager's configuration): refused before anything is sent.
+            let error = await #expect(throws: TokenAuthError.self) {
+                _ = try await fixture.call(AuthorizationMiddleware(manager: fixture.manager), request)
+            }
+            #expect(error?.code == .proofKeyUnavailable)
+            #expect(fixture.sendCount == 3)
         }
     }
 

@@ -152,14 +152,18 @@ package struct AuthorizedExchange: Sendable {
     ///
     /// - Throws: ``TokenAuthError/Code/proofKeyUnavailable`` for a DPoP token without a ``DPoP`` to sign with,
     ///   ``TokenAuthError/Code/proofKeyUnusable`` for one without a key, and the key provider's errors.
-    package func authorized(_ request: HTTPRequest, with auth: Auth) async throws -> HTTPRequest {
+    ///
+    /// - Parameter target: The request as the server receives it, when `request` is not absolute (an OpenAPI
+    ///   client's has only the operation's path): its URL is the proof's `htu`, and its origin gives the nonce.
+    package func authorized(_ request: HTTPRequest, with auth: Auth, at target: HTTPRequest? = nil) async throws -> HTTPRequest {
         var request = Self.authorize(request, with: auth)
         guard auth.isDPoPBound else { return request }
         guard let key = auth.proofKey else {
             throw TokenAuthError.proofKeyUnusable("The session's access token is a DPoP token, and no key is stored with it.")
         }
         guard let dpop else { throw TokenAuthError.proofOfPossessionNotConfigured("authorized client") }
-        request.headerFields[DPoP.proofField] = try await dpop.proof(for: request, key: key, accessToken: auth.accessToken)
+        request.headerFields[DPoP.proofField] = try await dpop.proof(
+            for: target ?? request, key: key, accessToken: auth.accessToken)
         return request
     }
 
