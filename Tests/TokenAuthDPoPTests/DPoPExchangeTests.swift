@@ -136,6 +136,46 @@ struct DPoPExchangeTests {
         #expect(store.current?.refreshStartedAt == nil)
     }
 
+    @Test("a key that cannot be had just now (proofKeyUnavailable) holds nothing against the refresh token: the next call refreshes")
+    func keyUnavailableForAMoment() async throws {
+        let (dpop, key) = try await Self.dpop()
+        let clock = ManualWallClock()
+        let store = InMemoryAuthStore(Auth(
+            accessToken: "old", tokenType: "DPoP", refreshToken: "rt-1", expiresAt: clock.now.addingTimeInterval(-1),
+            proofKey: key))
+        let transport = ScriptedTransport([.tokens(nonce: nil)])
+        let refresher = AwayOnce(TokenEndpointClient(
+            client: OAuthClient(tokenEndpoint: Self.tokenURL, clientID: "app"), transport: transport,
+            wallClock: clock.wallClock, dpop: dpop))
+        let manager = AuthManager(store: store, refresher: refresher, wallClock: clock.wallClock)
+        let error = await #expect(throws: TokenAuthError.self) { try await manager.validAuth() }
+        #expect(error?.code == .proofKeyUnavailable)
+        #expect(transport.sent == 0)
+        #expect(store.current?.refreshStartedAt == nil)
+        #expect(try await manager.validAuth().accessToken != "old")
+        #expect(transport.sent == 1)
+    }
+
+    /// A refresher whose key device is away for its first `prepareProof(with:)`, as a TPM whose resource manager
+    /// restarts.
+    final class AwayOnce: TokenRefresher {
+        let base: TokenEndpointClient
+        private let calls = Mutex(0)
+        init(_ base: TokenEndpointClient) { self.base = base }
+        func refresh(refreshToken: String, scope: String?) async throws -> TokenResponse {
+            try await base.refresh(refreshToken: refreshToken, scope: scope)
+        }
+        func clientCredentials(scope: String?) async throws -> TokenResponse { try await base.clientCredentials(scope: scope) }
+        func refresh(refreshToken: String, scope: String?, proofKey: ProofKey?) async throws -> TokenResponse {
+            try await base.refresh(refreshToken: refreshToken, scope: scope, proofKey: proofKey)
+        }
+        func prepareProof(with key: ProofKey) async throws {
+            let call = calls.withLock { $0 += 1; return $0 }
+            if call == 1 { throw TokenAuthError.proofKeyUnavailable("The TPM did not answer.", fix: "Try again.") }
+            try await base.prepareProof(with: key)
+        }
+    }
+
     @Test("a resource's use_dpop_nonce is answered once with its nonce, without a refresh; the request carries DPoP and ath")
     func resourceNonce() async throws {
         let (dpop, key) = try await Self.dpop()

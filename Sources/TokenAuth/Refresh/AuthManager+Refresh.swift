@@ -139,6 +139,12 @@ extension AuthManager {
         if let proofKey = base?.proofKey {
             do {
                 try await refresher.prepareProof(with: proofKey)
+            } catch let error as TokenAuthError where error.code == .proofKeyUnavailable {
+                // The key's device cannot be had just now (a TPM away or busy, no provider): the refresh token was not
+                // sent, so nothing is held against it, and the next call tries again.
+                emit(.refreshFailed(.permanent(oauthErrorCode: nil)))
+                logger.warning("the session's DPoP key cannot be used just now", metadata: ["code": "\(error.code)"])
+                throw error
             } catch {
                 throw try await failed(error, refreshToken: refreshToken, generation: generation)
             }
