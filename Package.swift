@@ -27,6 +27,7 @@ let package = Package(
         .library(name: "TokenAuthTPM", targets: ["TokenAuthTPM"]),
         .library(name: "TokenAuthKeyring", targets: ["TokenAuthKeyring"]),
         .library(name: "TokenAuthFileStore", targets: ["TokenAuthFileStore"]),
+        .library(name: "TokenAuthGit", targets: ["TokenAuthGit"]),
         .library(name: "TokenAuthTesting", targets: ["TokenAuthTesting"]),
         .library(name: "TokenAuthOpenCombine", targets: ["TokenAuthOpenCombine"]),
         .library(name: "TokenAuthOpenAPI", targets: ["TokenAuthOpenAPI"]),
@@ -108,6 +109,8 @@ let package = Package(
         // swift-log only — no libsecret, no Keyring, no GLib in its build graph, so that an app for a container links
         // none of them.
         .target(name: "TokenAuthFileStore", dependencies: ["TokenAuth", logging]),
+        // git's credential protocol (git-credential(1)) over a session: `tokenctl git-credential`. On the core only.
+        .target(name: "TokenAuthGit", dependencies: ["TokenAuth"]),
         // An app's session with its provider: sign-in, the keyring item, the refresher, sign-out, accounts — put
         // together as the articles recommend. Re-exports the modules its API hands out, so an app imports one.
         .target(
@@ -133,7 +136,7 @@ let package = Package(
             name: "TokenCtlCommands",
             dependencies: [
                 "TokenAuthURLSession", "TokenAuth", "TokenAuthKeyring", "TokenAuthFileStore", "TokenAuthSignIn",
-                "TokenAuthDPoP", "TokenAuthTPM", "Keyring", "TokenCtlBase",
+                "TokenAuthDPoP", "TokenAuthTPM", "TokenAuthGit", "Keyring", "TokenCtlBase",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 logging, httpTypes,
             ]
@@ -275,6 +278,7 @@ let package = Package(
             ]
         ),
         // The file store: in a directory of each test's own, and with processes of its own. No keyring.
+        .testTarget(name: "TokenAuthGitTests", dependencies: ["TokenAuthGit", "TokenAuth", "TokenAuthTesting"]),
         .testTarget(
             name: "TokenAuthFileStoreTests",
             dependencies: [

@@ -62,6 +62,7 @@ let package = Package(
                 .product(name: "TokenAuthTesting", package: "TokenKeyring"),
                 .product(name: "TokenAuthOpenAPI", package: "TokenKeyring"),
                 .product(name: "TokenAuthTPM", package: "TokenKeyring"),
+                .product(name: "TokenAuthGit", package: "TokenKeyring"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "Crypto", package: "swift-crypto"),

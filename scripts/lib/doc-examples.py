@@ -46,6 +46,8 @@ MODULE_IMPORTS = {
     "TokenAuthGLib": ["Foundation", "HTTPTypes", "TokenAuthGLib", "TokenKeyring"],
     # DPoP keys in a TPM: the provider for `DPoP` (TokenAuth), and swift-crypto's SHA256 for a device's own digests.
     "TokenAuthTPM": ["Crypto", "Foundation", "TokenAuth", "TokenAuthTPM"],
+    # git's credential protocol over a session: the manager is TokenAuth's.
+    "TokenAuthGit": ["Foundation", "TokenAuth", "TokenAuthGit"],
 }
 # The examples of declarations in these modules also use `Mutex`.
 EXTRA_IMPORTS = {"TokenAuth": ["Synchronization"]}
