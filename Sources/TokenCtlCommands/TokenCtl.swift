@@ -56,7 +56,7 @@ package struct TokenCtl: AsyncParsableCommand {
         subcommands: [
             Login.self, Request.self, Show.self, Status.self, Switch.self, Logout.self, Token.self, Refresh.self, Import.self,
             List.self,
-            Delete.self, Doctor.self,
+            Delete.self, Doctor.self, GitCredentialCommand.self,
         ]
     )
 }
