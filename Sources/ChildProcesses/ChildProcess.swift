@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 
-/// Serializes `Process.run()` across the process (see ``ChildProcess/start(_:_:stdin:environment:timeout:)``).
+/// Serializes the spawns across the process (see ``ChildProcess/start(_:_:stdin:environment:timeout:)``).
 private let spawnLock = Mutex(())
 
 /// A child process of the tests or the benchmarks: `tokenctl`, `secret-tool`, a helper script. Started with optional
@@ -41,7 +41,7 @@ package final class ChildProcess: Sendable {
     ///   - timeout: How long the child may run: one still running then is sent SIGKILL, not SIGTERM (a child spawned
     ///     from a libdispatch thread, as Swift's cooperative pool is on Linux, inherits a signal mask that blocks
     ///     SIGTERM, so SIGTERM would never end a hung child), and is reported as ended by that signal.
-    /// - Throws: What `Process.run()` throws when the executable cannot be started.
+    /// - Throws: `POSIXError` when the executable cannot be started (ENOENT, EACCES, …).
     package static func start(
         _ executable: String,
         _ arguments: [String],
@@ -49,38 +49,32 @@ package final class ChildProcess: Sendable {
         environment: [String: String?] = [:],
         timeout: Duration
     ) throws -> ChildProcess {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        if !environment.isEmpty {
-            var changed = ProcessInfo.processInfo.environment
-            for (name, value) in environment { changed[name] = value }
-            process.environment = changed
-        }
-        let output = Pipe(), errors = Pipe(), input = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = input
-
+        var environmentAfter = ProcessInfo.processInfo.environment
+        for (name, value) in environment { environmentAfter[name] = value }
+        let input = try Spawn.pipe(), output = try Spawn.pipe(), errors = try Spawn.pipe()
         let collector = Collector(start: ContinuousClock.now)
-        process.terminationHandler = { finished in
-            let status = finished.terminationStatus
-            let signaled = finished.terminationReason == .uncaughtSignal
-            collector.exited(status: signaled ? -1 : status, signal: signaled ? status : nil, at: ContinuousClock.now)
+        // posix_spawn of our own (Spawn): Foundation's Process.run() over-reads /proc/self/fd's entries and crashed
+        // test runs now and then. Its pipes' ends close on exec; the child gets its own as 0, 1 and 2.
+        let pid: pid_t
+        do {
+            pid = try spawnLock.withLock { _ in
+                try Spawn.start(executable, arguments, environment: environmentAfter, streams: (input.0, output.1, errors.1))
+            }
+        } catch {
+            for descriptor in [input.0, input.1, output.0, output.1, errors.0, errors.1] { close(descriptor) }
+            throw error
         }
-        // One spawn at a time: swift-corelibs-foundation's Process.run() crashed (a memmove or memcpy from a bad
-        // pointer) when several threads spawned at once, as dozens of tests and the soak's loops do. Only the spawn
-        // is serialized; the children still run side by side.
-        try spawnLock.withLock { _ in try process.run() }
-        let pid = process.processIdentifier
-
-        // Each pipe end is closed once read, and the child's end of standard input at once: descriptors left to the
-        // Pipes' deallocation piled up over the soak's thousands of children until Process.run() crashed.
-        try? input.fileHandleForReading.close()
-        for (pipe, isStdout) in [(output, true), (errors, false)] {
-            Thread.detachNewThread { collector.read(pipe.fileHandleForReading, isStdout: isStdout) }
+        // The child's ends, closed here at once: each pipe then ends when the child's copy does.
+        for descriptor in [input.0, output.1, errors.1] { close(descriptor) }
+        Thread.detachNewThread {
+            let (status, signal) = Spawn.wait(pid)
+            collector.exited(status: status, signal: signal, at: ContinuousClock.now)
         }
-        let writer = input.fileHandleForWriting
+        for (descriptor, isStdout) in [(output.0, true), (errors.0, false)] {
+            let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: false)
+            Thread.detachNewThread { collector.read(handle, isStdout: isStdout) }
+        }
+        let writer = FileHandle(fileDescriptor: input.1, closeOnDealloc: false)
         Thread.detachNewThread {
             if let stdin { try? writer.write(contentsOf: stdin) }
             try? writer.close()
